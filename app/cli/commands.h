@@ -1,0 +1,22 @@
+// The command-line subcommands; each returns the process exit status.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace shardscope::cli {
+
+int run_viz(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_profiles(std::ostream& out);
+
+const char* default_scene_json();
+
+// Runs a command body, turning errors into JAX-style "Type: message" lines (status 1) and misuse
+// into a usage line (status 2).
+int guarded(std::ostream& err, const std::function<int()>& body);
+
+}  // namespace shardscope::cli

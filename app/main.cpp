@@ -1,0 +1,50 @@
+// Entry point: dispatches the subcommands of the shardscope command line.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"usage(shardscope - explore JAX-style sharding on simulated devices
+
+Usage:
+  shardscope                      run the default scene in the terminal (grids + SVG files)
+  shardscope scene [--scene FILE.json] [--out DIR] [--color|--no-color] [--jax-version V]
+  shardscope viz --shape 8,8 [--devices PRESET] [--mesh x=2,y=4] [--axis-types auto,explicit]
+                 [--device-ids 0,1,2,3,6,7,4,5] [--spec "P('x', ('y','z'), None)"]
+                 [--single-device ID] [--memory-kind KIND] [--color] [--highlight]
+                 [--scale F] [--min-width N] [--max-width N] [--color-map NAME|#RRGGBB,...]
+                 [--svg FILE] [--print-sharding] [--jax-version V]
+                 beyond JAX: [--small-multiples] [--uneven] [--labels ids|coords|mesh]
+  shardscope devices [--devices PRESET] [--describe] [--jax-version V]
+  shardscope profiles             list the JAX behaviour changes the version profiles follow
+
+Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, tpu-v5e-8,
+         tpu-v5e-16 ... tpu-v5e-256, tpu-v5p-8, tpu-v6e-8 ... tpu-v6e-256 (default tpu-v3-8)
+)usage";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  using namespace shardscope::cli;
+  if (args.empty()) return run_scene({}, std::cout, std::cerr);
+  const std::string command = args.front();
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "viz") return run_viz(rest, std::cout, std::cerr);
+  if (command == "devices") return run_devices(rest, std::cout, std::cerr);
+  if (command == "scene" || command == "demo") return run_scene(rest, std::cout, std::cerr);
+  if (command == "profiles") return run_profiles(std::cout);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "shardscope 0.1.0\n";
+    return 0;
+  }
+  std::cerr << "shardscope: unknown command '" << command << "'\n\n" << kUsage;
+  return 2;
+}

@@ -1,0 +1,70 @@
+// The table of JAX behaviour changes and version parsing.
+#include "compat/jax_version.h"
+
+#include <charconv>
+
+#include "base/error.h"
+
+namespace shardscope {
+
+std::string JaxVersion::to_string() const {
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+JaxVersion JaxVersion::parse(std::string_view text) {
+  std::string_view rest = text;
+  for (const std::string_view prefix : {"jax-v", "jax-", "v"}) {
+    if (rest.starts_with(prefix)) {
+      rest.remove_prefix(prefix.size());
+      break;
+    }
+  }
+  int parts[3] = {0, 0, 0};
+  int count = 0;
+  while (!rest.empty() && count < 3) {
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), parts[count]);
+    if (ec != std::errc() || end == rest.data() || parts[count] < 0) break;
+    ++count;
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+    if (rest.empty()) break;
+    if (rest.front() != '.') {
+      count = -1;
+      break;
+    }
+    rest.remove_prefix(1);
+  }
+  // Development suffixes like "0.11.1.dev" are accepted after three numbers.
+  const bool trailing_ok = rest.empty() || (count == 3 && rest.starts_with("dev"));
+  if (count < 2 || !trailing_ok) {
+    throw value_error("Invalid JAX version '" + std::string(text) +
+                      "': expected a release number such as 0.4.26 or 0.11.0");
+  }
+  return JaxVersion{parts[0], parts[1], parts[2]};
+}
+
+const std::vector<JaxFeatureChange>& jax_feature_changes() {
+  static const std::vector<JaxFeatureChange> table = {
+      {JaxFeature::kTpuMemoryKindInReprs, {0, 4, 30}, "TPU and GPU shardings print memory_kind=device"},
+      {JaxFeature::kMeshReprAxisTypes, {0, 5, 0}, "repr(Mesh) shows axis_types=(...)"},
+      {JaxFeature::kCpuMemoryKindInReprs, {0, 5, 3}, "CPU shardings print a memory kind (unpinned_host)"},
+      {JaxFeature::kMeshStrShowsAxisTypes, {0, 5, 3}, "str(Mesh) shows axis_types=(...)"},
+      {JaxFeature::kDuplicateSpecErrorIsException, {0, 5, 3}, "DuplicateSpecError derives from Exception, not ValueError"},
+      {JaxFeature::kMeshReprAxisSizes, {0, 7, 0}, "repr(Mesh) prints axis_sizes= instead of device_ids=array(...)"},
+      {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 0}, "CPU default memory kind is device"},
+      {JaxFeature::kMakeMeshDefaultsToExplicit, {0, 9, 0}, "jax.make_mesh defaults to Explicit axis types"},
+      {JaxFeature::kShortPartitionSpecRepr, {0, 9, 1}, "PartitionSpec prints as P(...)"},
+      {JaxFeature::kIndivisibleErrorTilingWording, {0, 9, 1}, "IndivisibleError names per-dimension tiling factors"},
+      {JaxFeature::kCpuDeviceStrLowercase, {0, 10, 0}, "CPU devices are named cpu:N instead of TFRT_CPU_N"},
+      {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
+  };
+  return table;
+}
+
+bool JaxProfile::has(JaxFeature feature) const {
+  for (const JaxFeatureChange& change : jax_feature_changes()) {
+    if (change.feature == feature) return version_ >= change.introduced_in;
+  }
+  return false;
+}
+
+}  // namespace shardscope
