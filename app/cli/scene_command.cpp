@@ -50,8 +50,10 @@ int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostr
     const Scene scene = scene_path ? parse_scene(read_file(*scene_path), *scene_path)
                                    : parse_scene(default_scene_json(), "default scene");
     JaxProfile profile;
-    if (auto v = arguments.value("--jax-version")) profile = JaxProfile(JaxVersion::parse(*v));
-    else if (scene.jax_version) profile = JaxProfile(*scene.jax_version);
+    if (auto v = arguments.value("--jax-version"))
+      profile = JaxProfile(JaxVersion::parse(*v));
+    else if (scene.jax_version)
+      profile = JaxProfile(*scene.jax_version);
     const bool use_color = arguments.flag("--color") || (!arguments.flag("--no-color") && stdout_wants_color());
     const std::filesystem::path out_dir = arguments.value("--out").value_or("shardscope-out");
     std::filesystem::create_directories(out_dir);
@@ -65,23 +67,27 @@ int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostr
       const SceneStep& step = scene.steps[i];
       out << "\n## " << (i + 1) << ". " << step.title << "\n";
       // A broken step is reported and the scene goes on.
-      failures += guarded(out, [&] {
-        const ResolvedSharding resolved = resolve_sharding(step.recipe, profile);
-        VizOptions options;
-        options.use_color = use_color;
-        out << sharding_repr(resolved.sharding, profile) << "\n";
-        out << render_text(compute_layout(step.shape, resolved.sharding, options, profile), {});
-        options.use_color = true;
-        const VizLayout colored = compute_layout(step.shape, resolved.sharding, options, profile);
-        char prefix[8];
-        std::snprintf(prefix, sizeof prefix, "%02zu-", i + 1);
-        const std::filesystem::path svg_path = out_dir / (prefix + slug(step.title) + ".svg");
-        std::ofstream file(svg_path);
-        file << render_svg(colored, SvgRenderOptions{9.0, 18.0, sharding_repr(resolved.sharding, profile)});
-        if (!file) throw runtime_error("Could not write '" + svg_path.string() + "'");
-        ++written;
-        return 0;
-      }) != 0 ? 1 : 0;
+      failures +=
+          guarded(out,
+                  [&] {
+                    const ResolvedSharding resolved = resolve_sharding(step.recipe, profile);
+                    VizOptions options;
+                    options.use_color = use_color;
+                    out << sharding_repr(resolved.sharding, profile) << "\n";
+                    out << render_text(compute_layout(step.shape, resolved.sharding, options, profile), {});
+                    options.use_color = true;
+                    const VizLayout colored = compute_layout(step.shape, resolved.sharding, options, profile);
+                    char prefix[8];
+                    std::snprintf(prefix, sizeof prefix, "%02zu-", i + 1);
+                    const std::filesystem::path svg_path = out_dir / (prefix + slug(step.title) + ".svg");
+                    std::ofstream file(svg_path);
+                    file << render_svg(colored, SvgRenderOptions{9.0, 18.0, sharding_repr(resolved.sharding, profile)});
+                    if (!file) throw runtime_error("Could not write '" + svg_path.string() + "'");
+                    ++written;
+                    return 0;
+                  }) != 0
+              ? 1
+              : 0;
     }
     out << "\nWrote " << written << " SVG diagram(s) to " << out_dir.string() << "/\n";
     return failures == 0 ? 0 : 1;

@@ -62,10 +62,14 @@ VizOptions options_from(const Arguments& arguments, bool use_color) {
   options.small_multiples = arguments.flag("--small-multiples");
   options.uneven_shards = arguments.flag("--uneven");
   if (auto v = arguments.value("--labels")) {
-    if (*v == "ids") options.label_style = CellLabelStyle::kDeviceIds;
-    else if (*v == "coords") options.label_style = CellLabelStyle::kChipCoords;
-    else if (*v == "mesh") options.label_style = CellLabelStyle::kMeshPosition;
-    else throw value_error("Invalid --labels '" + *v + "': use ids, coords or mesh");
+    if (*v == "ids")
+      options.label_style = CellLabelStyle::kDeviceIds;
+    else if (*v == "coords")
+      options.label_style = CellLabelStyle::kChipCoords;
+    else if (*v == "mesh")
+      options.label_style = CellLabelStyle::kMeshPosition;
+    else
+      throw value_error("Invalid --labels '" + *v + "': use ids, coords or mesh");
   }
   return options;
 }
@@ -74,11 +78,11 @@ VizOptions options_from(const Arguments& arguments, bool use_color) {
 
 int run_viz(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&] {
-    const Arguments arguments(args,
-                              {"--shape", "--devices", "--mesh", "--axis-types", "--device-ids", "--spec",
-                               "--single-device", "--memory-kind", "--scale", "--min-width", "--max-width",
-                               "--color-map", "--svg", "--jax-version", "--labels"},
-                              {"--color", "--highlight", "--small-multiples", "--uneven", "--print-sharding"});
+    const Arguments arguments(
+        args,
+        {"--shape", "--devices", "--mesh", "--axis-types", "--device-ids", "--spec", "--single-device", "--memory-kind",
+         "--scale", "--min-width", "--max-width", "--color-map", "--svg", "--jax-version", "--labels"},
+        {"--color", "--highlight", "--small-multiples", "--uneven", "--print-sharding"});
     const auto shape_text = arguments.value("--shape");
     if (!shape_text) throw UsageError{"viz needs --shape, e.g. --shape 8,8"};
     const Shape shape = parse_int_list(*shape_text, "--shape");

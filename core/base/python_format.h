@@ -24,8 +24,7 @@ using Shape = std::vector<int64_t>;
 
 // What IPython's pretty printer shows for a list: one line when it fits in `width`
 // columns, otherwise one item per line ("[a,\n b,\n c]").
-[[nodiscard]] std::string ipython_pretty_list(const std::vector<std::string>& rendered_items,
-                                              std::size_t width = 79);
+[[nodiscard]] std::string ipython_pretty_list(const std::vector<std::string>& rendered_items, std::size_t width = 79);
 
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view separator);
 

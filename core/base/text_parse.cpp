@@ -35,7 +35,8 @@ std::vector<std::string> split(std::string_view text, char separator) {
 
 std::vector<int64_t> parse_int_list(std::string_view text, std::string_view what) {
   std::string body = trim(text);
-  if (body.size() >= 2 && ((body.front() == '(' && body.back() == ')') || (body.front() == '[' && body.back() == ']'))) {
+  if (body.size() >= 2 &&
+      ((body.front() == '(' && body.back() == ')') || (body.front() == '[' && body.back() == ']'))) {
     body = trim(std::string_view(body).substr(1, body.size() - 2));
   }
   std::vector<int64_t> values;

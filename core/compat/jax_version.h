@@ -25,18 +25,18 @@ inline constexpr JaxVersion kNewestJax{0, 11, 0};
 // Behaviours that changed at one release. A profile "has" a feature when its version is at
 // least the release that introduced it.
 enum class JaxFeature {
-  kTpuMemoryKindInReprs,          // TPU/GPU shardings print `memory_kind=device`
-  kCpuMemoryKindInReprs,          // CPU shardings print a memory kind at all
-  kCpuDefaultMemoryKindDevice,    // CPU default memory kind is `device` (was `unpinned_host`)
-  kMeshStrShowsAxisTypes,         // str(Mesh) ends with `, axis_types=(...)`
-  kMeshReprAxisTypes,             // repr(Mesh) ends with `, axis_types=(...)`
-  kMeshReprAxisSizes,             // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)
-  kMakeMeshDefaultsToExplicit,    // jax.make_mesh's default axis_types are Explicit (were Auto)
-  kShortPartitionSpecRepr,        // repr(PartitionSpec) is `P(...)` (was `PartitionSpec(...)`)
-  kIndivisibleErrorTilingWording, // "implies that array axis ... is partitioned" wording
-  kIndivisibleErrorNoPrefix,      // the message no longer starts with "Sharding "
-  kCpuDeviceStrLowercase,         // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
-  kDuplicateSpecErrorIsException, // DuplicateSpecError no longer subclasses ValueError
+  kTpuMemoryKindInReprs,           // TPU/GPU shardings print `memory_kind=device`
+  kCpuMemoryKindInReprs,           // CPU shardings print a memory kind at all
+  kCpuDefaultMemoryKindDevice,     // CPU default memory kind is `device` (was `unpinned_host`)
+  kMeshStrShowsAxisTypes,          // str(Mesh) ends with `, axis_types=(...)`
+  kMeshReprAxisTypes,              // repr(Mesh) ends with `, axis_types=(...)`
+  kMeshReprAxisSizes,              // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)
+  kMakeMeshDefaultsToExplicit,     // jax.make_mesh's default axis_types are Explicit (were Auto)
+  kShortPartitionSpecRepr,         // repr(PartitionSpec) is `P(...)` (was `PartitionSpec(...)`)
+  kIndivisibleErrorTilingWording,  // "implies that array axis ... is partitioned" wording
+  kIndivisibleErrorNoPrefix,       // the message no longer starts with "Sharding "
+  kCpuDeviceStrLowercase,          // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
+  kDuplicateSpecErrorIsException,  // DuplicateSpecError no longer subclasses ValueError
   kCount
 };
 

@@ -30,8 +30,7 @@ std::string device_repr(const Device& device) {
 std::string device_str(const Device& device, const JaxProfile& profile) {
   const std::string id = std::to_string(device.id);
   switch (device.platform) {
-    case Platform::kCpu:
-      return profile.has(JaxFeature::kCpuDeviceStrLowercase) ? "cpu:" + id : "TFRT_CPU_" + id;
+    case Platform::kCpu: return profile.has(JaxFeature::kCpuDeviceStrLowercase) ? "cpu:" + id : "TFRT_CPU_" + id;
     case Platform::kGpu: return "cuda:" + id;
     case Platform::kTpu: {
       const auto& c = device.coords;

@@ -24,12 +24,9 @@ struct TpuGeneration {
 
 // Pod sizes: v2 16x16, v3 32x32, v4 and v5p up to 8960 chips in 3D, v5e and v6e 16x16.
 constexpr TpuGeneration kGenerations[] = {
-    {"v2", "TPU v2", true, 2, 1, false, 4, 256},
-    {"v3", "TPU v3", true, 2, 1, false, 4, 1024},
-    {"v4", "TPU v4", true, 1, 2, true, 4, 4096},
-    {"v5p", "TPU v5", true, 1, 2, true, 4, 8960},
-    {"v5e", "TPU v5 lite", false, 1, 1, false, 8, 256},
-    {"v6e", "TPU v6 lite", false, 1, 1, false, 8, 256},
+    {"v2", "TPU v2", true, 2, 1, false, 4, 256},        {"v3", "TPU v3", true, 2, 1, false, 4, 1024},
+    {"v4", "TPU v4", true, 1, 2, true, 4, 4096},        {"v5p", "TPU v5", true, 1, 2, true, 4, 8960},
+    {"v5e", "TPU v5 lite", false, 1, 1, false, 8, 256}, {"v6e", "TPU v6 lite", false, 1, 1, false, 8, 256},
 };
 
 bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -70,8 +67,8 @@ std::optional<int64_t> parse_count(std::string_view text) {
 DevicePreset host_preset(Platform platform, int64_t count, std::string_view text) {
   constexpr int64_t kMaxHostDevices = 65536;
   if (count > kMaxHostDevices) {
-    throw unknown_preset(text, "at most " + std::to_string(kMaxHostDevices) + " devices are simulated, got " +
-                                   std::to_string(count));
+    throw unknown_preset(
+        text, "at most " + std::to_string(kMaxHostDevices) + " devices are simulated, got " + std::to_string(count));
   }
   DevicePreset preset;
   const bool cpu = platform == Platform::kCpu;
@@ -147,8 +144,8 @@ DevicePreset tpu_preset(const TpuGeneration& generation, int64_t size, std::stri
 }  // namespace
 
 DevicePreset make_device_preset(std::string_view name) {
-  for (const auto& [prefix, platform] : {std::pair{std::string_view("cpu"), Platform::kCpu},
-                                         std::pair{std::string_view("gpu"), Platform::kGpu}}) {
+  for (const auto& [prefix, platform] :
+       {std::pair{std::string_view("cpu"), Platform::kCpu}, std::pair{std::string_view("gpu"), Platform::kGpu}}) {
     if (name.starts_with(prefix) && name.size() > prefix.size() &&
         (name[prefix.size()] == ':' || name[prefix.size()] == '-')) {
       const auto count = parse_count(name.substr(prefix.size() + 1));
@@ -172,8 +169,8 @@ DevicePreset make_device_preset(std::string_view name) {
 }
 
 std::vector<std::string> example_preset_names() {
-  return {"cpu:8",      "gpu:8",       "tpu-v2-8",  "tpu-v3-8",    "tpu-v4-8",    "tpu-v5e-8",  "tpu-v5e-16",
-          "tpu-v5p-8",  "tpu-v6e-8",   "tpu-v3-32", "tpu-v4-4096", "tpu-v5e-256", "tpu-v6e-256"};
+  return {"cpu:8",     "gpu:8",     "tpu-v2-8",  "tpu-v3-8",    "tpu-v4-8",    "tpu-v5e-8",  "tpu-v5e-16",
+          "tpu-v5p-8", "tpu-v6e-8", "tpu-v3-32", "tpu-v4-4096", "tpu-v5e-256", "tpu-v6e-256"};
 }
 
 std::string devices_listing(const std::vector<Device>& devices) {

@@ -11,8 +11,8 @@
 namespace shardscope {
 
 struct DevicePreset {
-  std::string name;         // canonical name, e.g. "tpu-v5e-16"
-  std::string description;  // one line for people, e.g. "TPU v5e, 4x4 chips, 4 hosts"
+  std::string name;             // canonical name, e.g. "tpu-v5e-16"
+  std::string description;      // one line for people, e.g. "TPU v5e, 4x4 chips, 4 hosts"
   std::vector<Device> devices;  // in `jax.devices()` order
   int process_count = 1;
   std::array<int, 3> chip_bounds{1, 1, 1};  // TPU chip grid (x, y, z); 1x1x1 elsewhere

@@ -68,9 +68,11 @@ Scene parse_scene(const std::string& json_text, const std::string& source_name) 
     parsed.title = optional_string(step, "title", where).value_or("step " + std::to_string(i + 1));
     parsed.shape = shape_field(step, where);
     parsed.recipe.devices_preset = optional_string(step, "devices", where).value_or(scene.devices_preset);
-    if (auto mesh = optional_string(step, "mesh", where)) parsed.recipe.mesh_axes = parse_axis_sizes(*mesh, where + " mesh");
+    if (auto mesh = optional_string(step, "mesh", where))
+      parsed.recipe.mesh_axes = parse_axis_sizes(*mesh, where + " mesh");
     if (auto types = optional_string(step, "axis_types", where)) parsed.recipe.axis_types = parse_axis_types(*types);
-    if (auto ids = optional_string(step, "device_ids", where)) parsed.recipe.device_ids = parse_int_list(*ids, where + " device_ids");
+    if (auto ids = optional_string(step, "device_ids", where))
+      parsed.recipe.device_ids = parse_int_list(*ids, where + " device_ids");
     parsed.recipe.spec_text = optional_string(step, "spec", where);
     parsed.recipe.memory_kind = optional_string(step, "memory_kind", where);
     if (step.contains("single_device")) {

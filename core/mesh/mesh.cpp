@@ -145,8 +145,8 @@ std::string Mesh::repr(const JaxProfile& profile) const {
   std::vector<int64_t> ids;
   ids.reserve(devices_.size());
   for (const Device& d : devices_) ids.push_back(d.id);
-  std::string out = "Mesh(device_ids=" + numpy_int_array_repr(ids, axis_sizes_) +
-                    ", axis_names=" + names_tuple(axis_names_);
+  std::string out =
+      "Mesh(device_ids=" + numpy_int_array_repr(ids, axis_sizes_) + ", axis_names=" + names_tuple(axis_names_);
   if (profile.has(JaxFeature::kMeshReprAxisTypes)) out += ", axis_types=" + axis_types_tuple(axis_types_);
   return out + ")";
 }
@@ -166,8 +166,8 @@ std::string AbstractMesh::repr() const {
 }
 
 AbstractMesh AbstractMesh::from_mesh(const Mesh& mesh) {
-  AbstractMesh abstract{mesh.axis_sizes(), mesh.axis_names(), mesh.axis_types(), std::nullopt, std::nullopt,
-                        std::nullopt};
+  AbstractMesh abstract{mesh.axis_sizes(), mesh.axis_names(), mesh.axis_types(),
+                        std::nullopt,      std::nullopt,      std::nullopt};
   if (!mesh.devices().empty()) {
     const Device& d = mesh.devices().front();
     abstract.device_kind = d.device_kind;

@@ -66,8 +66,8 @@ NamedSharding make_named_sharding(Mesh mesh, PartitionSpec spec, const JaxProfil
   const bool has_unconstrained = std::any_of(spec.entries().begin(), spec.entries().end(), [](const SpecEntry& e) {
     return e.kind == SpecEntry::Kind::kUnconstrained;
   });
-  const bool has_auto = std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kAuto) !=
-                        mesh.axis_types().end();
+  const bool has_auto =
+      std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kAuto) != mesh.axis_types().end();
   if (has_unconstrained && !has_auto) {
     std::vector<std::string> types;
     for (const AxisType t : mesh.axis_types()) types.push_back(axis_type_name(t));
@@ -193,8 +193,8 @@ std::vector<DeviceIndex> devices_indices_map(const Sharding& sharding, const Sha
         block = block * mesh.axis_sizes()[a] + position[a];
       }
       const int64_t block_size = (shape[d] + shards - 1) / shards;
-      index[d] = DimSlice{false, std::min(block * block_size, shape[d]), std::min((block + 1) * block_size, shape[d]),
-                          block};
+      index[d] =
+          DimSlice{false, std::min(block * block_size, shape[d]), std::min((block + 1) * block_size, shape[d]), block};
     }
     for (const DimSlice& s : index) {
       key.push_back(s.full ? -1 : s.start);

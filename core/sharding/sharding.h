@@ -79,7 +79,6 @@ enum class ShardCut {
 
 // sharding.devices_indices_map(shape), in mesh order, with replica ids.
 [[nodiscard]] std::vector<DeviceIndex> devices_indices_map(const Sharding& sharding, const Shape& shape,
-                                                           const JaxProfile& profile,
-                                                           ShardCut cut = ShardCut::kEven);
+                                                           const JaxProfile& profile, ShardCut cut = ShardCut::kEven);
 
 }  // namespace shardscope

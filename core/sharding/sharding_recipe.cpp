@@ -12,8 +12,8 @@ namespace shardscope {
 namespace {
 
 const Device& device_by_id(const DevicePreset& preset, int64_t id) {
-  const auto it = std::find_if(preset.devices.begin(), preset.devices.end(),
-                               [id](const Device& d) { return d.id == id; });
+  const auto it =
+      std::find_if(preset.devices.begin(), preset.devices.end(), [id](const Device& d) { return d.id == id; });
   if (it == preset.devices.end()) {
     throw value_error("Device id " + std::to_string(id) + " is not in preset " + preset.name + " (ids 0.." +
                       std::to_string(preset.devices.size() - 1) + ")");
@@ -26,11 +26,16 @@ const Device& device_by_id(const DevicePreset& preset, int64_t id) {
 std::vector<AxisType> parse_axis_types(const std::string& text) {
   std::vector<AxisType> types;
   for (std::string name : split(text, ',')) {
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (name == "auto") types.push_back(AxisType::kAuto);
-    else if (name == "explicit") types.push_back(AxisType::kExplicit);
-    else if (name == "manual") types.push_back(AxisType::kManual);
-    else throw value_error("Unknown axis type '" + name + "' in '" + text + "': use auto, explicit or manual");
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name == "auto")
+      types.push_back(AxisType::kAuto);
+    else if (name == "explicit")
+      types.push_back(AxisType::kExplicit);
+    else if (name == "manual")
+      types.push_back(AxisType::kManual);
+    else
+      throw value_error("Unknown axis type '" + name + "' in '" + text + "': use auto, explicit or manual");
   }
   return types;
 }

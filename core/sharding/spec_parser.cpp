@@ -103,9 +103,7 @@ class SpecParser {
     tokens_.push_back({Token::Kind::kEnd, "end of text", text_.size()});
   }
 
-  const Token& peek(std::size_t ahead = 0) const {
-    return tokens_[std::min(position_ + ahead, tokens_.size() - 1)];
-  }
+  const Token& peek(std::size_t ahead = 0) const { return tokens_[std::min(position_ + ahead, tokens_.size() - 1)]; }
   const Token& next() {
     const Token& token = tokens_[position_];
     if (position_ + 1 < tokens_.size()) ++position_;
@@ -206,10 +204,14 @@ class SpecParser {
           reduced = to_axis_names(value, keyword, offset);
         } else if (keyword == "unreduced_kind") {
           const std::string& name = value.text;
-          if (name == "sum") kind = UnreducedKind::kSum;
-          else if (name == "max") kind = UnreducedKind::kMax;
-          else if (name == "min") kind = UnreducedKind::kMin;
-          else fail("unreduced_kind must be sum, max or min, got " + value.repr(), offset);
+          if (name == "sum")
+            kind = UnreducedKind::kSum;
+          else if (name == "max")
+            kind = UnreducedKind::kMax;
+          else if (name == "min")
+            kind = UnreducedKind::kMin;
+          else
+            fail("unreduced_kind must be sum, max or min, got " + value.repr(), offset);
         } else {
           fail("unknown keyword argument '" + keyword + "'", offset);
         }

@@ -74,8 +74,8 @@ ColorMap listed_color_map(const std::vector<std::string>& hex_colors) {
   if (hex_colors.empty()) throw value_error("A colour list needs at least one #RRGGBB colour");
   std::vector<RgbFloat> entries;
   for (const std::string& text : hex_colors) {
-    const bool well_formed = text.size() == 7 && text[0] == '#' &&
-                             text.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+    const bool well_formed =
+        text.size() == 7 && text[0] == '#' && text.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
     if (!well_formed) throw value_error("Malformed colour '" + text + "': expected #RRGGBB");
     entries.push_back(unpack(static_cast<uint32_t>(std::stoul(text.substr(1), nullptr, 16))));
   }

@@ -23,7 +23,8 @@ std::pair<int, int> floor_divmod(int value, int divisor) {
 
 std::string platform_prefix(Platform platform) {
   std::string name = platform_name(platform);
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return name;
 }
 
@@ -112,8 +113,7 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
   const ShardCut cut = options.uneven_shards ? ShardCut::kPadded : ShardCut::kEven;
   // A scalar is drawn as a one-element vector when small multiples are requested.
   const Shape drawn_shape = rank == 0 ? Shape{1} : shape;
-  const std::vector<DeviceIndex> indices =
-      devices_indices_map(sharding, rank == 0 ? Shape{} : shape, profile, cut);
+  const std::vector<DeviceIndex> indices = devices_indices_map(sharding, rank == 0 ? Shape{} : shape, profile, cut);
   const std::size_t drawn_rank = drawn_shape.size();
   const bool one_dimensional = drawn_rank == 1;
   const std::size_t leading_dims = drawn_rank > 2 ? drawn_rank - 2 : 0;
@@ -125,8 +125,8 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
   }
 
   const int base_height = static_cast<int>(10 * options.scale);
-  const double aspect_ratio =
-      static_cast<double>(one_dimensional ? 1 : column_extent) / static_cast<double>(one_dimensional ? column_extent : row_extent);
+  const double aspect_ratio = static_cast<double>(one_dimensional ? 1 : column_extent) /
+                              static_cast<double>(one_dimensional ? column_extent : row_extent);
   const int base_width = static_cast<int>(base_height * aspect_ratio);
   const Platform platform = sharding_platform(sharding);
   const std::vector<int64_t> blocks = tiling_factors(sharding, drawn_rank);
@@ -169,8 +169,7 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
     VizPanel panel;
     panel.one_dimensional = one_dimensional;
     for (auto& [position, cell] : builder.cells) {
-      std::sort(cell.devices.begin(), cell.devices.end(),
-                [](const Device& a, const Device& b) { return a.id < b.id; });
+      std::sort(cell.devices.begin(), cell.devices.end(), [](const Device& a, const Device& b) { return a.id < b.id; });
       cell.label = cell_label(cell.devices, platform, options.label_style, sharding) + (cell.padded ? "*" : "");
       size_cell(cell, one_dimensional, base_height, base_width, options);
       panel.rows = std::max(panel.rows, cell.row + 1);

@@ -102,8 +102,9 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
   const double total_width = width + 2 * kMargin;
   const double total_height = y + kMargin - kGap / 2;
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(total_width) + "\" height=\"" +
-         number(total_height) + "\" viewBox=\"0 0 " + number(total_width) + " " + number(total_height) +
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         number(total_width) + "\" height=\"" + number(total_height) + "\" viewBox=\"0 0 " + number(total_width) + " " +
+         number(total_height) +
          "\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"14\">\n"
          "  <rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"#FFFFFF\"/>\n" +
          body + "</svg>\n";

@@ -25,8 +25,10 @@ struct CliResult {
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
   for (const char c : text) {
-    if (c == '\'') quoted += "'\\''";
-    else quoted += c;
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
   }
   return quoted + "'";
 }
@@ -64,7 +66,8 @@ std::string preset_for(const nlohmann::json& test_case) {
 std::vector<std::string> viz_args(const nlohmann::json& test_case) {
   std::vector<std::string> args = {"viz", "--devices", preset_for(test_case)};
   std::string shape;
-  for (const auto& size : test_case["array_shape"]) shape += (shape.empty() ? "" : ",") + std::to_string(size.get<int64_t>());
+  for (const auto& size : test_case["array_shape"])
+    shape += (shape.empty() ? "" : ",") + std::to_string(size.get<int64_t>());
   args.insert(args.end(), {"--shape", shape});
   const auto& mesh = test_case["mesh"];
   const std::vector<int64_t> ids = shardscope::testing::flat_device_ids(mesh["device_ids"]);
@@ -78,8 +81,8 @@ std::vector<std::string> viz_args(const nlohmann::json& test_case) {
     }
     std::string id_list;
     for (const int64_t id : ids) id_list += (id_list.empty() ? "" : ",") + std::to_string(id);
-    args.insert(args.end(), {"--mesh", axes, "--device-ids", id_list, "--spec",
-                             shardscope::testing::case_spec_text(test_case)});
+    args.insert(args.end(),
+                {"--mesh", axes, "--device-ids", id_list, "--spec", shardscope::testing::case_spec_text(test_case)});
   }
   const auto& options = test_case["options"];
   if (options.contains("scale")) args.insert(args.end(), {"--scale", std::to_string(options["scale"].get<double>())});
@@ -111,7 +114,8 @@ TEST_CASE("make_mesh order is the default, bare spec entries are accepted") {
   const CliResult result = run_cli({"viz", "--shape", "8192,8192", "--mesh", "a=4,b=2", "--spec", "'a', 'b'"});
   CHECK(result.status == 0);
   const auto& cases = shardscope::testing::visualize_cases_document()["cases"];
-  const auto it = std::find_if(cases.begin(), cases.end(), [](const auto& c) { return c["id"] == "doc_tpu_v3_4x2_P_a_b"; });
+  const auto it =
+      std::find_if(cases.begin(), cases.end(), [](const auto& c) { return c["id"] == "doc_tpu_v3_4x2_P_a_b"; });
   REQUIRE(it != cases.end());
   CHECK(result.out == (*it)["expected"].get<std::string>());
 }
@@ -124,8 +128,8 @@ TEST_CASE("devices prints jax.devices() for the preset") {
 }
 
 TEST_CASE("bad input exits non-zero with JAX's message or one naming the value") {
-  const CliResult uneven = run_cli({"viz", "--devices", "cpu:2", "--mesh", "x=2", "--axis-types", "auto", "--spec",
-                                    "P('x')", "--shape", "5"});
+  const CliResult uneven = run_cli(
+      {"viz", "--devices", "cpu:2", "--mesh", "x=2", "--axis-types", "auto", "--spec", "P('x')", "--shape", "5"});
   CHECK(uneven.status == 1);
   CHECK(uneven.out.empty());
   CHECK(uneven.err ==
@@ -148,9 +152,8 @@ TEST_CASE("bad input exits non-zero with JAX's message or one naming the value")
 }
 
 TEST_CASE("beyond-JAX options are explicit and marked") {
-  const CliResult rank3 =
-      run_cli({"viz", "--devices", "cpu:8", "--mesh", "x=2,y=4", "--spec", "P('x', None, 'y')", "--shape", "4,3,8",
-               "--small-multiples"});
+  const CliResult rank3 = run_cli({"viz", "--devices", "cpu:8", "--mesh", "x=2,y=4", "--spec", "P('x', None, 'y')",
+                                   "--shape", "4,3,8", "--small-multiples"});
   CHECK(rank3.status == 0);
   CHECK(rank3.out.starts_with("[0:2, :, :]\n┌"));
   CHECK(rank3.out.find("shardscope: rank-3 array") != std::string::npos);
@@ -167,7 +170,7 @@ TEST_CASE("the default scene prints grids and writes one SVG per step") {
   const CliResult result = run_cli({"scene", "--out", (dir / "diagrams").string(), "--no-color"});
   CHECK(result.status == 0);
   CHECK(result.out.find("TpuDevice(id=7, process_index=0, coords=(1,1,0), core_on_chip=1)]") != std::string::npos);
-  CHECK(result.out.find("│ TPU 0,1,2,3,4,5,6,7 │") != std::string::npos);
+  CHECK(result.out.find("│  TPU 0,1,2,3,4,5,6,7  │") != std::string::npos);
   std::size_t svgs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "diagrams")) {
     if (entry.path().extension() == ".svg" && std::filesystem::file_size(entry.path()) > 200) ++svgs;
@@ -188,7 +191,8 @@ TEST_CASE("a broken scene step is reported and the rest still runs") {
   CHECK(result.out.find("ValueError: Resource axis: y of P('y',) is not found in mesh: ('x',).") != std::string::npos);
   CHECK(result.out.find("│ CPU 0 │ CPU 1 │ CPU 2 │ CPU 3 │") != std::string::npos);
   std::ofstream(dir / "broken.json") << "{not json";
-  const CliResult broken = run_cli({"scene", "--scene", (dir / "broken.json").string(), "--out", (dir / "out").string()});
+  const CliResult broken =
+      run_cli({"scene", "--scene", (dir / "broken.json").string(), "--out", (dir / "out").string()});
   CHECK(broken.status == 1);
   CHECK(broken.err.find("is not valid JSON") != std::string::npos);
   std::filesystem::remove_all(dir);

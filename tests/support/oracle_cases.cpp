@@ -49,9 +49,12 @@ Sharding case_sharding(const nlohmann::json& test_case, const JaxProfile& profil
   Mesh mesh(devices, sizes, names, std::vector<AxisType>(names.size(), AxisType::kAuto));
   std::vector<SpecEntry> entries;
   for (const auto& entry : test_case["spec"]) {
-    if (entry.is_null()) entries.push_back(SpecEntry::none());
-    else if (entry.is_string()) entries.push_back(SpecEntry::of_axes({entry.get<std::string>()}));
-    else entries.push_back(SpecEntry::of_axes(entry.get<std::vector<std::string>>()));
+    if (entry.is_null())
+      entries.push_back(SpecEntry::none());
+    else if (entry.is_string())
+      entries.push_back(SpecEntry::of_axes({entry.get<std::string>()}));
+    else
+      entries.push_back(SpecEntry::of_axes(entry.get<std::vector<std::string>>()));
   }
   return make_named_sharding(std::move(mesh), PartitionSpec(std::move(entries)), profile);
 }

@@ -1,9 +1,10 @@
 // Python-style reprs used by every printed object.
+#include "base/python_format.h"
+
 #include <doctest/doctest.h>
 
-#include "base/python_format.h"
-#include "base/text_parse.h"
 #include "base/error.h"
+#include "base/text_parse.h"
 
 using namespace shardscope;
 
@@ -37,8 +38,8 @@ TEST_CASE("command-line lists and axis sizes parse, and bad ones name the value"
   const auto axes = parse_axis_sizes("x=2, y=4", "--mesh");
   REQUIRE(axes.size() == 2);
   CHECK(axes[1] == std::pair<std::string, int64_t>{"y", 4});
-  CHECK_THROWS_WITH_AS((void)parse_axis_sizes("x=0", "--mesh"), doctest::Contains("axis 'x' needs a positive integer size"),
-                       Error);
+  CHECK_THROWS_WITH_AS((void)parse_axis_sizes("x=0", "--mesh"),
+                       doctest::Contains("axis 'x' needs a positive integer size"), Error);
   CHECK_THROWS_WITH_AS((void)parse_axis_sizes("x2", "--mesh"), doctest::Contains("'x2'"), Error);
   CHECK(parse_number("1.5", "--scale") == doctest::Approx(1.5));
   CHECK_THROWS_AS((void)parse_number("big", "--scale"), Error);

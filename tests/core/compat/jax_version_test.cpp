@@ -1,8 +1,9 @@
 // JAX version parsing and the behaviour-change table.
+#include "compat/jax_version.h"
+
 #include <doctest/doctest.h>
 
 #include "base/error.h"
-#include "compat/jax_version.h"
 
 using namespace shardscope;
 

@@ -1,10 +1,11 @@
 // Device presets: JAX's numbering, attributes and reprs for each generation.
+#include "device/presets.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
 
 #include "base/error.h"
-#include "device/presets.h"
 
 using namespace shardscope;
 
@@ -85,7 +86,7 @@ TEST_CASE("device str follows the version profile") {
   CHECK(device_str(cpu.devices[3], JaxProfile()) == "cpu:3");
   CHECK(device_str(cpu.devices[3], JaxProfile(JaxVersion{0, 6, 0})) == "TFRT_CPU_3");
   const DevicePreset v5e = make_device_preset("tpu-v5e-16");
-  CHECK(device_str(v5e.devices[13], JaxProfile()) == "TPU_14(process=3,(2,3,0,0))");
+  CHECK(device_str(v5e.devices[12], JaxProfile()) == "TPU_10(process=3,(2,2,0,0))");
 }
 
 TEST_CASE("bad preset names say what was received") {

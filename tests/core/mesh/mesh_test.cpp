@@ -1,9 +1,10 @@
 // Mesh reprs per version, construction errors, make_mesh on CPU/GPU.
+#include "mesh/mesh.h"
+
 #include <doctest/doctest.h>
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "mesh/mesh.h"
 
 using namespace shardscope;
 
@@ -29,8 +30,8 @@ TEST_CASE("make_mesh takes the first devices and rejects too many") {
   CHECK(mesh.position_of(6) == std::vector<int64_t>{1, 2});
   CHECK_THROWS_WITH_AS((void)make_mesh({4, 4}, {"x", "y"}, make_device_preset("cpu:8").devices, JaxProfile()),
                        "Number of devices 8 must be >= the product of mesh_shape (4, 4)", Error);
-  CHECK_THROWS_WITH_AS((void)create_device_mesh({4}, devices), "Number of devices 12 must equal the product of mesh_shape (4,)",
-                       Error);
+  CHECK_THROWS_WITH_AS((void)create_device_mesh({4}, devices),
+                       "Number of devices 12 must equal the product of mesh_shape (4,)", Error);
 }
 
 TEST_CASE("mesh construction checks names against the device array") {

@@ -1,8 +1,9 @@
 // PartitionSpec canonicalization, reprs per version and the text parser.
+#include "sharding/partition_spec.h"
+
 #include <doctest/doctest.h>
 
 #include "base/error.h"
-#include "sharding/partition_spec.h"
 
 using namespace shardscope;
 
@@ -47,7 +48,8 @@ TEST_CASE("nested tuples raise JAX's message") {
 }
 
 TEST_CASE("malformed text names the spec and the column") {
-  CHECK_THROWS_WITH_AS((void)parse_partition_spec("P('x'"), doctest::Contains("Malformed PartitionSpec \"P('x'\""), Error);
+  CHECK_THROWS_WITH_AS((void)parse_partition_spec("P('x'"), doctest::Contains("Malformed PartitionSpec \"P('x'\""),
+                       Error);
   CHECK_THROWS_WITH_AS((void)parse_partition_spec("P(x)"), doctest::Contains("must be quoted"), Error);
   CHECK_THROWS_WITH_AS((void)parse_partition_spec("P('x' 'y')"), doctest::Contains("expected ','"), Error);
   CHECK_THROWS_WITH_AS((void)parse_partition_spec("P('x') extra"), doctest::Contains("column"), Error);

@@ -1,9 +1,10 @@
 // NamedSharding / SingleDeviceSharding: validation errors, reprs, shard shapes, device indices.
+#include "sharding/sharding.h"
+
 #include <doctest/doctest.h>
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "sharding/sharding.h"
 #include "sharding/sharding_recipe.h"
 
 using namespace shardscope;
@@ -29,9 +30,10 @@ TEST_CASE("reprs for the newest JAX and the seeds' versions") {
         "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=unpinned_host)");
   const JaxProfile seed000(JaxVersion{0, 4, 35});
   const auto tpu = make_device_preset("tpu-v2-8").devices;
-  CHECK(sharding_repr(make_named_sharding(make_mesh({2, 4}, {"x", "y"}, tpu, seed000), parse_partition_spec("P('x', 'y')"),
-                                          seed000),
-                      seed000) == "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=PartitionSpec('x', 'y'), memory_kind=device)");
+  CHECK(sharding_repr(make_named_sharding(make_mesh({2, 4}, {"x", "y"}, tpu, seed000),
+                                          parse_partition_spec("P('x', 'y')"), seed000),
+                      seed000) ==
+        "NamedSharding(mesh=Mesh('x': 2, 'y': 4), spec=PartitionSpec('x', 'y'), memory_kind=device)");
   const JaxProfile seed003(JaxVersion{0, 4, 26});
   CHECK(sharding_repr(make_single_device_sharding(tpu[0], seed003), seed003) ==
         "SingleDeviceSharding(device=TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0))");
@@ -42,14 +44,16 @@ TEST_CASE("memory kinds are checked against the platform") {
   CHECK(make_named_sharding(mesh, parse_partition_spec("P('x')"), JaxProfile(), "pinned_host").memory_kind ==
         "pinned_host");
   const Mesh gpu = make_mesh({2}, {"x"}, make_device_preset("gpu:2").devices, JaxProfile());
-  CHECK_THROWS_WITH_AS((void)make_named_sharding(gpu, PartitionSpec(), JaxProfile(), "unpinned_host"),
-                       "Could not find memory addressable by device NVIDIA H100 80GB HBM3. Device NVIDIA H100 80GB "
-                       "HBM3 can address the following memory kinds: device, pinned_host. Got memory kind: unpinned_host",
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      (void)make_named_sharding(gpu, PartitionSpec(), JaxProfile(), "unpinned_host"),
+      "Could not find memory addressable by device NVIDIA H100 80GB HBM3. Device NVIDIA H100 80GB "
+      "HBM3 can address the following memory kinds: device, pinned_host. Got memory kind: unpinned_host",
+      Error);
 }
 
 TEST_CASE("unknown and duplicate axes raise JAX's errors") {
-  CHECK_THROWS_WITH_AS((void)on_cpu_mesh("P('z')"), "Resource axis: z of P('z',) is not found in mesh: ('x', 'y').", Error);
+  CHECK_THROWS_WITH_AS((void)on_cpu_mesh("P('z')"), "Resource axis: z of P('z',) is not found in mesh: ('x', 'y').",
+                       Error);
   try {
     (void)on_cpu_mesh("P('x', ('y', 'x'))");
     FAIL("expected DuplicateSpecError");
@@ -76,18 +80,18 @@ TEST_CASE("shard shapes match JAX's test values") {
   CHECK(shard_shape(on_cpu_mesh("P(None, 'x')"), shape, p) == Shape{8, 1});
   CHECK(shard_shape(on_cpu_mesh("P(('x', 'y'))"), shape, p) == Shape{1, 4});
   CHECK(shard_shape(on_cpu_mesh("P()"), shape, p) == Shape{8, 4});
-  CHECK_THROWS_WITH_AS((void)shard_shape(on_cpu_mesh("P('x', 'y', None)"), shape, p),
-                       doctest::Contains("is only valid for values of rank at least 3, but was applied to a value of rank 2."),
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      (void)shard_shape(on_cpu_mesh("P('x', 'y', None)"), shape, p),
+      doctest::Contains("is only valid for values of rank at least 3, but was applied to a value of rank 2."), Error);
   CHECK_THROWS_WITH_AS((void)shard_shape(on_cpu_mesh("P('x')"), Shape{}, p),
                        doctest::Contains("For scalars the PartitionSpec should be P()"), Error);
 }
 
 TEST_CASE("devices_indices_map follows the spec's axis order, with replica ids") {
-  const ResolvedSharding resolved = resolve_sharding(
-      ShardingRecipe{"tpu-v3-8", std::vector<std::pair<std::string, int64_t>>{{"a", 4}, {"b", 2}}, std::nullopt,
-                     std::nullopt, "P(('a', 'b'), None)", std::nullopt, std::nullopt},
-      JaxProfile());
+  const ResolvedSharding resolved =
+      resolve_sharding(ShardingRecipe{"tpu-v3-8", std::vector<std::pair<std::string, int64_t>>{{"a", 4}, {"b", 2}},
+                                      std::nullopt, std::nullopt, "P(('a', 'b'), None)", std::nullopt, std::nullopt},
+                       JaxProfile());
   const auto map = devices_indices_map(resolved.sharding, {8192, 8192}, JaxProfile());
   REQUIRE(map.size() == 8);
   // make_mesh((4, 2)) on v3-8 is [[0,1],[2,3],[6,7],[4,5]]; device 6 is at a=2, b=0 -> block 4.

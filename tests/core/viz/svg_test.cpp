@@ -29,7 +29,8 @@ ParsedSvg parse_svg(const std::string& svg) {
   xmlXPathRegisterNs(context, reinterpret_cast<const xmlChar*>("s"),
                      reinterpret_cast<const xmlChar*>("http://www.w3.org/2000/svg"));
   ParsedSvg parsed;
-  xmlXPathObjectPtr cells = xmlXPathEvalExpression(reinterpret_cast<const xmlChar*>("//s:rect[@class='cell']"), context);
+  xmlXPathObjectPtr cells =
+      xmlXPathEvalExpression(reinterpret_cast<const xmlChar*>("//s:rect[@class='cell']"), context);
   for (int i = 0; cells->nodesetval != nullptr && i < cells->nodesetval->nodeNr; ++i) {
     xmlChar* fill = xmlGetProp(cells->nodesetval->nodeTab[i], reinterpret_cast<const xmlChar*>("fill"));
     parsed.cell_fills.emplace_back(reinterpret_cast<const char*>(fill));

@@ -37,9 +37,8 @@ TEST_CASE("colour cases also match once their escape codes are stripped") {
   for (const auto& test_case : visualize_cases_document()["cases"]) {
     if (test_case["render_mode"] != "color") continue;
     CAPTURE(test_case["id"].get<std::string>());
-    const VizLayout layout =
-        compute_layout(test_case["array_shape"].get<Shape>(), case_sharding(test_case, profile),
-                       case_options(test_case), profile);
+    const VizLayout layout = compute_layout(test_case["array_shape"].get<Shape>(), case_sharding(test_case, profile),
+                                            case_options(test_case), profile);
     std::string stripped;
     const std::string ansi = render_text(layout);
     for (std::size_t i = 0; i < ansi.size(); ++i) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages shardscope needs (only the missing ones) and configures + builds a tree.
+# Usage: scripts/setup.sh [release|asan]   (prints the build directory on the last line)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+flavour="${1:-release}"
+
+mapfile -t wanted < <(grep -v '^\s*#' "$root/scripts/debian-packages.txt" | sed '/^\s*$/d')
+missing=()
+for package in "${wanted[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "shardscope: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "shardscope: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=300 update -q >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -q \
+    --no-install-recommends "${missing[@]}" >&2
+fi
+
+case "$flavour" in
+  release) build_dir="$root/build"; extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  asan) build_dir="$root/build-asan"; extra=(-DCMAKE_BUILD_TYPE=Debug -DSHARDSCOPE_SANITIZE=ON) ;;
+  bench) build_dir="$root/build-bench"; extra=(-DCMAKE_BUILD_TYPE=Release -DSHARDSCOPE_BUILD_BENCHMARKS=ON) ;;
+  *) echo "shardscope: unknown build flavour '$flavour' (release, asan or bench)" >&2; exit 2 ;;
+esac
+# Two cores and plenty of memory: keep both busy.
+cmake -S "$root" -B "$build_dir" -G Ninja "${extra[@]}" >&2
+cmake --build "$build_dir" --parallel "$(nproc)" >&2
+ln -sf "$build_dir/compile_commands.json" "$root/compile_commands.json" 2>/dev/null || true
+echo "$build_dir"
