@@ -55,7 +55,7 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 0}, "CPU default memory kind is device"},
       {JaxFeature::kMakeMeshDefaultsToExplicit, {0, 9, 0}, "jax.make_mesh defaults to Explicit axis types"},
       {JaxFeature::kShortPartitionSpecRepr, {0, 9, 1}, "PartitionSpec prints as P(...)"},
-      {JaxFeature::kIndivisibleErrorTilingWording, {0, 9, 1}, "IndivisibleError names per-dimension tiling factors"},
+      {JaxFeature::kIndivisibleErrorClass, {0, 9, 1}, "uneven shards raise IndivisibleError instead of ValueError"},
       {JaxFeature::kCpuDeviceStrLowercase, {0, 10, 0}, "CPU devices are named cpu:N instead of TFRT_CPU_N"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
   };

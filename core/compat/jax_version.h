@@ -33,7 +33,7 @@ enum class JaxFeature {
   kMeshReprAxisSizes,              // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)
   kMakeMeshDefaultsToExplicit,     // jax.make_mesh's default axis_types are Explicit (were Auto)
   kShortPartitionSpecRepr,         // repr(PartitionSpec) is `P(...)` (was `PartitionSpec(...)`)
-  kIndivisibleErrorTilingWording,  // "implies that array axis ... is partitioned" wording
+  kIndivisibleErrorClass,          // uneven shards raise IndivisibleError, not plain ValueError
   kIndivisibleErrorNoPrefix,       // the message no longer starts with "Sharding "
   kCpuDeviceStrLowercase,          // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
   kDuplicateSpecErrorIsException,  // DuplicateSpecError no longer subclasses ValueError

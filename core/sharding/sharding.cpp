@@ -140,7 +140,7 @@ Shape shard_shape(const Sharding& sharding, const Shape& shape, const JaxProfile
                             ", per-dimension tiling factors: " + python_int_tuple(factors) +
                             " should evenly divide the shape)";
       if (!profile.has(JaxFeature::kIndivisibleErrorNoPrefix)) message = "Sharding " + message;
-      throw Error("IndivisibleError", message);
+      throw Error(profile.has(JaxFeature::kIndivisibleErrorClass) ? "IndivisibleError" : "ValueError", message);
     }
     result[d] = shape[d] / factors[d];
   }

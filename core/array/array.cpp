@@ -1,0 +1,77 @@
+// Sharded array construction, gathering and per-device accounting.
+#include "array/array.h"
+
+#include <map>
+#include <set>
+
+#include "base/error.h"
+
+namespace shardscope {
+
+std::string ShapedArray::str_short(bool short_dtypes) const {
+  std::vector<std::string> dims;
+  dims.reserve(shape.size());
+  for (const int64_t d : shape) dims.push_back(std::to_string(d));
+  return std::string(short_dtypes ? dtype_short_name(dtype) : dtype_name(dtype)) + "[" + join(dims, ",") + "]";
+}
+
+Array Array::from_host(const BufferPtr& host, Sharding sharding, const JaxProfile& profile, bool weak_type) {
+  std::vector<Shard> shards;
+  std::map<std::vector<DimSlice>, BufferPtr> blocks;
+  for (DeviceIndex& entry : devices_indices_map(sharding, host->shape(), profile)) {
+    BufferPtr& block = blocks[entry.index];
+    if (!block) block = slice_block(*host, entry.index);
+    shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, block});
+  }
+  return Array({host->shape(), host->dtype(), weak_type}, std::move(sharding), std::move(shards));
+}
+
+Array Array::abstract(ShapedArray aval, Sharding sharding, const JaxProfile& profile) {
+  std::vector<Shard> shards;
+  for (DeviceIndex& entry : devices_indices_map(sharding, aval.shape, profile)) {
+    shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, nullptr});
+  }
+  return Array(std::move(aval), std::move(sharding), std::move(shards));
+}
+
+Array Array::from_shards(ShapedArray aval, Sharding sharding, std::vector<Shard> shards) {
+  return Array(std::move(aval), std::move(sharding), std::move(shards));
+}
+
+bool Array::is_abstract() const { return shards_.empty() || shards_.front().data == nullptr; }
+
+BufferPtr Array::gather() const {
+  if (is_abstract()) throw value_error("An abstract array " + aval_.str_short(false) + " has no values to fetch");
+  auto global = std::make_shared<Buffer>(aval_.dtype, aval_.shape);
+  for (const Shard& shard : shards_) {
+    if (shard.replica_id == 0) write_block(*global, shard.index, *shard.data);
+  }
+  return global;
+}
+
+std::vector<int64_t> Array::bytes_per_device() const {
+  std::vector<int64_t> bytes;
+  bytes.reserve(shards_.size());
+  for (const Shard& shard : shards_) {
+    int64_t elements = 1;
+    for (std::size_t d = 0; d < aval_.shape.size(); ++d) {
+      elements *= shard.index[d].full ? aval_.shape[d] : shard.index[d].stop - shard.index[d].start;
+    }
+    bytes.push_back(elements * static_cast<int64_t>(dtype_size(aval_.dtype)));
+  }
+  return bytes;
+}
+
+int64_t Array::nbytes() const { return product(aval_.shape) * static_cast<int64_t>(dtype_size(aval_.dtype)); }
+
+std::size_t Array::distinct_buffer_count() const {
+  std::set<const Buffer*> distinct;
+  for (const Shard& shard : shards_) {
+    if (shard.data) distinct.insert(shard.data.get());
+  }
+  return distinct.size();
+}
+
+Array Array::with_sharding(Sharding sharding) const { return Array(aval_, std::move(sharding), shards_); }
+
+}  // namespace shardscope
