@@ -46,17 +46,21 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
   static const std::vector<JaxFeatureChange> table = {
       {JaxFeature::kTpuMemoryKindInReprs, {0, 4, 30}, "TPU and GPU shardings print memory_kind=device"},
       {JaxFeature::kMeshReprAxisTypes, {0, 5, 0}, "repr(Mesh) shows axis_types=(...)"},
+      {JaxFeature::kJitPpReusesOuterNames, {0, 5, 3}, "a jit's inner jaxpr reuses the outer variable names"},
       {JaxFeature::kCpuMemoryKindInReprs, {0, 5, 3}, "CPU shardings print a memory kind (unpinned_host)"},
       {JaxFeature::kMeshStrShowsAxisTypes, {0, 5, 3}, "str(Mesh) shows axis_types=(...)"},
       {JaxFeature::kDuplicateSpecErrorIsException,
        {0, 5, 3},
        "DuplicateSpecError derives from Exception, not ValueError"},
+      {JaxFeature::kTypedLiterals, {0, 6, 1}, "jaxpr literals print with their type (1.0:f32[])"},
       {JaxFeature::kMeshReprAxisSizes, {0, 7, 0}, "repr(Mesh) prints axis_sizes= instead of device_ids=array(...)"},
       {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 0}, "CPU default memory kind is device"},
       {JaxFeature::kMakeMeshDefaultsToExplicit, {0, 9, 0}, "jax.make_mesh defaults to Explicit axis types"},
       {JaxFeature::kShortPartitionSpecRepr, {0, 9, 1}, "PartitionSpec prints as P(...)"},
       {JaxFeature::kIndivisibleErrorClass, {0, 9, 1}, "uneven shards raise IndivisibleError instead of ValueError"},
       {JaxFeature::kCpuDeviceStrLowercase, {0, 10, 0}, "CPU devices are named cpu:N instead of TFRT_CPU_N"},
+      {JaxFeature::kUnusedOutputsPrintUnderscore, {0, 10, 1}, "unused jaxpr outputs print as _; addresses masked"},
+      {JaxFeature::kLargeSubJaxprsShared, {0, 10, 2}, "sub-jaxprs over 10 equations print once, up front"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
   };
   return table;

@@ -37,6 +37,10 @@ enum class JaxFeature {
   kIndivisibleErrorNoPrefix,       // the message no longer starts with "Sharding "
   kCpuDeviceStrLowercase,          // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
   kDuplicateSpecErrorIsException,  // DuplicateSpecError no longer subclasses ValueError
+  kJitPpReusesOuterNames,         // make_jaxpr: a jit's inner jaxpr reuses the outer variable names
+  kTypedLiterals,                 // literals print with their type, `1.0:f32[]`
+  kUnusedOutputsPrintUnderscore,  // unused equation outputs print as `_`, object addresses masked
+  kLargeSubJaxprsShared,          // sub-jaxprs over 10 equations print once, before the main jaxpr
   kCount
 };
 

@@ -1,0 +1,32 @@
+// Primitives: each is defined once, with every rule the engine needs, and registered by name.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "array/buffer.h"
+#include "ir/jaxpr.h"
+
+namespace shardscope {
+
+struct Primitive {
+  std::string name;
+  bool multiple_results = false;
+
+  // Shape/dtype rule: output avals from input avals and params (raises JAX's errors).
+  std::function<std::vector<Aval>(std::span<const Aval>, const Params&)> abstract_eval;
+  // Kernel on one device's local buffers.
+  std::function<std::vector<BufferPtr>(std::span<const BufferPtr>, std::span<const Aval>, const Params&)> impl;
+  // Which params print, in order; empty means all, sorted by key (JAX's default).
+  std::function<Params(const Eqn&, const JaxProfile&)> printed_params;
+};
+
+// The registry of every primitive, looked up by name; returns nullptr for unknown names.
+[[nodiscard]] const Primitive* find_primitive(const std::string& name);
+// Registers a primitive (names are unique; re-registering replaces the rules).
+const Primitive& register_primitive(Primitive primitive);
+[[nodiscard]] std::vector<const Primitive*> all_primitives();
+
+}  // namespace shardscope
