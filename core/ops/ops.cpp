@@ -1,0 +1,16 @@
+// One place that registers every primitive family.
+#include "ops/ops.h"
+
+#include <mutex>
+
+namespace shardscope {
+
+void ensure_core_primitives() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_elementwise_primitives();
+    register_structural_primitives();
+  });
+}
+
+}  // namespace shardscope
