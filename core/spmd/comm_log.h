@@ -1,0 +1,42 @@
+// The communication log: every collective the engine runs, with participants and bytes per device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+enum class CollectiveKind { kAllGather, kAllReduce, kReduceScatter, kAllToAll, kCollectivePermute };
+
+// XLA's HLO names: "all-gather", "all-reduce", "reduce-scatter", "all-to-all", "collective-permute".
+[[nodiscard]] std::string collective_name(CollectiveKind kind);
+
+struct CollectiveRecord {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  std::vector<std::string> axes;             // mesh axes the collective runs over
+  std::vector<std::vector<int64_t>> groups;  // device ids of each group, in axis-index order
+  std::vector<int64_t> device_ids;           // every participant, mesh order
+  std::vector<int64_t> bytes_sent;           // per participant, same order as device_ids
+  std::vector<int64_t> bytes_received;
+  std::string origin;  // what asked for it, e.g. "psum" or "reshard P('x',) -> P()"
+
+  [[nodiscard]] int64_t total_bytes_sent() const;
+  // One line for people: "all-reduce over ('x',) groups {0,1,2,3},{4,5,6,7}: 96 B sent per device (psum)".
+  [[nodiscard]] std::string summary() const;
+};
+
+class CommLog {
+ public:
+  void add(CollectiveRecord record) { records_.push_back(std::move(record)); }
+  [[nodiscard]] const std::vector<CollectiveRecord>& records() const { return records_; }
+  [[nodiscard]] bool empty() const { return records_.empty(); }
+  void clear() { records_.clear(); }
+  [[nodiscard]] int64_t total_bytes_sent() const;
+  [[nodiscard]] std::size_t count(CollectiveKind kind) const;
+
+ private:
+  std::vector<CollectiveRecord> records_;
+};
+
+}  // namespace shardscope
