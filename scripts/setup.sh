@@ -5,7 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 flavour="${1:-release}"
 
-mapfile -t wanted < <(grep -v '^\s*#' "$root/scripts/debian-packages.txt" | sed '/^\s*$/d')
+package_lists=("$root/scripts/debian-packages.txt")
+[ "$flavour" = bench ] && package_lists+=("$root/scripts/bench-packages.txt")
+mapfile -t wanted < <(cat "${package_lists[@]}" | grep -v '^\s*#' | sed '/^\s*$/d')
 missing=()
 for package in "${wanted[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

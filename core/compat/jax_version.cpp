@@ -45,6 +45,9 @@ JaxVersion JaxVersion::parse(std::string_view text) {
 const std::vector<JaxFeatureChange>& jax_feature_changes() {
   static const std::vector<JaxFeatureChange> table = {
       {JaxFeature::kTpuMemoryKindInReprs, {0, 4, 30}, "TPU and GPU shardings print memory_kind=device"},
+      {JaxFeature::kConvertElementTypePrintsDtype,
+       {0, 4, 31},
+       "convert_element_type prints new_dtype and weak_type, and its sharding unless None"},
       {JaxFeature::kMeshReprAxisTypes, {0, 5, 0}, "repr(Mesh) shows axis_types=(...)"},
       {JaxFeature::kJitPpReusesOuterNames, {0, 5, 3}, "a jit's inner jaxpr reuses the outer variable names"},
       {JaxFeature::kCpuMemoryKindInReprs, {0, 5, 3}, "CPU shardings print a memory kind (unpinned_host)"},
@@ -52,6 +55,7 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kDuplicateSpecErrorIsException,
        {0, 5, 3},
        "DuplicateSpecError derives from Exception, not ValueError"},
+      {JaxFeature::kUnaryAccuracyParam, {0, 6, 0}, "unary ops like sin carry an accuracy param, hidden while None"},
       {JaxFeature::kTypedLiterals, {0, 6, 1}, "jaxpr literals print with their type (1.0:f32[])"},
       {JaxFeature::kMeshReprAxisSizes, {0, 7, 0}, "repr(Mesh) prints axis_sizes= instead of device_ids=array(...)"},
       {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 0}, "CPU default memory kind is device"},
@@ -59,6 +63,8 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kShortPartitionSpecRepr, {0, 9, 1}, "PartitionSpec prints as P(...)"},
       {JaxFeature::kIndivisibleErrorClass, {0, 9, 1}, "uneven shards raise IndivisibleError instead of ValueError"},
       {JaxFeature::kCpuDeviceStrLowercase, {0, 10, 0}, "CPU devices are named cpu:N instead of TFRT_CPU_N"},
+      {JaxFeature::kConvertElementTypeHidesSharding, {0, 10, 0}, "convert_element_type never prints sharding"},
+      {JaxFeature::kMulOutDtypeParam, {0, 10, 0}, "mul carries an out_dtype param, hidden while None"},
       {JaxFeature::kUnusedOutputsPrintUnderscore, {0, 10, 1}, "unused jaxpr outputs print as _; addresses masked"},
       {JaxFeature::kLargeSubJaxprsShared, {0, 10, 2}, "sub-jaxprs over 10 equations print once, up front"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},

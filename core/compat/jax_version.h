@@ -25,22 +25,26 @@ inline constexpr JaxVersion kNewestJax{0, 11, 0};
 // Behaviours that changed at one release. A profile "has" a feature when its version is at
 // least the release that introduced it.
 enum class JaxFeature {
-  kTpuMemoryKindInReprs,           // TPU/GPU shardings print `memory_kind=device`
-  kCpuMemoryKindInReprs,           // CPU shardings print a memory kind at all
-  kCpuDefaultMemoryKindDevice,     // CPU default memory kind is `device` (was `unpinned_host`)
-  kMeshStrShowsAxisTypes,          // str(Mesh) ends with `, axis_types=(...)`
-  kMeshReprAxisTypes,              // repr(Mesh) ends with `, axis_types=(...)`
-  kMeshReprAxisSizes,              // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)
-  kMakeMeshDefaultsToExplicit,     // jax.make_mesh's default axis_types are Explicit (were Auto)
-  kShortPartitionSpecRepr,         // repr(PartitionSpec) is `P(...)` (was `PartitionSpec(...)`)
-  kIndivisibleErrorClass,          // uneven shards raise IndivisibleError, not plain ValueError
-  kIndivisibleErrorNoPrefix,       // the message no longer starts with "Sharding "
-  kCpuDeviceStrLowercase,          // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
-  kDuplicateSpecErrorIsException,  // DuplicateSpecError no longer subclasses ValueError
-  kJitPpReusesOuterNames,         // make_jaxpr: a jit's inner jaxpr reuses the outer variable names
-  kTypedLiterals,                 // literals print with their type, `1.0:f32[]`
-  kUnusedOutputsPrintUnderscore,  // unused equation outputs print as `_`, object addresses masked
-  kLargeSubJaxprsShared,          // sub-jaxprs over 10 equations print once, before the main jaxpr
+  kTpuMemoryKindInReprs,             // TPU/GPU shardings print `memory_kind=device`
+  kCpuMemoryKindInReprs,             // CPU shardings print a memory kind at all
+  kCpuDefaultMemoryKindDevice,       // CPU default memory kind is `device` (was `unpinned_host`)
+  kMeshStrShowsAxisTypes,            // str(Mesh) ends with `, axis_types=(...)`
+  kMeshReprAxisTypes,                // repr(Mesh) ends with `, axis_types=(...)`
+  kMeshReprAxisSizes,                // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)
+  kMakeMeshDefaultsToExplicit,       // jax.make_mesh's default axis_types are Explicit (were Auto)
+  kShortPartitionSpecRepr,           // repr(PartitionSpec) is `P(...)` (was `PartitionSpec(...)`)
+  kIndivisibleErrorClass,            // uneven shards raise IndivisibleError, not plain ValueError
+  kIndivisibleErrorNoPrefix,         // the message no longer starts with "Sharding "
+  kCpuDeviceStrLowercase,            // str(CpuDevice) is `cpu:0` (was `TFRT_CPU_0`)
+  kDuplicateSpecErrorIsException,    // DuplicateSpecError no longer subclasses ValueError
+  kJitPpReusesOuterNames,            // make_jaxpr: a jit's inner jaxpr reuses the outer variable names
+  kTypedLiterals,                    // literals print with their type, `1.0:f32[]`
+  kUnusedOutputsPrintUnderscore,     // unused equation outputs print as `_`, object addresses masked
+  kLargeSubJaxprsShared,             // sub-jaxprs over 10 equations print once, before the main jaxpr
+  kConvertElementTypePrintsDtype,    // convert_element_type prints new_dtype and weak_type (and a set sharding)
+  kUnaryAccuracyParam,               // transcendental unary ops carry `accuracy` (printed only when set)
+  kConvertElementTypeHidesSharding,  // convert_element_type never prints its sharding param
+  kMulOutDtypeParam,                 // mul carries `out_dtype` (printed only when set)
   kCount
 };
 

@@ -25,6 +25,16 @@ int64_t ParamValue::as_int(const std::string& what) const {
   throw type_error(what + " must be an int");
 }
 
+bool ParamValue::as_bool(const std::string& what) const {
+  if (const auto* v = get_if<bool>()) return *v;
+  throw type_error(what + " must be a bool");
+}
+
+const std::vector<ParamValue>& ParamValue::as_items(const std::string& what) const {
+  if (const auto* t = get_if<Tuple>()) return t->items;
+  throw type_error(what + " must be a tuple");
+}
+
 std::vector<int64_t> ParamValue::as_ints(const std::string& what) const {
   const auto* t = get_if<Tuple>();
   if (t == nullptr) throw type_error(what + " must be a tuple of ints");
@@ -97,6 +107,8 @@ std::string ParamValue::repr(const JaxProfile& profile) const {
           return v.repr(profile);
         } else if constexpr (std::is_same_v<T, Mesh>) {
           return v.str(profile);
+        } else if constexpr (std::is_same_v<T, NamedSharding>) {
+          return sharding_repr(v, profile);
         } else if constexpr (std::is_same_v<T, JaxprRef>) {
           return "<jaxpr>";
         } else {

@@ -12,6 +12,7 @@
 #include "compat/jax_version.h"
 #include "mesh/mesh.h"
 #include "sharding/partition_spec.h"
+#include "sharding/sharding.h"
 
 namespace shardscope {
 
@@ -38,7 +39,7 @@ class ParamValue {
   };
   using JaxprRef = std::shared_ptr<const Jaxpr>;
   using Value = std::variant<None, bool, int64_t, double, std::string, Tuple, FrozenSet, DType, PartitionSpec, Mesh,
-                             JaxprRef, Verbatim>;
+                             NamedSharding, JaxprRef, Verbatim>;
 
   ParamValue() = default;
   ParamValue(None v) : value_(v) {}
@@ -53,6 +54,7 @@ class ParamValue {
   ParamValue(DType v) : value_(v) {}
   ParamValue(PartitionSpec v) : value_(std::move(v)) {}
   ParamValue(Mesh v) : value_(std::move(v)) {}
+  ParamValue(NamedSharding v) : value_(std::move(v)) {}
   ParamValue(JaxprRef v) : value_(std::move(v)) {}
   ParamValue(Verbatim v) : value_(std::move(v)) {}
 
@@ -69,6 +71,8 @@ class ParamValue {
   }
   // Typed access for rules: the int, the tuple of ints, the string; ValueError naming `what` otherwise.
   [[nodiscard]] int64_t as_int(const std::string& what) const;
+  [[nodiscard]] bool as_bool(const std::string& what) const;
+  [[nodiscard]] const std::vector<ParamValue>& as_items(const std::string& what) const;
   [[nodiscard]] std::vector<int64_t> as_ints(const std::string& what) const;
   [[nodiscard]] const std::string& as_string(const std::string& what) const;
 

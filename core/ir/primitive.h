@@ -11,6 +11,18 @@
 
 namespace shardscope {
 
+// One local value per device of a mesh, in mesh (row-major) order.
+using DeviceBuffers = std::vector<BufferPtr>;
+
+class Mesh;
+class CommLog;
+
+// What a collective needs to run: the mesh its axes refer to and where to log traffic.
+struct SpmdContext {
+  const Mesh* mesh = nullptr;
+  CommLog* log = nullptr;
+};
+
 struct Primitive {
   std::string name;
   bool multiple_results = false;
@@ -19,6 +31,10 @@ struct Primitive {
   std::function<std::vector<Aval>(std::span<const Aval>, const Params&)> abstract_eval;
   // Kernel on one device's local buffers.
   std::function<std::vector<BufferPtr>(std::span<const BufferPtr>, std::span<const Aval>, const Params&)> impl;
+  // Collectives run across all devices at once instead of per device (psum, all_gather, ...).
+  std::function<std::vector<DeviceBuffers>(const SpmdContext&, std::span<const DeviceBuffers>, std::span<const Aval>,
+                                           const Params&)>
+      collective_impl;
   // Which params print, in order; empty means all, sorted by key (JAX's default).
   std::function<Params(const Eqn&, const JaxProfile&)> printed_params;
 };

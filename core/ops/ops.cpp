@@ -10,6 +10,8 @@ void ensure_core_primitives() {
   std::call_once(once, [] {
     register_elementwise_primitives();
     register_structural_primitives();
+    register_collective_primitives();
+    register_program_primitives();
   });
 }
 

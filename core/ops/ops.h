@@ -9,5 +9,7 @@ void ensure_core_primitives();
 
 void register_elementwise_primitives();
 void register_structural_primitives();
+void register_collective_primitives();
+void register_program_primitives();
 
 }  // namespace shardscope

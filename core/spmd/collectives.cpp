@@ -19,8 +19,8 @@ std::vector<std::size_t> axis_positions(const Mesh& mesh, const std::vector<std:
     if (!index) {
       throw Error("NameError", "unbound axis name: " + axis +
                                    ". The following axis names (e.g. defined by pmap) are "
-                                   "available to collective operations: " +
-                                   join(mesh.axis_names(), ", "));
+                                   "available to collective operations: [" +
+                                   join(mesh.axis_names(), ", ") + "]");
     }
     positions.push_back(*index);
   }

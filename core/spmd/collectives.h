@@ -7,13 +7,11 @@
 #include <vector>
 
 #include "array/buffer.h"
+#include "ir/primitive.h"
 #include "mesh/mesh.h"
 #include "spmd/comm_log.h"
 
 namespace shardscope {
-
-// One local value per device of the mesh, in mesh (row-major) order.
-using DeviceBuffers = std::vector<BufferPtr>;
 
 enum class ReduceOp { kSum, kMax, kMin };
 

@@ -164,6 +164,7 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
   layout.shape = shape;
   layout.platform = platform;
   layout.use_color = options.use_color;
+  layout.console_width = options.max_width;
   std::size_t total_cells = 0;
   for (auto& [key, builder] : panels) {
     VizPanel panel;

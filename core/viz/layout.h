@@ -68,6 +68,7 @@ struct VizLayout {
   Shape shape;
   Platform platform = Platform::kCpu;
   bool use_color = true;
+  int console_width = 80;  // JAX's max_width: rich prints the table on a console this wide
   std::vector<VizPanel> panels;
   std::vector<std::string> notes;  // beyond-JAX remarks printed under the picture
 };

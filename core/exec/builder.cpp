@@ -1,0 +1,71 @@
+// JaxprBuilder: shape rules at bind time, equations in program order.
+#include "exec/builder.h"
+
+#include "base/error.h"
+#include "exec/axis_env.h"
+#include "ops/ops.h"
+
+namespace shardscope {
+
+Var JaxprBuilder::arg(Aval aval) {
+  Var v = new_var(std::move(aval));
+  jaxpr_.invars.push_back(v);
+  return v;
+}
+
+Var JaxprBuilder::constant(Aval aval) {
+  Var v = new_var(std::move(aval));
+  jaxpr_.constvars.push_back(v);
+  return v;
+}
+
+std::vector<Atom> JaxprBuilder::bind(const std::string& name, std::vector<Atom> inputs, Params params) {
+  ensure_core_primitives();
+  const Primitive* primitive = find_primitive(name);
+  if (primitive == nullptr) throw not_implemented_error("primitive '" + name + "' is not implemented");
+  std::vector<Aval> in_avals;
+  for (const Atom& input : inputs) in_avals.push_back(atom_aval(input));
+  std::vector<Aval> out_avals = primitive->abstract_eval(in_avals, params);
+  if (!primitive->collective_impl && primitive->name != "pvary") {
+    // An ordinary op's result varies over every manual axis any input varies over.
+    std::vector<std::string> varying;
+    for (const Aval& aval : in_avals) varying.insert(varying.end(), aval.varying.begin(), aval.varying.end());
+    varying = in_binding_order(varying);
+    for (Aval& aval : out_avals) aval.varying = varying;
+  }
+  Eqn eqn{primitive, std::move(params), std::move(inputs), {}};
+  std::vector<Atom> outputs;
+  for (Aval& aval : out_avals) {
+    eqn.outputs.push_back(new_var(std::move(aval)));
+    outputs.emplace_back(eqn.outputs.back());
+  }
+  jaxpr_.eqns.push_back(std::move(eqn));
+  return outputs;
+}
+
+Atom JaxprBuilder::bind1(const std::string& name, std::vector<Atom> inputs, Params params) {
+  std::vector<Atom> outputs = bind(name, std::move(inputs), std::move(params));
+  if (outputs.size() != 1) throw value_error(name + " has " + std::to_string(outputs.size()) + " results, not one");
+  return outputs[0];
+}
+
+JaxprPtr JaxprBuilder::build(std::vector<Atom> outputs) const {
+  auto jaxpr = std::make_shared<Jaxpr>(jaxpr_);
+  jaxpr->outvars = std::move(outputs);
+  return jaxpr;
+}
+
+Literal scalar_literal(double value, DType dtype, bool weak_type) {
+  Literal literal;
+  if (dtype == DType::kBool) {
+    literal.value = value != 0;
+  } else if (is_floating(dtype)) {
+    literal.value = value;
+  } else {
+    literal.value = static_cast<int64_t>(value);
+  }
+  literal.aval = Aval::of({}, dtype, weak_type);
+  return literal;
+}
+
+}  // namespace shardscope

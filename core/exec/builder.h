@@ -1,0 +1,27 @@
+// Builds jaxprs equation by equation: each bind runs the primitive's shape rule and records the equation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/jaxpr.h"
+#include "ir/primitive.h"
+
+namespace shardscope {
+
+class JaxprBuilder {
+ public:
+  [[nodiscard]] Var arg(Aval aval);
+  [[nodiscard]] Var constant(Aval aval);
+  // Applies a registered primitive; raises the primitive's shape/dtype errors.
+  std::vector<Atom> bind(const std::string& primitive, std::vector<Atom> inputs, Params params = {});
+  Atom bind1(const std::string& primitive, std::vector<Atom> inputs, Params params = {});
+  [[nodiscard]] JaxprPtr build(std::vector<Atom> outputs) const;
+
+ private:
+  Jaxpr jaxpr_;
+};
+
+[[nodiscard]] Literal scalar_literal(double value, DType dtype, bool weak_type = true);
+
+}  // namespace shardscope

@@ -1,0 +1,121 @@
+// The jaxpr interpreters: an environment from variables to values, equations run in program order.
+#include "exec/interpreter.h"
+
+#include <map>
+
+#include "base/error.h"
+#include "mesh/mesh.h"
+#include "ops/dispatch.h"
+
+namespace shardscope {
+namespace {
+
+template <typename Value>
+class Environment {
+ public:
+  void bind(const Var& var, Value value) { values_[var.id] = std::move(value); }
+  [[nodiscard]] const Value& lookup(const Var& var) const {
+    const auto it = values_.find(var.id);
+    if (it == values_.end())
+      throw runtime_error("jaxpr variable " + std::to_string(var.id) + " used before definition");
+    return it->second;
+  }
+
+ private:
+  std::map<int64_t, Value> values_;
+};
+
+void check_arity(const Jaxpr& jaxpr, std::size_t args, std::size_t consts) {
+  if (args != jaxpr.invars.size() || consts != jaxpr.constvars.size()) {
+    throw type_error("jaxpr takes " + std::to_string(jaxpr.invars.size()) + " arguments and " +
+                     std::to_string(jaxpr.constvars.size()) + " constants, got " + std::to_string(args) + " and " +
+                     std::to_string(consts));
+  }
+}
+
+std::vector<Aval> input_avals(const Eqn& eqn) {
+  std::vector<Aval> avals;
+  for (const Atom& input : eqn.inputs) avals.push_back(atom_aval(input));
+  return avals;
+}
+
+}  // namespace
+
+BufferPtr literal_buffer(const Literal& literal) {
+  auto buffer = std::make_shared<Buffer>(literal.aval.dtype, Shape{});
+  const double value = std::visit([](auto v) { return static_cast<double>(v); }, literal.value);
+  visit_dtype(literal.aval.dtype, [&](auto tag) {
+    constexpr DType D = decltype(tag)::value;
+    using Compute = typename DTypeTraits<D>::compute;
+    buffer->as_mutable<typename DTypeTraits<D>::storage>()[0] = store<D>(static_cast<Compute>(value));
+  });
+  return buffer;
+}
+
+std::vector<BufferPtr> evaluate_jaxpr(const Jaxpr& jaxpr, const std::vector<BufferPtr>& args,
+                                      const std::vector<BufferPtr>& consts) {
+  check_arity(jaxpr, args.size(), consts.size());
+  Environment<BufferPtr> env;
+  for (std::size_t i = 0; i < args.size(); ++i) env.bind(jaxpr.invars[i], args[i]);
+  for (std::size_t i = 0; i < consts.size(); ++i) env.bind(jaxpr.constvars[i], consts[i]);
+  const auto read = [&](const Atom& atom) -> BufferPtr {
+    if (const auto* literal = std::get_if<Literal>(&atom)) return literal_buffer(*literal);
+    return env.lookup(std::get<Var>(atom));
+  };
+  for (const Eqn& eqn : jaxpr.eqns) {
+    if (!eqn.primitive->impl) {
+      throw not_implemented_error("primitive '" + eqn.primitive->name + "' cannot run on a single device");
+    }
+    std::vector<BufferPtr> inputs;
+    for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
+    const std::vector<Aval> avals = input_avals(eqn);
+    std::vector<BufferPtr> outputs = eqn.primitive->impl(inputs, avals, eqn.params);
+    for (std::size_t i = 0; i < eqn.outputs.size(); ++i) env.bind(eqn.outputs[i], outputs.at(i));
+  }
+  std::vector<BufferPtr> results;
+  for (const Atom& out : jaxpr.outvars) results.push_back(read(out));
+  return results;
+}
+
+std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const SpmdContext& context,
+                                                     const std::vector<DeviceBuffers>& args) {
+  check_arity(jaxpr, args.size(), 0);
+  const auto device_count = static_cast<std::size_t>(context.mesh->size());
+  Environment<DeviceBuffers> env;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].size() != device_count) {
+      throw value_error("argument " + std::to_string(i) + " has values for " + std::to_string(args[i].size()) +
+                        " devices, the mesh has " + std::to_string(device_count));
+    }
+    env.bind(jaxpr.invars[i], args[i]);
+  }
+  const auto read = [&](const Atom& atom) -> DeviceBuffers {
+    if (const auto* literal = std::get_if<Literal>(&atom)) return DeviceBuffers(device_count, literal_buffer(*literal));
+    return env.lookup(std::get<Var>(atom));
+  };
+  for (const Eqn& eqn : jaxpr.eqns) {
+    std::vector<DeviceBuffers> inputs;
+    for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
+    const std::vector<Aval> avals = input_avals(eqn);
+    std::vector<DeviceBuffers> outputs;
+    if (eqn.primitive->collective_impl) {
+      outputs = eqn.primitive->collective_impl(context, inputs, avals, eqn.params);
+    } else if (eqn.primitive->impl) {
+      outputs.assign(eqn.outputs.size(), DeviceBuffers(device_count));
+      for (std::size_t d = 0; d < device_count; ++d) {
+        std::vector<BufferPtr> local;
+        for (const DeviceBuffers& input : inputs) local.push_back(input[d]);
+        std::vector<BufferPtr> results = eqn.primitive->impl(local, avals, eqn.params);
+        for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o][d] = results.at(o);
+      }
+    } else {
+      throw not_implemented_error("primitive '" + eqn.primitive->name + "' has no kernel");
+    }
+    for (std::size_t i = 0; i < eqn.outputs.size(); ++i) env.bind(eqn.outputs[i], outputs.at(i));
+  }
+  std::vector<DeviceBuffers> results;
+  for (const Atom& out : jaxpr.outvars) results.push_back(read(out));
+  return results;
+}
+
+}  // namespace shardscope

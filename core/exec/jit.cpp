@@ -1,0 +1,309 @@
+// Partitioned execution of a jaxpr: reshard operands to what each op's factor rule needs, run the local
+// kernel on every device, all-reduce partial results of sharded reduction factors.
+#include "exec/jit.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "exec/interpreter.h"
+#include "ir/primitive.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+struct Placed {
+  Layout layout;
+  DeviceBuffers buffers;
+};
+
+int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
+  int64_t size = 1;
+  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
+  return size;
+}
+
+Aval local_aval(const Aval& global, const Layout& layout, const Mesh& mesh) {
+  Aval local = global;
+  for (std::size_t d = 0; d < layout.size() && d < local.rank(); ++d) local.shape[d] /= axes_size(mesh, layout[d]);
+  return local;
+}
+
+std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i < options.in_shardings.size() && options.in_shardings[i]) {
+      if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return named->mesh;
+    }
+    if (const auto* named = std::get_if<NamedSharding>(&args[i].sharding())) return named->mesh;
+  }
+  for (const Eqn& eqn : jaxpr.eqns) {
+    if (const ParamValue* s = find_param(eqn.params, "sharding")) {
+      if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+    }
+  }
+  for (const auto& s : options.out_shardings) {
+    if (s) {
+      if (const auto* named = std::get_if<NamedSharding>(&*s)) return named->mesh;
+    }
+  }
+  return std::nullopt;
+}
+
+// Params that carry shapes must describe the local block on each device.
+Params localize_params(const Eqn& eqn, const std::vector<Aval>& local_inputs, const Aval& local_output) {
+  Params params = eqn.params;
+  for (auto& [key, value] : params) {
+    if (key == "shape" || key == "new_sizes") value = ParamValue::int_tuple(local_output.shape);
+    if (key == "limit_indices" && eqn.primitive->name == "slice") {
+      std::vector<int64_t> limits = value.as_ints(key);
+      const Aval& global_in = atom_aval(eqn.inputs.at(0));
+      for (std::size_t d = 0; d < limits.size(); ++d) {
+        if (limits[d] == global_in.shape[d]) limits[d] = local_inputs.at(0).shape[d];
+      }
+      value = ParamValue::int_tuple(limits);
+    }
+    if (key == "slice_sizes") {
+      std::vector<int64_t> sizes = value.as_ints(key);
+      const Aval& global_in = atom_aval(eqn.inputs.at(0));
+      for (std::size_t d = 0; d < sizes.size(); ++d) {
+        if (sizes[d] == global_in.shape[d]) sizes[d] = local_inputs.at(0).shape[d];
+      }
+      value = ParamValue::int_tuple(sizes);
+    }
+  }
+  return params;
+}
+
+ReduceOp reduction_op(const std::string& primitive) {
+  if (primitive == "reduce_max") return ReduceOp::kMax;
+  if (primitive == "reduce_min") return ReduceOp::kMin;
+  return ReduceOp::kSum;
+}
+
+class PartitionedRun {
+ public:
+  PartitionedRun(const Mesh& mesh, const JaxProfile& profile, JitRun& run)
+      : mesh_(mesh), profile_(profile), run_(run) {}
+
+  void bind(const Var& var, Placed placed) { env_[var.id] = std::move(placed); }
+
+  Placed read(const Atom& atom) const {
+    if (const auto* literal = std::get_if<Literal>(&atom)) {
+      return {{}, DeviceBuffers(static_cast<std::size_t>(mesh_.size()), literal_buffer(*literal))};
+    }
+    const auto it = env_.find(std::get<Var>(atom).id);
+    if (it == env_.end()) throw runtime_error("jit: value used before it was computed");
+    return it->second;
+  }
+
+  Placed moved(const Placed& value, const Aval& aval, const Layout& to, const std::string& origin) {
+    if (value.layout == to || aval.rank() == 0) return {to, value.buffers};
+    return {to, reshard_buffers(mesh_, aval.shape, value.layout, to, value.buffers, profile_, &run_.log, origin)};
+  }
+
+  void execute(const Eqn& eqn) {
+    const std::string& name = eqn.primitive->name;
+    const Layout& out_layout = run_.layouts.at(eqn.outputs.at(0).id).layout;
+    if (name == "sharding_constraint") {
+      bind(eqn.outputs[0],
+           moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), out_layout, "with_sharding_constraint"));
+      return;
+    }
+    if (eqn.inputs.empty() || !eqn.primitive->impl) {
+      execute_replicated(eqn);
+      return;
+    }
+    const FactorRule rule = factor_rule_for(eqn);
+    // Pass-through factors take the results' axes; reduction factors the axes the operands agree on.
+    std::map<int, std::vector<std::string>> axes;
+    for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
+      const auto from_result = factor_axes(rule.results[r], run_.layouts.at(eqn.outputs[r].id).layout, rule, mesh_);
+      axes.insert(from_result.begin(), from_result.end());
+    }
+    std::vector<Placed> inputs;
+    for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
+    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+      if (rule.kinds[f] != FactorKind::kReduction) continue;
+      std::optional<std::vector<std::string>> agreed;
+      for (std::size_t o = 0; o < rule.operands.size(); ++o) {
+        const auto from_operand = factor_axes(rule.operands[o], inputs[o].layout, rule, mesh_);
+        const auto it = from_operand.find(static_cast<int>(f));
+        if (it == from_operand.end()) continue;
+        agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
+      }
+      axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
+    }
+    std::vector<Aval> local_inputs;
+    std::vector<std::string> reduced_axes;
+    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+      if (rule.kinds[f] == FactorKind::kReduction) {
+        const auto& list = axes[static_cast<int>(f)];
+        reduced_axes.insert(reduced_axes.end(), list.begin(), list.end());
+      }
+    }
+    for (std::size_t o = 0; o < inputs.size(); ++o) {
+      const Aval& aval = atom_aval(eqn.inputs[o]);
+      Layout required(aval.rank());
+      if (o < rule.operands.size()) {
+        for (std::size_t d = 0; d < aval.rank(); ++d) {
+          for (const int f : rule.operands[o][d]) {
+            const auto& list = axes[f];
+            required[d].insert(required[d].end(), list.begin(), list.end());
+            if (axes_size(mesh_, list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+          }
+        }
+      }
+      inputs[o] = moved(inputs[o], aval, required, name + " operand");
+      local_inputs.push_back(local_aval(aval, required, mesh_));
+    }
+    const Aval local_out = local_aval(eqn.outputs[0].aval, out_layout, mesh_);
+    const Params params = localize_params(eqn, local_inputs, local_out);
+    std::vector<DeviceBuffers> outputs(eqn.outputs.size(), DeviceBuffers(static_cast<std::size_t>(mesh_.size())));
+    for (std::size_t d = 0; d < static_cast<std::size_t>(mesh_.size()); ++d) {
+      std::vector<BufferPtr> local;
+      for (const Placed& input : inputs) local.push_back(input.buffers[d]);
+      std::vector<BufferPtr> results = eqn.primitive->impl(local, local_inputs, params);
+      for (std::size_t r = 0; r < outputs.size(); ++r) outputs[r][d] = results.at(r);
+    }
+    for (std::size_t r = 0; r < outputs.size(); ++r) {
+      if (!reduced_axes.empty()) {
+        outputs[r] =
+            all_reduce(mesh_, reduced_axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
+      }
+      bind(eqn.outputs[r], {run_.layouts.at(eqn.outputs[r].id).layout, outputs[r]});
+    }
+  }
+
+ private:
+  // Ops without a factor rule (or values made from nothing) run on the whole value and are then cut.
+  void execute_replicated(const Eqn& eqn) {
+    std::vector<BufferPtr> global_inputs;
+    for (const Atom& input : eqn.inputs) {
+      const Aval& aval = atom_aval(input);
+      const Placed gathered = moved(read(input), aval, Layout(aval.rank()), eqn.primitive->name + " operand");
+      global_inputs.push_back(gathered.buffers.front());
+    }
+    std::vector<Aval> avals;
+    for (const Atom& input : eqn.inputs) avals.push_back(atom_aval(input));
+    if (!eqn.primitive->impl) throw not_implemented_error("primitive '" + eqn.primitive->name + "' has no kernel");
+    const std::vector<BufferPtr> results = eqn.primitive->impl(global_inputs, avals, eqn.params);
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+      const Layout& layout = run_.layouts.at(eqn.outputs[r].id).layout;
+      const DeviceBuffers replicated(static_cast<std::size_t>(mesh_.size()), results.at(r));
+      bind(eqn.outputs[r], moved({Layout(eqn.outputs[r].aval.rank()), replicated}, eqn.outputs[r].aval, layout, ""));
+    }
+  }
+
+  const Mesh& mesh_;
+  const JaxProfile& profile_;
+  JitRun& run_;
+  std::map<int64_t, Placed> env_;
+};
+
+JitRun run_on_one_device(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+                         const JaxProfile& profile) {
+  JitRun run;
+  std::optional<Device> device = options.default_device;
+  for (const Array& a : args) {
+    if (const auto* single = std::get_if<SingleDeviceSharding>(&a.sharding())) {
+      device = single->device;
+      break;
+    }
+  }
+  if (!device) throw value_error("jit of a program with no inputs needs a default device");
+  std::vector<BufferPtr> inputs;
+  for (const Array& a : args) inputs.push_back(a.gather());
+  const std::vector<BufferPtr> results = evaluate_jaxpr(jaxpr, inputs);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Aval& aval = atom_aval(jaxpr.outvars[i]);
+    Sharding sharding = make_single_device_sharding(*device, profile);
+    if (i < options.out_shardings.size() && options.out_shardings[i]) sharding = *options.out_shardings[i];
+    run.outputs.push_back(Array::from_host(results[i], sharding, profile, aval.weak_type));
+  }
+  return run;
+}
+
+}  // namespace
+
+JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+               const JaxProfile& profile) {
+  if (args.size() != jaxpr.invars.size()) {
+    throw type_error(options.name + "() takes " + std::to_string(jaxpr.invars.size()) + " arguments, got " +
+                     std::to_string(args.size()));
+  }
+  const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
+  if (!mesh || mesh->size() == 1) return run_on_one_device(jaxpr, args, options, profile);
+
+  JitRun run;
+  run.mesh = mesh;
+  LayoutMap known;
+  std::optional<NamedSharding> reference;  // the first NamedSharding input, for reading outputs back
+  std::size_t reference_rank = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Var& var = jaxpr.invars[i];
+    std::optional<Sharding> given = i < options.in_shardings.size() ? options.in_shardings[i] : std::nullopt;
+    if (!given && std::holds_alternative<NamedSharding>(args[i].sharding())) given = args[i].sharding();
+    if (given) {
+      const auto* named = std::get_if<NamedSharding>(&*given);
+      if (named == nullptr || named->mesh.devices() != mesh->devices()) {
+        throw value_error("Received incompatible devices for jitted computation. Got argument " + std::to_string(i) +
+                          " of " + options.name + " with shape " + atom_aval(var).str_short(true) +
+                          " on devices that differ from the mesh's");
+      }
+      if (!reference) {
+        reference = *named;
+        reference_rank = var.aval.rank();
+      }
+      known[var.id] = {dim_axes_of(*named, var.aval.rank()), true};
+    }
+  }
+  for (std::size_t o = 0; o < jaxpr.outvars.size() && o < options.out_shardings.size(); ++o) {
+    const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
+    if (var == nullptr || !options.out_shardings[o]) continue;
+    if (const auto* named = std::get_if<NamedSharding>(&*options.out_shardings[o])) {
+      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true};
+    }
+  }
+  run.layouts = propagate_layouts(jaxpr, *mesh, known);
+
+  PartitionedRun partitioned(*mesh, profile, run);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Var& var = jaxpr.invars[i];
+    const Layout& layout = run.layouts.at(var.id).layout;
+    const NamedSharding target = sharding_of_layout(*mesh, layout, std::nullopt);
+    // Uncommitted inputs are cut into the chosen blocks locally; committed ones already are.
+    const Array placed = reshard(args[i], target, profile, &run.log, "jit argument");
+    DeviceBuffers buffers;
+    for (const Array::Shard& shard : placed.shards()) buffers.push_back(shard.data);
+    partitioned.bind(var, {layout, buffers});
+  }
+  for (const Eqn& eqn : jaxpr.eqns) partitioned.execute(eqn);
+
+  for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
+    const Atom& out = jaxpr.outvars[o];
+    const Aval& aval = atom_aval(out);
+    const auto* var = std::get_if<Var>(&out);
+    const Layout layout = var != nullptr ? run.layouts.at(var->id).layout : Layout(aval.rank());
+    Sharding sharding = sharding_of_layout(*mesh, layout, default_memory_kind(mesh->platform(), profile));
+    if (o < options.out_shardings.size() && options.out_shardings[o]) {
+      sharding = *options.out_shardings[o];
+    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
+      sharding = *reference;  // JAX hands back the input's own sharding object when equivalent
+    } else {
+      // Read back from the layout: trailing unsharded dims are dropped from the spec.
+      Layout trimmed = layout;
+      while (!trimmed.empty() && trimmed.back().empty()) trimmed.pop_back();
+      sharding = sharding_of_layout(*mesh, trimmed, default_memory_kind(mesh->platform(), profile));
+    }
+    const Placed value = partitioned.read(out);
+    std::vector<Array::Shard> shards;
+    const std::vector<DeviceIndex> index = devices_indices_map(sharding, aval.shape, profile);
+    for (std::size_t d = 0; d < index.size(); ++d) {
+      shards.push_back({index[d].device, index[d].index, index[d].replica_id, value.buffers[d]});
+    }
+    run.outputs.push_back(Array::from_shards(aval.shaped(), sharding, std::move(shards)));
+  }
+  return run;
+}
+
+}  // namespace shardscope

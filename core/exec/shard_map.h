@@ -1,0 +1,49 @@
+// shard_map (Manual mode): JAX's argument checks, per-device local types, lockstep execution, output assembly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "array/array.h"
+#include "ir/jaxpr.h"
+#include "spmd/comm_log.h"
+
+namespace shardscope {
+
+// How the Python layer names one flattened argument or output in messages.
+struct ValuePath {
+  std::string keypath;       // "" for a lone value, "[0]", "[1]['w']", ...
+  std::string binding_note;  // e.g. ", where args[0] is bound to f's parameter 'x',"; may be empty
+};
+
+struct ShardMapSpec {
+  Mesh mesh;
+  std::vector<PartitionSpec> in_specs;   // one per flattened argument
+  std::vector<PartitionSpec> out_specs;  // one per flattened output
+  bool check_vma = true;
+  std::string function_name = "f";
+  std::vector<ValuePath> arg_paths;  // defaults: "[i]" keypaths, no binding note
+  std::vector<ValuePath> out_paths;  // defaults: "" for one output, "[i]" otherwise
+};
+
+// Raises JAX's ValueErrors for in_specs longer than an argument's rank and for sizes the mesh axes
+// do not divide.
+void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& global_avals);
+
+// The type the body sees for an argument: dims divided by their mesh axes; with check_vma, varying over
+// the spec's axes (mesh order).
+[[nodiscard]] Aval shard_map_local_aval(const Aval& global, const PartitionSpec& spec, const Mesh& mesh,
+                                        bool check_vma);
+
+// With check_vma: ValueError (JAX's text) when an output varies over an axis its out_spec leaves out.
+void check_shard_map_outputs(const ShardMapSpec& spec, const std::vector<Aval>& body_out_avals);
+
+// The global type of an output assembled from per-device values under `out_spec`.
+[[nodiscard]] Aval shard_map_global_aval(const Aval& local, const PartitionSpec& spec, const Mesh& mesh);
+
+// Runs the body on every device: arguments are resharded to NamedSharding(mesh, in_spec) (logging the
+// collectives that takes), the body runs in lockstep, and outputs become arrays sharded by out_specs.
+[[nodiscard]] std::vector<Array> run_shard_map(const Jaxpr& body, const ShardMapSpec& spec,
+                                               const std::vector<Array>& args, const JaxProfile& profile, CommLog* log);
+
+}  // namespace shardscope

@@ -1,0 +1,195 @@
+// Collective primitives (psum, all_gather, ppermute, ...): shape rules, JAX's params, and cross-device kernels.
+#include <algorithm>
+
+#include "base/error.h"
+#include "exec/axis_env.h"
+#include "ir/primitive.h"
+#include "ops/ops.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+std::vector<std::string> axis_names_param(const Params& params, const std::string& key) {
+  const ParamValue& value = param(params, key);
+  if (const auto* single = value.get_if<std::string>()) return {*single};
+  std::vector<std::string> names;
+  if (const auto* tuple = value.get_if<ParamValue::Tuple>()) {
+    for (const ParamValue& item : tuple->items) names.push_back(item.as_string(key));
+  }
+  return names;
+}
+
+// The value stops varying over the reduced axes (vma).
+Aval without_varying(Aval aval, const std::vector<std::string>& axes) {
+  std::erase_if(aval.varying,
+                [&](const std::string& a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); });
+  return aval;
+}
+
+Primitive reduction_collective(const std::string& name, ReduceOp op, bool drops_varying) {
+  Primitive p;
+  p.name = name;
+  p.multiple_results = true;
+  p.abstract_eval = [drops_varying](std::span<const Aval> in, const Params& params) {
+    const std::vector<std::string> axes = axis_names_param(params, "axes");
+    std::vector<Aval> out;
+    for (const Aval& aval : in) out.push_back(drops_varying ? without_varying(aval, axes) : aval);
+    return out;
+  };
+  p.collective_impl = [name, op](const SpmdContext& context, std::span<const DeviceBuffers> inputs,
+                                 std::span<const Aval>, const Params& params) {
+    const std::vector<std::string> axes = axis_names_param(params, "axes");
+    std::vector<DeviceBuffers> out;
+    for (const DeviceBuffers& input : inputs)
+      out.push_back(all_reduce(*context.mesh, axes, input, op, context.log, name));
+    return out;
+  };
+  return p;
+}
+
+Primitive all_gather_primitive() {
+  Primitive p;
+  p.name = "all_gather";
+  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+    Aval out = in[0];
+    const int64_t dimension = param(params, "all_gather_dimension").as_int("all_gather_dimension");
+    const int64_t size = param(params, "axis_size").as_int("axis_size");
+    if (param(params, "tiled").as_bool("tiled")) {
+      out.shape[static_cast<std::size_t>(dimension)] *= size;
+    } else {
+      out.shape.insert(out.shape.begin() + dimension, size);
+    }
+    return std::vector<Aval>{out};
+  };
+  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
+                         const Params& params) {
+    return std::vector<DeviceBuffers>{all_gather(*context.mesh, axis_names_param(params, "axis_name"), inputs[0],
+                                                 param(params, "all_gather_dimension").as_int("all_gather_dimension"),
+                                                 param(params, "tiled").as_bool("tiled"), context.log, "all_gather")};
+  };
+  return p;
+}
+
+Primitive reduce_scatter_primitive() {
+  Primitive p;
+  p.name = "reduce_scatter";
+  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+    Aval out = in[0];
+    const auto dimension = static_cast<std::size_t>(param(params, "scatter_dimension").as_int("scatter_dimension"));
+    const int64_t size = param(params, "axis_size").as_int("axis_size");
+    if (param(params, "tiled").as_bool("tiled")) {
+      out.shape[dimension] /= size;
+    } else {
+      out.shape.erase(out.shape.begin() + static_cast<std::ptrdiff_t>(dimension));
+    }
+    return std::vector<Aval>{out};
+  };
+  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
+                         const Params& params) {
+    return std::vector<DeviceBuffers>{reduce_scatter(*context.mesh, axis_names_param(params, "axis_name"), inputs[0],
+                                                     param(params, "scatter_dimension").as_int("scatter_dimension"),
+                                                     param(params, "tiled").as_bool("tiled"), context.log,
+                                                     "psum_scatter")};
+  };
+  return p;
+}
+
+Primitive ppermute_primitive() {
+  Primitive p;
+  p.name = "ppermute";
+  p.abstract_eval = [](std::span<const Aval> in, const Params&) { return std::vector<Aval>{in[0]}; };
+  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
+                         const Params& params) {
+    std::vector<std::pair<int64_t, int64_t>> permutation;
+    const auto* pairs = param(params, "perm").get_if<ParamValue::Tuple>();
+    if (pairs == nullptr) throw type_error("ppermute perm must be a tuple of (source, destination) pairs");
+    for (const ParamValue& pair : pairs->items) {
+      const std::vector<int64_t> ends = pair.as_ints("perm");
+      permutation.emplace_back(ends.at(0), ends.at(1));
+    }
+    return std::vector<DeviceBuffers>{collective_permute(*context.mesh, axis_names_param(params, "axis_name"),
+                                                         inputs[0], permutation, context.log, "ppermute")};
+  };
+  return p;
+}
+
+Primitive all_to_all_primitive() {
+  Primitive p;
+  p.name = "all_to_all";
+  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+    Aval out = in[0];
+    const int64_t size = axes_size(axis_names_param(params, "axis_name"));
+    const auto split = static_cast<std::size_t>(param(params, "split_axis").as_int("split_axis"));
+    const auto concat = static_cast<std::size_t>(param(params, "concat_axis").as_int("concat_axis"));
+    out.shape[split] /= size;
+    out.shape[concat] *= size;
+    return std::vector<Aval>{out};
+  };
+  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
+                         const Params& params) {
+    return std::vector<DeviceBuffers>{all_to_all(*context.mesh, axis_names_param(params, "axis_name"), inputs[0],
+                                                 param(params, "split_axis").as_int("split_axis"),
+                                                 param(params, "concat_axis").as_int("concat_axis"), context.log,
+                                                 "all_to_all")};
+  };
+  return p;
+}
+
+Primitive axis_index_primitive() {
+  Primitive p;
+  p.name = "axis_index";
+  p.abstract_eval = [](std::span<const Aval>, const Params& params) {
+    Aval out = Aval::of({}, DType::kInt32);
+    out.varying = axis_names_param(params, "axis_name");
+    return std::vector<Aval>{out};
+  };
+  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers>, std::span<const Aval>,
+                         const Params& params) {
+    DeviceBuffers out;
+    for (const int64_t index : axis_indices(*context.mesh, axis_names_param(params, "axis_name"))) {
+      out.push_back(make_buffer<int32_t>(DType::kInt32, {}, {static_cast<int32_t>(index)}));
+    }
+    return std::vector<DeviceBuffers>{out};
+  };
+  return p;
+}
+
+// pvary only changes the type (the value now varies over the axes); no data moves.
+Primitive pvary_primitive() {
+  Primitive p;
+  p.name = "pvary";
+  p.multiple_results = true;
+  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+    std::vector<Aval> out(in.begin(), in.end());
+    for (Aval& aval : out) {
+      for (const std::string& axis : axis_names_param(params, "axes")) {
+        if (std::find(aval.varying.begin(), aval.varying.end(), axis) == aval.varying.end())
+          aval.varying.push_back(axis);
+      }
+    }
+    return out;
+  };
+  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
+    return std::vector<BufferPtr>(in.begin(), in.end());
+  };
+  return p;
+}
+
+}  // namespace
+
+void register_collective_primitives() {
+  register_primitive(reduction_collective("psum", ReduceOp::kSum, true));
+  register_primitive(reduction_collective("psum_invariant", ReduceOp::kSum, true));
+  register_primitive(reduction_collective("psum2", ReduceOp::kSum, true));
+  register_primitive(reduction_collective("pmax", ReduceOp::kMax, true));
+  register_primitive(reduction_collective("pmin", ReduceOp::kMin, true));
+  register_primitive(all_gather_primitive());
+  register_primitive(reduce_scatter_primitive());
+  register_primitive(ppermute_primitive());
+  register_primitive(all_to_all_primitive());
+  register_primitive(axis_index_primitive());
+  register_primitive(pvary_primitive());
+}
+
+}  // namespace shardscope

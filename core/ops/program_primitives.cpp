@@ -1,0 +1,62 @@
+// Primitives about programs rather than values: sharding_constraint and nested jit.
+#include <algorithm>
+
+#include "base/error.h"
+#include "exec/interpreter.h"
+#include "ir/primitive.h"
+#include "ops/ops.h"
+
+namespace shardscope {
+namespace {
+
+Primitive sharding_constraint_primitive() {
+  Primitive p;
+  p.name = "sharding_constraint";
+  p.abstract_eval = [](std::span<const Aval> in, const Params&) { return std::vector<Aval>{in[0]}; };
+  // On one device a constraint changes nothing; the partitioner reshards at this point.
+  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
+    return std::vector<BufferPtr>{in[0]};
+  };
+  return p;
+}
+
+const Jaxpr& inner_jaxpr(const Params& params) {
+  const auto* ref = param(params, "jaxpr").get_if<ParamValue::JaxprRef>();
+  if (ref == nullptr || !*ref) throw type_error("jit equation without a jaxpr");
+  return **ref;
+}
+
+Primitive jit_primitive() {
+  Primitive p;
+  p.name = "jit";
+  p.multiple_results = true;
+  p.abstract_eval = [](std::span<const Aval>, const Params& params) {
+    std::vector<Aval> out;
+    for (const Atom& atom : inner_jaxpr(params).outvars) out.push_back(atom_aval(atom));
+    return out;
+  };
+  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params& params) {
+    return evaluate_jaxpr(inner_jaxpr(params), std::vector<BufferPtr>(in.begin(), in.end()));
+  };
+  // name= first, then the rest sorted, as JAX's jit print rule does.
+  p.printed_params = [](const Eqn& eqn, const JaxProfile&) {
+    Params params = eqn.params;
+    std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) {
+      const bool a_is_name = a.first == "name";
+      const bool b_is_name = b.first == "name";
+      if (a_is_name != b_is_name) return a_is_name;
+      return a.first < b.first;
+    });
+    return params;
+  };
+  return p;
+}
+
+}  // namespace
+
+void register_program_primitives() {
+  register_primitive(sharding_constraint_primitive());
+  register_primitive(jit_primitive());
+}
+
+}  // namespace shardscope

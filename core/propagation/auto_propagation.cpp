@@ -1,0 +1,222 @@
+// Factor-based propagation: candidates agreed by every tensor of an op, conflicts settled by tensor size,
+// open tensors extended until nothing changes; cheap ops propagate first, broadcasts forward last.
+#include "propagation/auto_propagation.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/primitive.h"
+
+namespace shardscope {
+namespace {
+
+int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
+  int64_t size = 1;
+  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
+  return size;
+}
+
+bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::string>& of) {
+  return prefix.size() <= of.size() && std::equal(prefix.begin(), prefix.end(), of.begin());
+}
+
+bool cheap_op(const std::string& name, bool elementwise) {
+  return elementwise || name == "transpose" || name == "reshape" || name == "squeeze" || name == "sharding_constraint";
+}
+
+struct TensorRef {
+  const Var* var;  // null for literals (rank 0, nothing to propagate)
+  const std::vector<std::vector<int>>* dims;
+  bool is_result;
+};
+
+class Propagator {
+ public:
+  Propagator(const Mesh& mesh, LayoutMap& states) : mesh_(mesh), states_(states) {}
+
+  void run(const Jaxpr& jaxpr) {
+    for (const Var& v : jaxpr.invars) ensure(v);
+    for (const Var& v : jaxpr.constvars) ensure(v);
+    for (const Eqn& eqn : jaxpr.eqns) {
+      for (const Var& v : eqn.outputs) ensure(v);
+      if (eqn.primitive->name == "sharding_constraint") close_constraint(eqn);
+    }
+    rules_.reserve(jaxpr.eqns.size());
+    for (const Eqn& eqn : jaxpr.eqns) rules_.push_back(factor_rule_for(eqn));
+    for (int round = 0; round < 3; ++round) {
+      for (int sweep = 0; sweep < 32; ++sweep) {
+        bool changed = false;
+        for (std::size_t i = 0; i < jaxpr.eqns.size(); ++i) changed = step(jaxpr.eqns[i], rules_[i], round) || changed;
+        for (std::size_t i = jaxpr.eqns.size(); i-- > 0;) changed = step(jaxpr.eqns[i], rules_[i], round) || changed;
+        if (!changed) break;
+      }
+    }
+  }
+
+ private:
+  void ensure(const Var& v) {
+    auto& state = states_[v.id];
+    if (state.layout.size() != v.aval.rank()) state.layout.resize(v.aval.rank());
+  }
+
+  void close_constraint(const Eqn& eqn) {
+    const ParamValue* sharding = find_param(eqn.params, "sharding");
+    if (sharding == nullptr || sharding->get_if<NamedSharding>() == nullptr) return;
+    TensorLayoutState& state = states_[eqn.outputs.at(0).id];
+    state.layout = dim_axes_of(*sharding->get_if<NamedSharding>(), eqn.outputs.at(0).aval.rank());
+    state.closed = true;
+  }
+
+  std::vector<TensorRef> tensors_of(const Eqn& eqn, const FactorRule& rule) const {
+    std::vector<TensorRef> tensors;
+    for (std::size_t i = 0; i < eqn.inputs.size() && i < rule.operands.size(); ++i) {
+      const auto* var = std::get_if<Var>(&eqn.inputs[i]);
+      tensors.push_back({var, &rule.operands[i], false});
+    }
+    for (std::size_t i = 0; i < eqn.outputs.size() && i < rule.results.size(); ++i) {
+      tensors.push_back({&eqn.outputs[i], &rule.results[i], true});
+    }
+    return tensors;
+  }
+
+  bool step(const Eqn& eqn, const FactorRule& rule, int round) {
+    const std::string& name = eqn.primitive->name;
+    if (round == 0 && !cheap_op(name, rule.elementwise)) return false;
+    const std::vector<TensorRef> tensors = tensors_of(eqn, rule);
+    const std::size_t factor_count = rule.factor_sizes.size();
+
+    // Candidate axes per factor: the longest list every tensor's own list is compatible with.
+    std::vector<std::vector<std::string>> candidate(factor_count);
+    std::vector<int64_t> source_size(factor_count, 0);
+    std::vector<std::size_t> source_index(factor_count, tensors.size());
+    std::vector<bool> blocked(factor_count, false);
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+      if (tensors[t].var == nullptr) continue;
+      const Var& var = *tensors[t].var;
+      const auto axes = factor_axes(*tensors[t].dims, states_[var.id].layout, rule, mesh_);
+      for (const auto& [f, list] : axes) {
+        auto& c = candidate[static_cast<std::size_t>(f)];
+        if (list.empty()) continue;
+        if (c.empty() || is_prefix(c, list)) {
+          if (c.size() < list.size() || source_index[static_cast<std::size_t>(f)] == tensors.size()) {
+            c = list;
+            source_index[static_cast<std::size_t>(f)] = t;
+            source_size[static_cast<std::size_t>(f)] = product(var.aval.shape);
+          }
+        } else if (!is_prefix(list, c)) {
+          blocked[static_cast<std::size_t>(f)] = true;  // different axes on one factor: leave it unsharded
+        }
+      }
+    }
+    for (std::size_t f = 0; f < factor_count; ++f) {
+      if (blocked[f] || rule.kinds[f] == FactorKind::kNeedReplication) candidate[f].clear();
+    }
+    // Broadcast results only take shardings from their operand in the last round.
+    const bool forward_allowed = !(name == "broadcast_in_dim" && round < 2);
+
+    // Cross-factor conflicts: an axis goes to the factor with the larger source tensor, then (elementwise)
+    // the more sharded factor, then the earlier source, then the lower factor index.
+    std::vector<std::size_t> order(factor_count);
+    for (std::size_t f = 0; f < factor_count; ++f) order[f] = f;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      if (source_size[a] != source_size[b]) return source_size[a] > source_size[b];
+      if (rule.elementwise && candidate[a].size() != candidate[b].size()) {
+        return axes_size(mesh_, candidate[a]) > axes_size(mesh_, candidate[b]);
+      }
+      if (source_index[a] != source_index[b]) return source_index[a] < source_index[b];
+      return a < b;
+    });
+    std::set<std::string> taken;
+    for (const std::size_t f : order) {
+      auto& c = candidate[f];
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        if (taken.count(c[k]) != 0) {
+          c.resize(k);
+          break;
+        }
+      }
+      taken.insert(c.begin(), c.end());
+    }
+
+    bool changed = false;
+    // Results first, then operands (backward propagation reaches open inputs and intermediates).
+    for (const bool results : {true, false}) {
+      for (const TensorRef& tensor : tensors) {
+        if (tensor.var == nullptr || tensor.is_result != results) continue;
+        if (results && !forward_allowed) continue;
+        changed = extend(*tensor.var, *tensor.dims, candidate, rule) || changed;
+      }
+    }
+    return changed;
+  }
+
+  bool extend(const Var& var, const std::vector<std::vector<int>>& dims,
+              const std::vector<std::vector<std::string>>& candidate, const FactorRule& rule) {
+    TensorLayoutState& state = states_[var.id];
+    if (state.closed) return false;
+    bool changed = false;
+    std::set<std::string> used;
+    for (const auto& axes : state.layout) used.insert(axes.begin(), axes.end());
+    for (std::size_t d = 0; d < dims.size() && d < state.layout.size(); ++d) {
+      // A minor factor's axes only count once the major factors are fully sharded.
+      std::vector<std::string> proposed;
+      for (const int f : dims[d]) {
+        const auto& c = candidate[static_cast<std::size_t>(f)];
+        proposed.insert(proposed.end(), c.begin(), c.end());
+        if (axes_size(mesh_, c) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+      }
+      std::vector<std::string>& current = state.layout[d];
+      if (!is_prefix(current, proposed) || proposed.size() == current.size()) continue;
+      std::vector<std::string> next = current;
+      for (std::size_t k = current.size(); k < proposed.size(); ++k) {
+        const std::string& axis = proposed[k];
+        if (used.count(axis) != 0) break;
+        next.push_back(axis);
+        if (var.aval.shape[d] % axes_size(mesh_, next) != 0) {
+          next.pop_back();
+          break;
+        }
+      }
+      if (next.size() > current.size()) {
+        for (std::size_t k = current.size(); k < next.size(); ++k) used.insert(next[k]);
+        current = next;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  const Mesh& mesh_;
+  LayoutMap& states_;
+  std::vector<FactorRule> rules_;
+};
+
+}  // namespace
+
+std::map<int, std::vector<std::string>> factor_axes(const std::vector<std::vector<int>>& dims, const Layout& layout,
+                                                    const FactorRule& rule, const Mesh& mesh) {
+  std::map<int, std::vector<std::string>> result;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const std::vector<std::string> empty;
+    const std::vector<std::string>& axes = d < layout.size() ? layout[d] : empty;
+    std::size_t next_axis = 0;
+    for (const int f : dims[d]) {
+      auto& list = result[f];
+      int64_t filled = 1;
+      const int64_t size = rule.factor_sizes[static_cast<std::size_t>(f)];
+      while (next_axis < axes.size() && filled < size && size % (filled * mesh.axis_size(axes[next_axis])) == 0) {
+        filled *= mesh.axis_size(axes[next_axis]);
+        list.push_back(axes[next_axis++]);
+      }
+    }
+  }
+  return result;
+}
+
+LayoutMap propagate_layouts(const Jaxpr& jaxpr, const Mesh& mesh, LayoutMap known) {
+  Propagator propagator(mesh, known);
+  propagator.run(jaxpr);
+  return known;
+}
+
+}  // namespace shardscope

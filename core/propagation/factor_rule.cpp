@@ -1,0 +1,380 @@
+// Factor rules per primitive family (elementwise, reductions, contractions, layout changes).
+#include "propagation/factor_rule.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "ir/primitive.h"
+
+namespace shardscope {
+namespace {
+
+const std::set<std::string>& elementwise_names() {
+  static const std::set<std::string> names = {"neg",
+                                              "sign",
+                                              "floor",
+                                              "ceil",
+                                              "round",
+                                              "is_finite",
+                                              "exp",
+                                              "exp2",
+                                              "log",
+                                              "log1p",
+                                              "expm1",
+                                              "tanh",
+                                              "logistic",
+                                              "sin",
+                                              "cos",
+                                              "tan",
+                                              "asin",
+                                              "acos",
+                                              "atan",
+                                              "sinh",
+                                              "cosh",
+                                              "asinh",
+                                              "acosh",
+                                              "atanh",
+                                              "sqrt",
+                                              "rsqrt",
+                                              "cbrt",
+                                              "abs",
+                                              "erf",
+                                              "erfc",
+                                              "erf_inv",
+                                              "lgamma",
+                                              "digamma",
+                                              "square",
+                                              "reciprocal",
+                                              "not",
+                                              "population_count",
+                                              "clz",
+                                              "add",
+                                              "sub",
+                                              "mul",
+                                              "div",
+                                              "rem",
+                                              "pow",
+                                              "max",
+                                              "min",
+                                              "atan2",
+                                              "nextafter",
+                                              "and",
+                                              "or",
+                                              "xor",
+                                              "shift_left",
+                                              "shift_right_logical",
+                                              "shift_right_arithmetic",
+                                              "eq",
+                                              "ne",
+                                              "lt",
+                                              "le",
+                                              "gt",
+                                              "ge",
+                                              "integer_pow",
+                                              "select_n",
+                                              "clamp",
+                                              "convert_element_type",
+                                              "copy",
+                                              "copy_p",
+                                              "pvary",
+                                              "real",
+                                              "imag"};
+  return names;
+}
+
+FactorRule elementwise_rule(const Eqn& eqn) {
+  FactorRule rule;
+  rule.elementwise = true;
+  const Aval& out = eqn.outputs.at(0).aval;
+  for (const int64_t size : out.shape) rule.add_factor(size, FactorKind::kPassThrough);
+  for (const Atom& input : eqn.inputs) {
+    const Aval& aval = atom_aval(input);
+    std::vector<std::vector<int>> dims(aval.rank());
+    // Scalars broadcast; same-rank operands share every factor (size-1 dims of lax ops do not occur).
+    if (aval.rank() == out.rank()) {
+      for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = {static_cast<int>(d)};
+    }
+    rule.operands.push_back(dims);
+  }
+  for (std::size_t o = 0; o < eqn.outputs.size(); ++o) {
+    std::vector<std::vector<int>> dims(out.rank());
+    for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = {static_cast<int>(d)};
+    rule.results.push_back(dims);
+  }
+  return rule;
+}
+
+std::vector<int64_t> int_param(const Eqn& eqn, const std::string& key) { return param(eqn.params, key).as_ints(key); }
+
+FactorRule reduce_rule(const Eqn& eqn, FactorKind reduced_kind) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  const std::vector<int64_t> axes = int_param(eqn, "axes");
+  std::vector<std::vector<int>> operand(in.rank());
+  std::vector<std::vector<int>> result;
+  for (std::size_t d = 0; d < in.rank(); ++d) {
+    const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+    const int f = rule.add_factor(in.shape[d], reduced ? reduced_kind : FactorKind::kPassThrough);
+    operand[d] = {f};
+    if (!reduced) result.push_back({f});
+  }
+  rule.operands.push_back(operand);
+  rule.results.assign(eqn.outputs.size(), result);
+  return rule;
+}
+
+FactorRule dot_general_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& lhs = atom_aval(eqn.inputs.at(0));
+  const Aval& rhs = atom_aval(eqn.inputs.at(1));
+  const auto& numbers = param(eqn.params, "dimension_numbers").as_items("dimension_numbers");
+  const auto dims_of = [&](std::size_t group, std::size_t side) {
+    return numbers.at(group).as_items("dimension_numbers").at(side).as_ints("dimension_numbers");
+  };
+  const std::vector<int64_t> lhs_contract = dims_of(0, 0);
+  const std::vector<int64_t> rhs_contract = dims_of(0, 1);
+  const std::vector<int64_t> lhs_batch = dims_of(1, 0);
+  const std::vector<int64_t> rhs_batch = dims_of(1, 1);
+  std::vector<std::vector<int>> l(lhs.rank());
+  std::vector<std::vector<int>> r(rhs.rank());
+  std::vector<std::vector<int>> out;
+  for (std::size_t i = 0; i < lhs_batch.size(); ++i) {
+    const int f = rule.add_factor(lhs.shape[static_cast<std::size_t>(lhs_batch[i])], FactorKind::kPassThrough);
+    l[static_cast<std::size_t>(lhs_batch[i])] = {f};
+    r[static_cast<std::size_t>(rhs_batch[i])] = {f};
+    out.push_back({f});
+  }
+  for (std::size_t d = 0; d < lhs.rank(); ++d) {
+    const auto dim = static_cast<int64_t>(d);
+    if (std::count(lhs_batch.begin(), lhs_batch.end(), dim) + std::count(lhs_contract.begin(), lhs_contract.end(), dim))
+      continue;
+    const int f = rule.add_factor(lhs.shape[d], FactorKind::kPassThrough);
+    l[d] = {f};
+    out.push_back({f});
+  }
+  for (std::size_t d = 0; d < rhs.rank(); ++d) {
+    const auto dim = static_cast<int64_t>(d);
+    if (std::count(rhs_batch.begin(), rhs_batch.end(), dim) + std::count(rhs_contract.begin(), rhs_contract.end(), dim))
+      continue;
+    const int f = rule.add_factor(rhs.shape[d], FactorKind::kPassThrough);
+    r[d] = {f};
+    out.push_back({f});
+  }
+  for (std::size_t i = 0; i < lhs_contract.size(); ++i) {
+    const int f = rule.add_factor(lhs.shape[static_cast<std::size_t>(lhs_contract[i])], FactorKind::kReduction);
+    l[static_cast<std::size_t>(lhs_contract[i])] = {f};
+    r[static_cast<std::size_t>(rhs_contract[i])] = {f};
+  }
+  rule.operands = {l, r};
+  rule.results = {out};
+  return rule;
+}
+
+FactorRule transpose_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  const std::vector<int64_t> permutation = int_param(eqn, "permutation");
+  std::vector<std::vector<int>> operand(in.rank());
+  for (std::size_t d = 0; d < in.rank(); ++d) operand[d] = {rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
+  std::vector<std::vector<int>> result;
+  for (const int64_t p : permutation) result.push_back(operand[static_cast<std::size_t>(p)]);
+  rule.operands = {operand};
+  rule.results = {result};
+  return rule;
+}
+
+FactorRule broadcast_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  const Aval& out = eqn.outputs.at(0).aval;
+  const std::vector<int64_t> mapping = int_param(eqn, "broadcast_dimensions");
+  std::vector<std::vector<int>> result(out.rank());
+  std::vector<std::vector<int>> operand(in.rank());
+  for (std::size_t d = 0; d < out.rank(); ++d) result[d] = {rule.add_factor(out.shape[d], FactorKind::kPassThrough)};
+  for (std::size_t i = 0; i < in.rank() && i < mapping.size(); ++i) {
+    const auto target = static_cast<std::size_t>(mapping[i]);
+    // A size-1 dim stretched to N is a new index, not the operand's.
+    if (in.shape[i] == out.shape[target]) operand[i] = result[target];
+  }
+  rule.operands.push_back(operand);
+  for (std::size_t k = 1; k < eqn.inputs.size(); ++k) rule.operands.emplace_back(atom_aval(eqn.inputs[k]).rank());
+  rule.results = {result};
+  return rule;
+}
+
+// Reshape: walk both shapes, grouping dims into equal-product runs; a run of one dim on each side is a
+// pass-through factor, merges and splits share factors major to minor.
+FactorRule reshape_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Shape& in = atom_aval(eqn.inputs.at(0)).shape;
+  const Shape& out = eqn.outputs.at(0).aval.shape;
+  std::vector<std::vector<int>> operand(in.size());
+  std::vector<std::vector<int>> result(out.size());
+  std::size_t i = 0;
+  std::size_t o = 0;
+  while (i < in.size() || o < out.size()) {
+    if (i < in.size() && in[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (o < out.size() && out[o] == 1) {
+      ++o;
+      continue;
+    }
+    if (i >= in.size() || o >= out.size()) break;
+    if (in[i] == out[o]) {
+      const int f = rule.add_factor(in[i], FactorKind::kPassThrough);
+      operand[i++] = {f};
+      result[o++] = {f};
+      continue;
+    }
+    // One side's dim is made of several of the other's: factors are the finer side's dims.
+    if (in[i] < out[o] && out[o] % in[i] == 0) {
+      int64_t remaining = out[o];
+      while (i < in.size() && remaining % in[i] == 0 && remaining > 1) {
+        const int f = rule.add_factor(in[i], FactorKind::kPassThrough);
+        operand[i] = {f};
+        result[o].push_back(f);
+        remaining /= in[i++];
+      }
+      ++o;
+      if (remaining != 1) break;
+    } else if (out[o] < in[i] && in[i] % out[o] == 0) {
+      int64_t remaining = in[i];
+      while (o < out.size() && remaining % out[o] == 0 && remaining > 1) {
+        const int f = rule.add_factor(out[o], FactorKind::kPassThrough);
+        result[o] = {f};
+        operand[i].push_back(f);
+        remaining /= out[o++];
+      }
+      ++i;
+      if (remaining != 1) break;
+    } else {
+      break;  // no clean correspondence: leave the rest unmapped (need replication)
+    }
+  }
+  rule.operands = {operand};
+  rule.results = {result};
+  return rule;
+}
+
+// Every dim of every tensor must be replicated.
+FactorRule replicated_rule(const Eqn& eqn) {
+  FactorRule rule;
+  for (const Atom& input : eqn.inputs) {
+    const Aval& aval = atom_aval(input);
+    std::vector<std::vector<int>> dims;
+    for (const int64_t size : aval.shape) dims.push_back({rule.add_factor(size, FactorKind::kNeedReplication)});
+    rule.operands.push_back(dims);
+  }
+  for (const Var& output : eqn.outputs) {
+    std::vector<std::vector<int>> dims;
+    for (const int64_t size : output.aval.shape) dims.push_back({rule.add_factor(size, FactorKind::kNeedReplication)});
+    rule.results.push_back(dims);
+  }
+  return rule;
+}
+
+// Ops that keep every dim but one (cumulative ops along `axis`): that dim needs replication.
+FactorRule along_axis_rule(const Eqn& eqn, int64_t axis) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  std::vector<std::vector<int>> dims(in.rank());
+  for (std::size_t d = 0; d < in.rank(); ++d) {
+    dims[d] = {rule.add_factor(
+        in.shape[d], static_cast<int64_t>(d) == axis ? FactorKind::kNeedReplication : FactorKind::kPassThrough)};
+  }
+  rule.operands = {dims};
+  rule.results.assign(eqn.outputs.size(), dims);
+  return rule;
+}
+
+// Sliced, padded or reversed dims need replication; untouched dims pass through.
+FactorRule same_rank_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  const Aval& out = eqn.outputs.at(0).aval;
+  if (in.rank() != out.rank()) return replicated_rule(eqn);
+  std::vector<std::vector<int>> operand(in.rank());
+  std::vector<std::vector<int>> result(out.rank());
+  for (std::size_t d = 0; d < in.rank(); ++d) {
+    if (in.shape[d] == out.shape[d] && eqn.primitive->name != "rev") {
+      operand[d] = result[d] = {rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
+    } else {
+      operand[d] = {rule.add_factor(in.shape[d], FactorKind::kNeedReplication)};
+      result[d] = {rule.add_factor(out.shape[d], FactorKind::kNeedReplication)};
+    }
+  }
+  rule.operands.push_back(operand);
+  for (std::size_t k = 1; k < eqn.inputs.size(); ++k) {
+    std::vector<std::vector<int>> dims;
+    for (const int64_t size : atom_aval(eqn.inputs[k]).shape) {
+      dims.push_back({rule.add_factor(size, FactorKind::kNeedReplication)});
+    }
+    rule.operands.push_back(dims);
+  }
+  rule.results = {result};
+  return rule;
+}
+
+// squeeze drops size-1 dims: the others keep their factors.
+FactorRule squeeze_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& in = atom_aval(eqn.inputs.at(0));
+  const std::vector<int64_t> removed = int_param(eqn, "dimensions");
+  std::vector<std::vector<int>> operand(in.rank());
+  std::vector<std::vector<int>> result;
+  for (std::size_t d = 0; d < in.rank(); ++d) {
+    if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(d)) != removed.end()) continue;
+    operand[d] = {rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
+    result.push_back(operand[d]);
+  }
+  rule.operands = {operand};
+  rule.results = {result};
+  return rule;
+}
+
+// Values made from nothing (iota, constants): sharded however their users want them.
+FactorRule nullary_rule(const Eqn& eqn) {
+  FactorRule rule;
+  for (const Var& output : eqn.outputs) {
+    std::vector<std::vector<int>> dims;
+    for (const int64_t size : output.aval.shape) dims.push_back({rule.add_factor(size, FactorKind::kPassThrough)});
+    rule.results.push_back(dims);
+  }
+  return rule;
+}
+
+}  // namespace
+
+int FactorRule::add_factor(int64_t size, FactorKind kind) {
+  factor_sizes.push_back(size);
+  kinds.push_back(kind);
+  return static_cast<int>(factor_sizes.size() - 1);
+}
+
+FactorRule factor_rule_for(const Eqn& eqn) {
+  const std::string& name = eqn.primitive->name;
+  if (elementwise_names().count(name) != 0 && !eqn.outputs.empty()) return elementwise_rule(eqn);
+  if (name == "reduce_sum" || name == "reduce_max" || name == "reduce_min")
+    return reduce_rule(eqn, FactorKind::kReduction);
+  if (name == "reduce_prod" || name == "reduce_and" || name == "reduce_or" || name == "argmax" || name == "argmin") {
+    return reduce_rule(eqn, FactorKind::kNeedReplication);
+  }
+  if (name == "dot_general") return dot_general_rule(eqn);
+  if (name == "transpose") return transpose_rule(eqn);
+  if (name == "broadcast_in_dim") return broadcast_rule(eqn);
+  if (name == "squeeze") return squeeze_rule(eqn);
+  if (eqn.inputs.empty()) return nullary_rule(eqn);
+  if (name == "reshape") return reshape_rule(eqn);
+  if (name == "cumsum" || name == "cumprod" || name == "cummax" || name == "cummin") {
+    return along_axis_rule(eqn, param(eqn.params, "axis").as_int("axis"));
+  }
+  if (name == "slice" || name == "pad" || name == "rev" || name == "dynamic_slice" || name == "dynamic_update_slice") {
+    return same_rank_rule(eqn);
+  }
+  return replicated_rule(eqn);
+}
+
+}  // namespace shardscope

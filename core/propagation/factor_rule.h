@@ -1,0 +1,32 @@
+// Sharding rules in factor form (as Shardy states them): which operand and result dims share an index.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/jaxpr.h"
+
+namespace shardscope {
+
+enum class FactorKind {
+  kPassThrough,      // sharding it needs no communication if every tensor agrees
+  kReduction,        // operands only (dot contraction, reduced dims): partial results are all-reduced
+  kNeedReplication,  // must be unsharded for the local kernel (sort dim, cumulative axis, sliced dims)
+};
+
+struct FactorRule {
+  std::vector<int64_t> factor_sizes;
+  std::vector<FactorKind> kinds;
+  // [tensor][dim] -> factors of that dim, major to minor (a dim may hold several after a reshape).
+  std::vector<std::vector<std::vector<int>>> operands;
+  std::vector<std::vector<std::vector<int>>> results;
+  bool elementwise = false;  // conflicts prefer the more sharded factor only for elementwise ops
+
+  int add_factor(int64_t size, FactorKind kind);
+};
+
+// The rule of an equation's primitive; primitives without a rule get need-replication factors on every
+// dim (correct values, no sharding through them).
+[[nodiscard]] FactorRule factor_rule_for(const Eqn& eqn);
+
+}  // namespace shardscope

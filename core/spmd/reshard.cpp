@@ -1,0 +1,137 @@
+// Resharding: choose the collective from the source and target layouts, then move the data.
+#include "spmd/reshard.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+bool same_devices(const Sharding& a, const Sharding& b) {
+  const auto* na = std::get_if<NamedSharding>(&a);
+  const auto* nb = std::get_if<NamedSharding>(&b);
+  if (na == nullptr || nb == nullptr) return false;
+  return na->mesh.devices() == nb->mesh.devices() && na->mesh.axis_sizes() == nb->mesh.axis_sizes() &&
+         na->mesh.axis_names() == nb->mesh.axis_names();
+}
+
+bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::string>& of) {
+  return prefix.size() <= of.size() && std::equal(prefix.begin(), prefix.end(), of.begin());
+}
+
+DeviceBuffers local_buffers(const Array& array) {
+  DeviceBuffers buffers;
+  for (const Array::Shard& shard : array.shards()) buffers.push_back(shard.data);
+  return buffers;
+}
+
+// Each device cuts its target block out of the (larger) block it holds.
+DeviceBuffers slice_to_target(const DeviceBuffers& held, const std::vector<DeviceIndex>& held_index,
+                              const std::vector<DeviceIndex>& target_index) {
+  DeviceBuffers out(held.size());
+  for (std::size_t d = 0; d < held.size(); ++d) {
+    std::vector<DimSlice> relative(target_index[d].index.size());
+    bool whole = true;
+    for (std::size_t dim = 0; dim < relative.size(); ++dim) {
+      const DimSlice& want = target_index[d].index[dim];
+      const DimSlice& have = held_index[d].index[dim];
+      if (want.full || (!have.full && want.start == have.start && want.stop == have.stop)) continue;
+      const int64_t origin = have.full ? 0 : have.start;
+      relative[dim] = DimSlice{false, want.start - origin, want.stop - origin, want.block};
+      whole = false;
+    }
+    out[d] = whole ? held[d] : slice_block(*held[d], relative);
+  }
+  return out;
+}
+
+Array assemble(const Array& source, const Sharding& target, const DeviceBuffers& buffers, const JaxProfile& profile) {
+  std::vector<Array::Shard> shards;
+  const std::vector<DeviceIndex> index = devices_indices_map(target, source.shape(), profile);
+  for (std::size_t d = 0; d < index.size(); ++d) {
+    shards.push_back({index[d].device, index[d].index, index[d].replica_id, buffers[d]});
+  }
+  return Array::from_shards(source.aval(), target, std::move(shards));
+}
+
+}  // namespace
+
+Layout dim_axes_of(const NamedSharding& sharding, std::size_t rank) {
+  Layout axes(rank);
+  for (std::size_t d = 0; d < rank && d < sharding.spec.size(); ++d) {
+    for (const std::string& axis : sharding.spec.entries()[d].axes) {
+      if (sharding.mesh.axis_size(axis) > 1) axes[d].push_back(axis);
+    }
+  }
+  return axes;
+}
+
+NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout, std::optional<std::string> memory_kind) {
+  std::vector<SpecEntry> entries;
+  for (const auto& axes : layout) entries.push_back(SpecEntry::of_axes(axes));
+  return NamedSharding{mesh, PartitionSpec(std::move(entries)), std::move(memory_kind)};
+}
+
+DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout& from, const Layout& to,
+                              const DeviceBuffers& held, const JaxProfile& profile, CommLog* log,
+                              const std::string& origin) {
+  if (from == to) return held;
+  const std::size_t rank = shape.size();
+  DeviceBuffers buffers = held;
+
+  // One group of axes leaving the end of dimension i for the end of dimension j: a single all-to-all.
+  for (std::size_t i = 0; i < rank; ++i) {
+    for (std::size_t j = 0; j < rank; ++j) {
+      if (i == j || !is_prefix(to[i], from[i]) || !is_prefix(from[j], to[j])) continue;
+      const std::vector<std::string> leaving(from[i].begin() + static_cast<std::ptrdiff_t>(to[i].size()),
+                                             from[i].end());
+      const std::vector<std::string> arriving(to[j].begin() + static_cast<std::ptrdiff_t>(from[j].size()), to[j].end());
+      if (leaving.empty() || leaving != arriving) continue;
+      Layout moved = from;
+      moved[i] = to[i];
+      moved[j] = to[j];
+      if (moved != to) continue;
+      return all_to_all(mesh, leaving, buffers, static_cast<int64_t>(j), static_cast<int64_t>(i), log, origin);
+    }
+  }
+
+  // Otherwise gather away every axis that is not a kept prefix of its dimension, then slice locally.
+  Layout kept(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    std::size_t common = 0;
+    while (common < from[d].size() && common < to[d].size() && from[d][common] == to[d][common]) ++common;
+    kept[d].assign(from[d].begin(), from[d].begin() + static_cast<std::ptrdiff_t>(common));
+    // Gathering the minor-most axes first keeps each concatenation in block order.
+    for (std::size_t a = from[d].size(); a-- > common;) {
+      buffers = all_gather(mesh, {from[d][a]}, buffers, static_cast<int64_t>(d), true, log, origin);
+    }
+  }
+  const std::vector<DeviceIndex> held_index =
+      devices_indices_map(sharding_of_layout(mesh, kept, std::nullopt), shape, profile);
+  const std::vector<DeviceIndex> target_index =
+      devices_indices_map(sharding_of_layout(mesh, to, std::nullopt), shape, profile);
+  return slice_to_target(buffers, held_index, target_index);
+}
+
+Array reshard(const Array& array, const Sharding& target, const JaxProfile& profile, CommLog* log,
+              const std::string& origin) {
+  if (array.is_abstract()) return Array::abstract(array.aval(), target, profile);
+  if (!same_devices(array.sharding(), target)) {
+    // Different devices (e.g. a committed single-device array): a host round trip, as device_put does.
+    (void)devices_indices_map(target, array.shape(), profile);
+    return Array::from_host(array.gather(), target, profile, array.aval().weak_type);
+  }
+  const auto& source_named = std::get<NamedSharding>(array.sharding());
+  const auto& target_named = std::get<NamedSharding>(target);
+  const std::size_t rank = array.shape().size();
+  const Layout from = dim_axes_of(source_named, rank);
+  const Layout to = dim_axes_of(target_named, rank);
+  if (from == to) return array.with_sharding(target);
+  const DeviceBuffers moved =
+      reshard_buffers(source_named.mesh, array.shape(), from, to, local_buffers(array), profile, log, origin);
+  return assemble(array, target, moved, profile);
+}
+
+}  // namespace shardscope

@@ -1,0 +1,32 @@
+// Resharding between layouts on one mesh with the collectives XLA's partitioner would use.
+#pragma once
+
+#include "array/array.h"
+#include "ir/primitive.h"
+#include "spmd/comm_log.h"
+
+namespace shardscope {
+
+// Per dimension, the mesh axes that shard it (major to minor).
+using Layout = std::vector<std::vector<std::string>>;
+
+// The layout of a NamedSharding for an array of rank `rank`; size-1 axes dropped.
+[[nodiscard]] Layout dim_axes_of(const NamedSharding& sharding, std::size_t rank);
+
+// A NamedSharding with the layout's spec (trailing unsharded dims kept as None).
+[[nodiscard]] NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout,
+                                               std::optional<std::string> memory_kind);
+
+// Moves per-device blocks of a `shape` array from layout `from` to layout `to` on `mesh`, choosing the
+// collectives XLA would (see reshard below). Buffers are in mesh order.
+[[nodiscard]] DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout& from, const Layout& to,
+                                            const DeviceBuffers& buffers, const JaxProfile& profile, CommLog* log,
+                                            const std::string& origin);
+
+// Moves `array` to `target`: nothing when the layout is the same; a local slice when only axes are
+// added; an all-to-all when one set of axes moves between dimensions; otherwise all-gathers of the
+// axes that go away followed by local slices. Arrays on other devices are transferred through the host.
+[[nodiscard]] Array reshard(const Array& array, const Sharding& target, const JaxProfile& profile, CommLog* log,
+                            const std::string& origin = "reshard");
+
+}  // namespace shardscope

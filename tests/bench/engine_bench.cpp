@@ -1,0 +1,103 @@
+// Engine benchmarks against the anchors in tests/bench/README.md (numpy figures come from numpy_baseline.py).
+#include <benchmark/benchmark.h>
+
+#include <numeric>
+
+#include "device/presets.h"
+#include "exec/axis_env.h"
+#include "exec/builder.h"
+#include "exec/jit.h"
+#include "exec/shard_map.h"
+
+namespace {
+
+using namespace shardscope;
+
+const JaxProfile kProfile;
+
+Mesh cpu_mesh(int64_t n) {
+  return make_mesh({n}, {"x"}, make_device_preset("cpu:" + std::to_string(n)).devices, kProfile,
+                   std::vector<AxisType>{AxisType::kAuto});
+}
+
+BufferPtr ramp(const Shape& shape) {
+  std::vector<float> values(static_cast<std::size_t>(product(shape)));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) * 0.001F;
+  return make_buffer(DType::kFloat32, shape, values);
+}
+
+// jit(2 * sin(x) + 1) on 32M float32 sharded 8 ways.
+void BM_JitSinAffine_32M_8way(benchmark::State& state) {
+  const Mesh mesh = cpu_mesh(8);
+  const int64_t n = 32 * 1024 * 1024;
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({n}, DType::kFloat32));
+  const Atom s = b.bind1("sin", {x});
+  const Atom twice = b.bind1("mul", {scalar_literal(2.0, DType::kFloat32), s});
+  const JaxprPtr jaxpr = b.build({b.bind1("add", {twice, scalar_literal(1.0, DType::kFloat32)})});
+  const Array arr =
+      Array::from_host(ramp({n}), make_named_sharding(mesh, parse_partition_spec("P('x')"), kProfile), kProfile);
+  for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
+  state.SetBytesProcessed(state.iterations() * n * 4);
+}
+BENCHMARK(BM_JitSinAffine_32M_8way)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Seed 001's pmap(vmap(dot)) on (8, 1250000, 3): each device does a row-wise dot of its (1250000, 3) block.
+void BM_PmapVmapDot_8x1250000x3(benchmark::State& state) {
+  const Mesh mesh = cpu_mesh(8);
+  ShardMapSpec spec;
+  spec.mesh = mesh;
+  spec.in_specs = {parse_partition_spec("P('x')"), parse_partition_spec("P('x')")};
+  spec.out_specs = {parse_partition_spec("P('x')")};
+  spec.check_vma = false;
+  JaxprBuilder b;
+  const Var v = b.arg(Aval::of({1, 1250000, 3}, DType::kFloat32));
+  const Var u = b.arg(Aval::of({1, 1250000, 3}, DType::kFloat32));
+  const Params numbers = {
+      {"dimension_numbers",
+       ParamValue::tuple({ParamValue::tuple({ParamValue::list({2}), ParamValue::list({2})}),
+                          ParamValue::tuple({ParamValue::list({0, 1}), ParamValue::list({0, 1})})})},
+      {"precision", ParamValue::None{}},
+      {"preferred_element_type", DType::kFloat32}};
+  const JaxprPtr body = b.build({b.bind1("dot_general", {v, u}, numbers)});
+  const NamedSharding sharding = make_named_sharding(mesh, parse_partition_spec("P('x')"), kProfile);
+  const Array vs = Array::from_host(ramp({8, 1250000, 3}), sharding, kProfile);
+  const Array us = Array::from_host(ramp({8, 1250000, 3}), sharding, kProfile);
+  for (auto _ : state) benchmark::DoNotOptimize(run_shard_map(*body, spec, {vs, us}, kProfile, nullptr));
+}
+BENCHMARK(BM_PmapVmapDot_8x1250000x3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One device's 2048x2048 float32 matmul (the kernel every sharded dot runs locally).
+void BM_Matmul2048(benchmark::State& state) {
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({2048, 2048}, DType::kFloat32));
+  const Var y = b.arg(Aval::of({2048, 2048}, DType::kFloat32));
+  const Params numbers = {
+      {"dimension_numbers", ParamValue::tuple({ParamValue::tuple({ParamValue::list({1}), ParamValue::list({0})}),
+                                               ParamValue::tuple({ParamValue::list({}), ParamValue::list({})})})},
+      {"precision", ParamValue::None{}},
+      {"preferred_element_type", DType::kFloat32}};
+  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {x, y}, numbers)});
+  const Mesh mesh = cpu_mesh(1);
+  const Sharding one = make_single_device_sharding(mesh.devices().front(), kProfile);
+  const Array a = Array::from_host(ramp({2048, 2048}), one, kProfile);
+  for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {a, a}, {}, kProfile));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * 2048 * 2048 * 2048, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A small eager op: x + 1 on a (4, 8) array sharded 8 ways.
+void BM_SmallShardedAdd_4x8(benchmark::State& state) {
+  const Mesh mesh = make_mesh({2, 4}, {"x", "y"}, make_device_preset("cpu:8").devices, kProfile,
+                              std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({4, 8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("add", {x, scalar_literal(1.0, DType::kFloat32)})});
+  const Array arr = Array::from_host(
+      ramp({4, 8}), make_named_sharding(mesh, parse_partition_spec("P('x', 'y')"), kProfile), kProfile);
+  for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
+}
+BENCHMARK(BM_SmallShardedAdd_4x8)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""numpy (OpenBLAS) figures for the same workloads as engine_bench.cpp, measured in the same session."""
+import json
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_info
+
+
+def best_of(fn, repeats=5):
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    x = (np.arange(32 * 1024 * 1024, dtype=np.float32) % 1000) * np.float32(0.001)
+    sin_affine = best_of(lambda: 2 * np.sin(x) + 1)
+    v = (np.arange(8 * 1250000 * 3, dtype=np.float32) % 1000).reshape(8, 1250000, 3) * np.float32(0.001)
+    einsum = best_of(lambda: np.einsum("dbi,dbi->db", v, v))
+    a = (np.arange(2048 * 2048, dtype=np.float32) % 1000).reshape(2048, 2048) * np.float32(0.001)
+    matmul = best_of(lambda: a @ a)
+    small = np.ones((4, 8), np.float32)
+    small_add = best_of(lambda: [small + 1 for _ in range(1000)]) / 1000
+    print(json.dumps({
+        "numpy": np.__version__,
+        "blas": [{k: info.get(k) for k in ("internal_api", "version", "num_threads", "architecture")}
+                 for info in threadpool_info()],
+        "sin_affine_32M_s": sin_affine,
+        "einsum_8x1250000x3_s": einsum,
+        "matmul_2048_gflops": 2 * 2048 ** 3 / matmul / 1e9,
+        "small_add_4x8_s": small_add,
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+// jit in Auto mode: the recorded output shardings of JAX's docs and the seeds, the collectives the
+// partitioner inserts, and values equal to the single-device reference.
+#include "exec/jit.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "device/presets.h"
+#include "exec/builder.h"
+#include "exec/interpreter.h"
+
+using namespace shardscope;
+
+namespace {
+
+const JaxProfile kProfile;
+
+Mesh tpu_mesh(std::vector<int64_t> shape, std::vector<std::string> names, const std::string& preset = "tpu-v3-8") {
+  return make_mesh(shape, names, make_device_preset(preset).devices, kProfile,
+                   std::vector<AxisType>(shape.size(), AxisType::kAuto));
+}
+
+BufferPtr iota_f32(const Shape& shape, float scale = 1.0F) {
+  std::vector<float> values(static_cast<std::size_t>(product(shape)));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = scale * static_cast<float>(i % 97) - 3.0F;
+  return make_buffer(DType::kFloat32, shape, values);
+}
+
+Array placed(const BufferPtr& value, const Mesh& mesh, const std::string& spec) {
+  return Array::from_host(value, make_named_sharding(mesh, parse_partition_spec(spec), kProfile), kProfile);
+}
+
+Array uncommitted(const BufferPtr& value, const Mesh& mesh) {
+  return Array::from_host(value, make_single_device_sharding(mesh.devices().front(), kProfile), kProfile);
+}
+
+std::string spec_of(const Array& array) { return std::get<NamedSharding>(array.sharding()).spec.repr(kProfile); }
+
+// The sharded run must equal the single-device reference.
+void check_matches_reference(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitRun& run) {
+  std::vector<BufferPtr> inputs;
+  for (const Array& a : args) inputs.push_back(a.gather());
+  const std::vector<BufferPtr> expected = evaluate_jaxpr(jaxpr, inputs);
+  REQUIRE(expected.size() == run.outputs.size());
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    const BufferPtr actual = run.outputs[o].gather();
+    REQUIRE(actual->size() == expected[o]->size());
+    for (int64_t i = 0; i < actual->size(); ++i) {
+      CHECK(actual->element_as_double(i) == doctest::Approx(expected[o]->element_as_double(i)).epsilon(1e-5));
+    }
+  }
+}
+
+Params reduce_axes(std::vector<int64_t> axes) {
+  return {{"axes", ParamValue::int_tuple(axes)}, {"out_sharding", ParamValue::None{}}};
+}
+
+Params matmul_numbers() {
+  return {{"dimension_numbers", ParamValue::tuple({ParamValue::tuple({ParamValue::list({1}), ParamValue::list({0})}),
+                                                   ParamValue::tuple({ParamValue::list({}), ParamValue::list({})})})},
+          {"precision", ParamValue::None{}},
+          {"preferred_element_type", DType::kFloat32}};
+}
+
+}  // namespace
+
+TEST_CASE("f_elementwise keeps the input's sharding object and moves nothing") {
+  const Mesh mesh = tpu_mesh({2, 4}, {"x", "y"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({4, 8}, DType::kFloat32));
+  const Atom s = b.bind1("sin", {x});
+  const Atom twice = b.bind1("mul", {scalar_literal(2.0, DType::kFloat32), s});
+  const Atom out = b.bind1("add", {twice, scalar_literal(1.0, DType::kFloat32)});
+  const JaxprPtr jaxpr = b.build({out});
+  const Array arr = placed(iota_f32({4, 8}), mesh, "P('x', 'y')");
+  const JitRun run = run_jit(*jaxpr, {arr}, {}, kProfile);
+  CHECK(run.outputs[0].sharding() == arr.sharding());
+  CHECK(run.log.empty());
+  check_matches_reference(*jaxpr, {arr}, run);
+}
+
+TEST_CASE("f_contract: x.sum(0) of P('x','y') is P('y',) after an all-reduce over x") {
+  const Mesh mesh = tpu_mesh({2, 4}, {"x", "y"});  // [[0,1,2,3],[6,7,4,5]]
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({4, 8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("reduce_sum", {x}, reduce_axes({0}))});
+  std::vector<float> values(32);
+  std::iota(values.begin(), values.end(), 0.0F);
+  const Array arr = placed(make_buffer(DType::kFloat32, {4, 8}, values), mesh, "P('x', 'y')");
+  const JitRun run = run_jit(*jaxpr, {arr}, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P('y',)");
+  REQUIRE(run.log.records().size() == 1);
+  CHECK(run.log.records()[0].kind == CollectiveKind::kAllReduce);
+  CHECK(run.log.records()[0].axes == std::vector<std::string>{"x"});
+  CHECK(run.log.records()[0].groups == std::vector<std::vector<int64_t>>{{0, 6}, {1, 7}, {2, 4}, {3, 5}});
+  const BufferPtr result = run.outputs[0].gather();
+  for (int64_t i = 0; i < 8; ++i) CHECK(result->element_as_double(i) == 48 + 4 * i);
+}
+
+TEST_CASE("dot of P('a',None) and P(None,'b') is P('a','b') with no communication") {
+  const Mesh mesh = tpu_mesh({4, 2}, {"a", "b"});
+  JaxprBuilder b;
+  const Var y = b.arg(Aval::of({16, 16}, DType::kFloat32));
+  const Var z = b.arg(Aval::of({16, 16}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {y, z}, matmul_numbers())});
+  const std::vector<Array> args = {placed(iota_f32({16, 16}), mesh, "P('a', None)"),
+                                   placed(iota_f32({16, 16}, 0.5F), mesh, "P(None, 'b')")};
+  const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P('a', 'b')");
+  CHECK(run.log.empty());
+  check_matches_reference(*jaxpr, args, run);
+}
+
+TEST_CASE("a contraction sharded on both operands all-reduces (multi_process.md matmul)") {
+  const Mesh mesh = tpu_mesh({8, 2}, {"a", "b"}, "tpu-v5e-16");
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({32, 16}, DType::kFloat32));
+  const Var y = b.arg(Aval::of({16, 32}, DType::kFloat32));
+  const Atom product_ = b.bind1("dot_general", {x, y}, matmul_numbers());
+  const JaxprPtr jaxpr = b.build({b.bind1("max", {product_, scalar_literal(0.0, DType::kFloat32)})});
+  const std::vector<Array> args = {placed(iota_f32({32, 16}), mesh, "P('a', 'b')"),
+                                   placed(iota_f32({16, 32}, 0.25F), mesh, "P('b', None)")};
+  const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P('a',)");
+  REQUIRE(run.log.records().size() == 1);
+  CHECK(run.log.records()[0].kind == CollectiveKind::kAllReduce);
+  CHECK(run.log.records()[0].axes == std::vector<std::string>{"b"});
+  CHECK(run.log.records()[0].groups.front() == std::vector<int64_t>{0, 1});
+  check_matches_reference(*jaxpr, args, run);
+}
+
+TEST_CASE("with_sharding_constraint pins values: P() all-gathers, P('y','x') reshards") {
+  const Mesh mesh = tpu_mesh({4, 2}, {"x", "y"});
+  for (const std::string target : {"P()", "P('y', 'x')"}) {
+    CAPTURE(target);
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Atom plus = b.bind1("add", {x, scalar_literal(1.0, DType::kFloat32)});
+    const JaxprPtr jaxpr =
+        b.build({b.bind1("sharding_constraint", {plus},
+                         {{"sharding", make_named_sharding(mesh, parse_partition_spec(target), kProfile)}})});
+    const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('x', 'y')")};
+    const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+    CHECK(spec_of(run.outputs[0]) == (target == "P()" ? "P()" : "P('y', 'x')"));
+    CHECK_FALSE(run.log.empty());
+    if (target == "P()") CHECK(run.log.count(CollectiveKind::kAllGather) == run.log.records().size());
+    check_matches_reference(*jaxpr, args, run);
+  }
+}
+
+TEST_CASE("seed 000 layer: sigmoid(x @ w + b) with x and w sharded on the contraction") {
+  const Mesh mesh = tpu_mesh({8}, {"x"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({32}, DType::kFloat32));
+  const Var w = b.arg(Aval::of({32, 4}, DType::kFloat32));
+  const Var bias = b.arg(Aval::of({4}, DType::kFloat32));
+  const Atom xw = b.bind1(
+      "dot_general", {x, w},
+      {{"dimension_numbers", ParamValue::tuple({ParamValue::tuple({ParamValue::list({0}), ParamValue::list({0})}),
+                                                ParamValue::tuple({ParamValue::list({}), ParamValue::list({})})})},
+       {"precision", ParamValue::None{}},
+       {"preferred_element_type", DType::kFloat32}});
+  const JaxprPtr jaxpr = b.build({b.bind1("logistic", {b.bind1("add", {xw, bias})})});
+  const std::vector<Array> args = {placed(iota_f32({32}, 0.01F), mesh, "P('x')"),
+                                   placed(iota_f32({32, 4}, 0.02F), mesh, "P('x')"),
+                                   uncommitted(iota_f32({4}, 0.1F), mesh)};
+  const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P()");
+  CHECK(run.log.count(CollectiveKind::kAllReduce) == 1);
+  check_matches_reference(*jaxpr, args, run);
+}
+
+TEST_CASE("out_shardings pin the output, memory kind included") {
+  const Mesh mesh = tpu_mesh({2, 4}, {"x", "y"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({4, 8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({x});
+  const Array arr = placed(iota_f32({4, 8}), mesh, "P('x', 'y')");
+  JitOptions options;
+  options.out_shardings = {make_named_sharding(mesh, parse_partition_spec("P('x', 'y')"), kProfile, "pinned_host")};
+  const JitRun run = run_jit(*jaxpr, {arr}, options, kProfile);
+  CHECK(std::get<NamedSharding>(run.outputs[0].sharding()).memory_kind == "pinned_host");
+  check_matches_reference(*jaxpr, {arr}, run);
+}
+
+TEST_CASE("programs with only single-device inputs run on that device") {
+  const Mesh mesh = tpu_mesh({8}, {"x"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("sin", {x})});
+  const JitRun run = run_jit(*jaxpr, {uncommitted(iota_f32({8}), mesh)}, {}, kProfile);
+  CHECK(std::holds_alternative<SingleDeviceSharding>(run.outputs[0].sharding()));
+  CHECK_FALSE(run.mesh.has_value());
+}
