@@ -44,11 +44,21 @@ JaxVersion JaxVersion::parse(std::string_view text) {
 
 const std::vector<JaxFeatureChange>& jax_feature_changes() {
   static const std::vector<JaxFeatureChange> table = {
+      {JaxFeature::kDotGeneralPrintRule,
+       {0, 4, 2},
+       "dot_general prints dimension_numbers as lists and hides None params"},
       {JaxFeature::kTpuMemoryKindInReprs, {0, 4, 30}, "TPU and GPU shardings print memory_kind=device"},
       {JaxFeature::kConvertElementTypePrintsDtype,
        {0, 4, 31},
        "convert_element_type prints new_dtype and weak_type, and its sharding unless None"},
+      {JaxFeature::kIotaShardingParam, {0, 4, 35}, "iota has a sharding param"},
+      {JaxFeature::kGatherBatchingDims, {0, 4, 35}, "GatherDimensionNumbers print batching dims"},
+      {JaxFeature::kDotGeneralOutTypeParam,
+       {0, 4, 36},
+       "dot_general has an out_type param (renamed out_sharding in 0.5.0)"},
+      {JaxFeature::kShapeOpShardingParam, {0, 4, 36}, "broadcast_in_dim and reshape have a sharding param"},
       {JaxFeature::kMeshReprAxisTypes, {0, 5, 0}, "repr(Mesh) shows axis_types=(...)"},
+      {JaxFeature::kDotGeneralOutShardingParam, {0, 5, 0}, "dot_general's out_type param is named out_sharding"},
       {JaxFeature::kJitPpReusesOuterNames, {0, 5, 3}, "a jit's inner jaxpr reuses the outer variable names"},
       {JaxFeature::kCpuMemoryKindInReprs, {0, 5, 3}, "CPU shardings print a memory kind (unpinned_host)"},
       {JaxFeature::kMeshStrShowsAxisTypes, {0, 5, 3}, "str(Mesh) shows axis_types=(...)"},
@@ -59,15 +69,19 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kTypedLiterals, {0, 6, 1}, "jaxpr literals print with their type (1.0:f32[])"},
       {JaxFeature::kMeshReprAxisSizes, {0, 7, 0}, "repr(Mesh) prints axis_sizes= instead of device_ids=array(...)"},
       {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 0}, "CPU default memory kind is device"},
+      {JaxFeature::kReduceSumOutShardingParam, {0, 8, 0}, "reduce_sum has an out_sharding param"},
       {JaxFeature::kMakeMeshDefaultsToExplicit, {0, 9, 0}, "jax.make_mesh defaults to Explicit axis types"},
       {JaxFeature::kShortPartitionSpecRepr, {0, 9, 1}, "PartitionSpec prints as P(...)"},
       {JaxFeature::kIndivisibleErrorClass, {0, 9, 1}, "uneven shards raise IndivisibleError instead of ValueError"},
+      {JaxFeature::kBroadcastInDimPrintRule, {0, 9, 1}, "broadcast_in_dim hides shape, sharding and empty dims"},
       {JaxFeature::kCpuDeviceStrLowercase, {0, 10, 0}, "CPU devices are named cpu:N instead of TFRT_CPU_N"},
       {JaxFeature::kConvertElementTypeHidesSharding, {0, 10, 0}, "convert_element_type never prints sharding"},
       {JaxFeature::kMulOutDtypeParam, {0, 10, 0}, "mul carries an out_dtype param, hidden while None"},
+      {JaxFeature::kDotGeneralHidesOutSharding, {0, 10, 0}, "dot_general never prints out_sharding"},
       {JaxFeature::kUnusedOutputsPrintUnderscore, {0, 10, 1}, "unused jaxpr outputs print as _; addresses masked"},
       {JaxFeature::kLargeSubJaxprsShared, {0, 10, 2}, "sub-jaxprs over 10 equations print once, up front"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
+      {JaxFeature::kReduceMaxMinOutShardingParam, {0, 11, 1}, "reduce_max/reduce_min have an out_sharding param"},
   };
   return table;
 }

@@ -45,6 +45,16 @@ enum class JaxFeature {
   kUnaryAccuracyParam,               // transcendental unary ops carry `accuracy` (printed only when set)
   kConvertElementTypeHidesSharding,  // convert_element_type never prints its sharding param
   kMulOutDtypeParam,                 // mul carries `out_dtype` (printed only when set)
+  kDotGeneralPrintRule,
+  kDotGeneralOutTypeParam,
+  kDotGeneralOutShardingParam,
+  kDotGeneralHidesOutSharding,
+  kIotaShardingParam,
+  kGatherBatchingDims,
+  kShapeOpShardingParam,
+  kReduceSumOutShardingParam,
+  kBroadcastInDimPrintRule,
+  kReduceMaxMinOutShardingParam,
   kCount
 };
 

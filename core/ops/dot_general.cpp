@@ -210,8 +210,7 @@ ParamValue dimension_numbers_for_print(const Params& params, bool as_lists) {
 // hidden and dimension_numbers print as lists. The output-sharding param was out_type in
 // 0.4.36-0.4.38 and out_sharding from 0.5.0; from 0.10.0 it is hidden altogether.
 Params dot_general_printer(const Eqn& eqn, const JaxProfile& profile) {
-  const JaxVersion& version = profile.version();
-  if (version < printed_since::kDotGeneralPpRule) {
+  if (!profile.has(JaxFeature::kDotGeneralPrintRule)) {
     Params printed = versioned_params(eqn, profile, {{"precision"}, {"preferred_element_type"}});
     printed.emplace_back("dimension_numbers", dimension_numbers_for_print(eqn.params, false));
     std::sort(printed.begin(), printed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -223,8 +222,9 @@ Params dot_general_printer(const Eqn& eqn, const JaxProfile& profile) {
     if (key == "dimension_numbers") {
       printed.emplace_back(key, dimension_numbers_for_print(eqn.params, true));
     } else if (key == "out_sharding") {
-      if (version >= printed_since::kDotGeneralHidesSharding || version < printed_since::kDotGeneralOutType) continue;
-      printed.emplace_back(version < printed_since::kDotGeneralOutSharding ? "out_type" : "out_sharding", value);
+      if (profile.has(JaxFeature::kDotGeneralHidesOutSharding) || !profile.has(JaxFeature::kDotGeneralOutTypeParam))
+        continue;
+      printed.emplace_back(!profile.has(JaxFeature::kDotGeneralOutShardingParam) ? "out_type" : "out_sharding", value);
     } else {
       printed.emplace_back(key, value);
     }

@@ -368,17 +368,17 @@ Params gather_printer(const Eqn& eqn, const JaxProfile& profile) {
   Params printed = versioned_params(eqn, profile,
                                     {{"dimension_numbers"},
                                      {"fill_value"},
-                                     {"indices_are_sorted", {0, 0, 0}, false},
-                                     {"mode", {0, 0, 0}, gather_mode_param(GatherMode::kPromiseInBounds)},
+                                     {"indices_are_sorted", std::nullopt, false},
+                                     {"mode", std::nullopt, gather_mode_param(GatherMode::kPromiseInBounds)},
                                      {"slice_sizes"},
-                                     {"unique_indices", {0, 0, 0}, false}});
+                                     {"unique_indices", std::nullopt, false}});
   for (auto& [key, value] : printed) {
     if (key == "dimension_numbers" && value.get_if<ParamValue::Tuple>() != nullptr) {
       const GatherDimensionNumbers numbers = parse_gather_dimension_numbers(value);
       std::string text = "GatherDimensionNumbers(offset_dims=" + int_tuple(numbers.offset_dims) +
                          ", collapsed_slice_dims=" + int_tuple(numbers.collapsed_slice_dims) +
                          ", start_index_map=" + int_tuple(numbers.start_index_map);
-      if (profile.version() >= printed_since::kGatherBatchingDims) {
+      if (profile.has(JaxFeature::kGatherBatchingDims)) {
         text += ", operand_batching_dims=" + int_tuple(numbers.operand_batching_dims) +
                 ", start_indices_batching_dims=" + int_tuple(numbers.start_indices_batching_dims);
       }

@@ -440,22 +440,22 @@ void register_reduction_primitives() {
   const auto axes_only = versioned_printer({{"axes"}});
   register_single_result(
       "reduce_sum", numeric_reduction_rule("reduce_sum", true), reduce_kernel<Combine::kSum>,
-      versioned_printer({{"axes"}, {"out_sharding", printed_since::kReduceSumOutSharding, ParamValue::None{}}}));
+      versioned_printer({{"axes"}, {"out_sharding", JaxFeature::kReduceSumOutShardingParam, ParamValue::None{}}}));
   register_single_result("reduce_prod", numeric_reduction_rule("reduce_prod", true), reduce_kernel<Combine::kProd>,
                          axes_only);
   register_single_result(
       "reduce_max", numeric_reduction_rule("reduce_max", false), reduce_kernel<Combine::kMax>,
-      versioned_printer({{"axes"}, {"out_sharding", printed_since::kReduceMaxMinOutSharding, ParamValue::None{}}}));
+      versioned_printer({{"axes"}, {"out_sharding", JaxFeature::kReduceMaxMinOutShardingParam, ParamValue::None{}}}));
   register_single_result(
       "reduce_min", numeric_reduction_rule("reduce_min", false), reduce_kernel<Combine::kMin>,
-      versioned_printer({{"axes"}, {"out_sharding", printed_since::kReduceMaxMinOutSharding, ParamValue::None{}}}));
+      versioned_printer({{"axes"}, {"out_sharding", JaxFeature::kReduceMaxMinOutShardingParam, ParamValue::None{}}}));
   register_single_result("reduce_and", logical_reduction_rule("reduce_and"), reduce_kernel<Combine::kAnd>, axes_only);
   register_single_result("reduce_or", logical_reduction_rule("reduce_or"), reduce_kernel<Combine::kOr>, axes_only);
   register_single_result("reduce_xor", logical_reduction_rule("reduce_xor"), reduce_kernel<Combine::kXor>, axes_only);
   const auto arg_printer = versioned_printer({{"axes"}, {"index_dtype"}});
   register_single_result("argmax", argminmax_rule("argmax"), argminmax_kernel<true>, arg_printer);
   register_single_result("argmin", argminmax_rule("argmin"), argminmax_kernel<false>, arg_printer);
-  const auto cumulative_printer = versioned_printer({{"axis"}, {"reverse", JaxVersion{0, 0, 0}, false}});
+  const auto cumulative_printer = versioned_printer({{"axis"}, {"reverse", std::nullopt, false}});
   register_single_result("cumsum", cumulative_rule("cumsum"), cumulative_kernel<Combine::kSum>, cumulative_printer);
   register_single_result("cumprod", cumulative_rule("cumprod"), cumulative_kernel<Combine::kProd>, cumulative_printer);
   register_single_result("cummax", cumulative_rule("cummax"), cumulative_kernel<Combine::kMax>, cumulative_printer);

@@ -86,10 +86,10 @@ BufferPtr broadcast_in_dim_kernel(std::span<const BufferPtr> inputs, const Aval&
 // JAX hides the shape and sharding (implied by the binder's type) and empty broadcast_dimensions
 // from 0.9.1; before, every param printed.
 Params broadcast_in_dim_printer(const Eqn& eqn, const JaxProfile& profile) {
-  if (profile.version() < printed_since::kBroadcastInDimPpRule) {
+  if (!profile.has(JaxFeature::kBroadcastInDimPrintRule)) {
     return versioned_params(
         eqn, profile,
-        {{"broadcast_dimensions"}, {"shape"}, {"sharding", printed_since::kShapeOpSharding, ParamValue::None{}}});
+        {{"broadcast_dimensions"}, {"shape"}, {"sharding", JaxFeature::kShapeOpShardingParam, ParamValue::None{}}});
   }
   Params printed;
   const ParamValue* dims = find_param(eqn.params, "broadcast_dimensions");
@@ -512,7 +512,7 @@ void register_reshaping_primitives() {
   register_single_result(
       "reshape", reshape_rule, reshape_kernel,
       versioned_printer(
-          {{"dimensions"}, {"new_sizes"}, {"sharding", printed_since::kShapeOpSharding, ParamValue::None{}}}));
+          {{"dimensions"}, {"new_sizes"}, {"sharding", JaxFeature::kShapeOpShardingParam, ParamValue::None{}}}));
   register_single_result("transpose", transpose_rule, transpose_kernel, versioned_printer({{"permutation"}}));
   register_single_result("squeeze", squeeze_rule, squeeze_kernel, versioned_printer({{"dimensions"}}));
   register_single_result("concatenate", concatenate_rule, concatenate_kernel, versioned_printer({{"dimension"}}));
@@ -522,7 +522,7 @@ void register_reshaping_primitives() {
   register_single_result(
       "iota", iota_rule, iota_kernel,
       versioned_printer(
-          {{"dimension"}, {"dtype"}, {"shape"}, {"sharding", printed_since::kIotaSharding, ParamValue::None{}}}));
+          {{"dimension"}, {"dtype"}, {"shape"}, {"sharding", JaxFeature::kIotaShardingParam, ParamValue::None{}}}));
 }
 
 }  // namespace shardscope::structural

@@ -120,7 +120,7 @@ std::vector<std::string> union_varying(std::span<const Aval> avals) {
 Params versioned_params(const Eqn& eqn, const JaxProfile& profile, const std::vector<PrintedParam>& specs) {
   Params printed;
   for (const PrintedParam& spec : specs) {
-    if (profile.version() < spec.since) continue;
+    if (spec.since && !profile.has(*spec.since)) continue;
     const ParamValue* value = find_param(eqn.params, spec.key);
     printed.emplace_back(spec.key, value != nullptr ? *value : spec.fallback);
   }

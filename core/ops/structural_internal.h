@@ -59,26 +59,13 @@ void apply_sharding_param(Aval& out, const Params& params, const std::string& ke
 
 // ---- printing -------------------------------------------------------------------------------
 
-// The releases that changed what these primitives print, in one place (read from each release's
-// jax/_src/lax sources).
-namespace printed_since {
-inline constexpr JaxVersion kDotGeneralPpRule{0, 4, 2};          // lists, None params hidden
-inline constexpr JaxVersion kDotGeneralOutType{0, 4, 36};        // `out_type` param (0.4.36-0.4.38)
-inline constexpr JaxVersion kDotGeneralOutSharding{0, 5, 0};     // renamed `out_sharding`
-inline constexpr JaxVersion kDotGeneralHidesSharding{0, 10, 0};  // out_sharding never printed
-inline constexpr JaxVersion kIotaSharding{0, 4, 35};             // iota's `sharding` param
-inline constexpr JaxVersion kGatherBatchingDims{0, 4, 35};       // GatherDimensionNumbers batching fields
-inline constexpr JaxVersion kShapeOpSharding{0, 4, 36};          // broadcast_in_dim/reshape `sharding`
-inline constexpr JaxVersion kReduceSumOutSharding{0, 8, 0};      // reduce_sum `out_sharding`
-inline constexpr JaxVersion kBroadcastInDimPpRule{0, 9, 1};      // shape/sharding/empty dims hidden
-// reduce_max/min `out_sharding` arrived after the 0.11.0 release (present at the reference snapshot).
-inline constexpr JaxVersion kReduceMaxMinOutSharding{0, 11, 1};
-}  // namespace printed_since
+// The releases that changed what these primitives print are rows of the JaxFeature table
+// (core/compat/jax_version.cpp).
 
 // One parameter as JAX prints it: present from `since` on, `fallback` when the equation lacks it.
 struct PrintedParam {
   std::string key;
-  JaxVersion since{0, 0, 0};
+  std::optional<JaxFeature> since = std::nullopt;  // absent: printed in every version
   ParamValue fallback = ParamValue::None{};
 };
 // The params a profile's JAX had, sorted by key as JAX's default printer does.
