@@ -6,27 +6,10 @@
 #include <limits>
 
 #include "base/error.h"
+#include "base/half_float.h"
 
 namespace shardscope {
 namespace {
-
-// Half-precision bit patterns to float, for element_as_double.
-double bfloat16_to_double(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-
-double float16_to_double(uint16_t bits) {
-  const uint32_t sign = (bits >> 15) & 1U;
-  const uint32_t exponent = (bits >> 10) & 0x1FU;
-  const uint32_t mantissa = bits & 0x3FFU;
-  double value = 0;
-  if (exponent == 0) {
-    value = static_cast<double>(mantissa) * 0x1p-24;
-  } else if (exponent == 31) {
-    value = mantissa == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  } else {
-    value = (1.0 + static_cast<double>(mantissa) * 0x1p-10) * std::ldexp(1.0, static_cast<int>(exponent) - 15);
-  }
-  return sign != 0 ? -value : value;
-}
 
 // Row-major strides in elements.
 std::vector<int64_t> strides_of(const Shape& shape) {
@@ -104,8 +87,8 @@ double Buffer::element_as_double(int64_t flat_index) const {
     case DType::kUInt16: return as<uint16_t>()[i];
     case DType::kUInt32: return as<uint32_t>()[i];
     case DType::kUInt64: return static_cast<double>(as<uint64_t>()[i]);
-    case DType::kBFloat16: return bfloat16_to_double(as<uint16_t>()[i]);
-    case DType::kFloat16: return float16_to_double(as<uint16_t>()[i]);
+    case DType::kBFloat16: return bf16_to_float(as<uint16_t>()[i]);
+    case DType::kFloat16: return f16_to_float(as<uint16_t>()[i]);
     case DType::kFloat32: return as<float>()[i];
     case DType::kFloat64: return as<double>()[i];
   }

@@ -8,31 +8,12 @@
 
 #include "base/dtype.h"
 #include "base/error.h"
+#include "base/half_float.h"
 
 namespace shardscope {
 
 // bfloat16 and float16 are stored as their 16-bit patterns and computed in float, rounding back
 // to nearest-even on store, as XLA's CPU backend does.
-struct BFloat16Bits {
-  uint16_t bits;
-};
-struct Float16Bits {
-  uint16_t bits;
-};
-
-[[nodiscard]] inline float bfloat16_to_float(uint16_t bits) {
-  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
-
-[[nodiscard]] inline uint16_t float_to_bfloat16(float value) {
-  const auto bits = std::bit_cast<uint32_t>(value);
-  if (std::isnan(value)) return static_cast<uint16_t>((bits >> 16) | 0x40U);
-  const uint32_t rounding = 0x7FFFU + ((bits >> 16) & 1U);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-[[nodiscard]] float float16_to_float(uint16_t bits);
-[[nodiscard]] uint16_t float_to_float16(float value);
 
 // Element access policy per dtype: `storage` is what the buffer holds, `compute` what kernels use.
 template <DType D>
@@ -106,9 +87,9 @@ struct DTypeTraits<DType::kFloat64> {
 template <DType D>
 [[nodiscard]] inline typename DTypeTraits<D>::compute load(typename DTypeTraits<D>::storage value) {
   if constexpr (D == DType::kBFloat16) {
-    return bfloat16_to_float(value);
+    return bf16_to_float(value);
   } else if constexpr (D == DType::kFloat16) {
-    return float16_to_float(value);
+    return f16_to_float(value);
   } else if constexpr (D == DType::kBool) {
     return value != 0;
   } else {
@@ -119,9 +100,9 @@ template <DType D>
 template <DType D>
 [[nodiscard]] inline typename DTypeTraits<D>::storage store(typename DTypeTraits<D>::compute value) {
   if constexpr (D == DType::kBFloat16) {
-    return float_to_bfloat16(value);
+    return float_to_bf16(value);
   } else if constexpr (D == DType::kFloat16) {
-    return float_to_float16(value);
+    return float_to_f16(value);
   } else if constexpr (D == DType::kBool) {
     return value ? 1 : 0;
   } else {

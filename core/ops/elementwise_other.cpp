@@ -1,9 +1,9 @@
 // Elementwise primitives with their own rules: convert_element_type, integer_pow, select_n, clamp and copy.
 #include <cstring>
 
+#include "base/half_float.h"
 #include "base/python_format.h"
 #include "ops/elementwise_common.h"
-#include "random/half_float.h"
 
 namespace shardscope::elementwise {
 namespace {
@@ -47,9 +47,9 @@ Compute<Out> convert_value(Compute<In> x) {
 template <DType Out>
 uint16_t double_to_half(double value) {
   if constexpr (Out == DType::kBFloat16) {
-    return random::double_to_bf16(value);
+    return double_to_bf16(value);
   } else {
-    return random::double_to_f16(value);
+    return double_to_f16(value);
   }
 }
 

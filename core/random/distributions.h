@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "random/half_float.h"
+#include "base/half_float.h"
 #include "random/threefry.h"
 
 namespace shardscope::random {

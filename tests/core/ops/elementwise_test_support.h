@@ -56,12 +56,12 @@ BufferPtr scalar(DType dtype, T value) {
 // bfloat16 / float16 buffers from float values (rounded as stores round).
 inline BufferPtr bf16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
-  for (float v : values) bits.push_back(float_to_bfloat16(v));
+  for (float v : values) bits.push_back(float_to_bf16(v));
   return vec(DType::kBFloat16, bits);
 }
 inline BufferPtr f16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
-  for (float v : values) bits.push_back(float_to_float16(v));
+  for (float v : values) bits.push_back(float_to_f16(v));
   return vec(DType::kFloat16, bits);
 }
 

@@ -18,6 +18,12 @@
 #include <vector>
 
 using namespace shardscope::random;
+using shardscope::bf16_to_float;
+using shardscope::double_to_bf16;
+using shardscope::double_to_f16;
+using shardscope::f16_to_float;
+using shardscope::float_to_bf16;
+using shardscope::float_to_f16;
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace shardscope::random {
+namespace shardscope {
 
 [[nodiscard]] float bf16_to_float(uint16_t bits);
 [[nodiscard]] float f16_to_float(uint16_t bits);
@@ -15,4 +15,4 @@ namespace shardscope::random {
 [[nodiscard]] uint16_t double_to_bf16(double value);
 [[nodiscard]] uint16_t double_to_f16(double value);
 
-}  // namespace shardscope::random
+}  // namespace shardscope

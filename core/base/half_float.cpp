@@ -1,10 +1,10 @@
 // Conversions between float/double and the 16-bit float formats used by the samplers.
-#include "random/half_float.h"
+#include "base/half_float.h"
 
 #include <bit>
 #include <cmath>
 
-namespace shardscope::random {
+namespace shardscope {
 namespace {
 
 // Rounds toward zero and sets the lowest bit when inexact ("round to odd"). A float rounded this way
@@ -64,4 +64,4 @@ uint16_t double_to_bf16(double value) { return float_to_bf16(double_to_float_rou
 
 uint16_t double_to_f16(double value) { return float_to_f16(double_to_float_round_odd(value)); }
 
-}  // namespace shardscope::random
+}  // namespace shardscope
