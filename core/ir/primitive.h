@@ -26,6 +26,8 @@ struct SpmdContext {
 struct Primitive {
   std::string name;
   bool multiple_results = false;
+  // Operands of the result's shape (or scalars) map dim to dim: one sharding factor per dim.
+  bool elementwise = false;
 
   // Shape/dtype rule: output avals from input avals and params (raises JAX's errors).
   std::function<std::vector<Aval>(std::span<const Aval>, const Params&)> abstract_eval;

@@ -42,6 +42,7 @@ void register_unary(const std::string& name, UnaryParams params, bool bool_resul
       return sorted_params_without(eqn, {"accuracy"}, profile.has(JaxFeature::kUnaryAccuracyParam));
     };
   }
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 

@@ -33,6 +33,7 @@ void register_binary(const std::string& name, BinaryResult result, Kernel kernel
       }
     })};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -247,6 +248,7 @@ void register_mul() {
   p.printed_params = [](const Eqn& eqn, const JaxProfile& profile) {
     return sorted_params_without(eqn, {"out_dtype"}, profile.has(JaxFeature::kMulOutDtypeParam));
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -286,6 +288,7 @@ void register_pow() {
       }
     })};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 

@@ -94,6 +94,7 @@ void register_convert_element_type() {
     const bool always_hide = profile.has(JaxFeature::kConvertElementTypeHidesSharding);
     return sorted_params_without(eqn, {"sharding"}, !always_hide);
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -157,6 +158,7 @@ void register_integer_pow() {
       }
     })};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -241,6 +243,7 @@ void register_select_n() {
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
     return std::vector<BufferPtr>{select_n_kernel(in)};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -288,6 +291,7 @@ void register_clamp() {
       return out;
     })};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 
@@ -302,6 +306,7 @@ void register_copy() {
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
     return std::vector<BufferPtr>{in[0]};
   };
+  p.elementwise = true;
   register_primitive(std::move(p));
 }
 

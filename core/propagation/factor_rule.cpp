@@ -3,85 +3,11 @@
 
 #include <algorithm>
 #include <numeric>
-#include <set>
 
 #include "ir/primitive.h"
 
 namespace shardscope {
 namespace {
-
-const std::set<std::string>& elementwise_names() {
-  static const std::set<std::string> names = {"neg",
-                                              "sign",
-                                              "floor",
-                                              "ceil",
-                                              "round",
-                                              "is_finite",
-                                              "exp",
-                                              "exp2",
-                                              "log",
-                                              "log1p",
-                                              "expm1",
-                                              "tanh",
-                                              "logistic",
-                                              "sin",
-                                              "cos",
-                                              "tan",
-                                              "asin",
-                                              "acos",
-                                              "atan",
-                                              "sinh",
-                                              "cosh",
-                                              "asinh",
-                                              "acosh",
-                                              "atanh",
-                                              "sqrt",
-                                              "rsqrt",
-                                              "cbrt",
-                                              "abs",
-                                              "erf",
-                                              "erfc",
-                                              "erf_inv",
-                                              "lgamma",
-                                              "digamma",
-                                              "square",
-                                              "reciprocal",
-                                              "not",
-                                              "population_count",
-                                              "clz",
-                                              "add",
-                                              "sub",
-                                              "mul",
-                                              "div",
-                                              "rem",
-                                              "pow",
-                                              "max",
-                                              "min",
-                                              "atan2",
-                                              "nextafter",
-                                              "and",
-                                              "or",
-                                              "xor",
-                                              "shift_left",
-                                              "shift_right_logical",
-                                              "shift_right_arithmetic",
-                                              "eq",
-                                              "ne",
-                                              "lt",
-                                              "le",
-                                              "gt",
-                                              "ge",
-                                              "integer_pow",
-                                              "select_n",
-                                              "clamp",
-                                              "convert_element_type",
-                                              "copy",
-                                              "copy_p",
-                                              "pvary",
-                                              "real",
-                                              "imag"};
-  return names;
-}
 
 FactorRule elementwise_rule(const Eqn& eqn) {
   FactorRule rule;
@@ -356,7 +282,7 @@ int FactorRule::add_factor(int64_t size, FactorKind kind) {
 
 FactorRule factor_rule_for(const Eqn& eqn) {
   const std::string& name = eqn.primitive->name;
-  if (elementwise_names().count(name) != 0 && !eqn.outputs.empty()) return elementwise_rule(eqn);
+  if (eqn.primitive->elementwise && !eqn.outputs.empty()) return elementwise_rule(eqn);
   if (name == "reduce_sum" || name == "reduce_max" || name == "reduce_min")
     return reduce_rule(eqn, FactorKind::kReduction);
   if (name == "reduce_prod" || name == "reduce_and" || name == "reduce_or" || name == "argmax" || name == "argmin") {

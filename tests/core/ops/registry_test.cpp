@@ -26,3 +26,15 @@ TEST_CASE("the families the engine relies on are registered") {
     CHECK(find_primitive(name) != nullptr);
   }
 }
+
+TEST_CASE("elementwise primitives say so, so sharding propagation maps their dims one to one") {
+  ensure_core_primitives();
+  for (const char* name : {"sin", "add", "mul", "select_n", "convert_element_type", "clamp", "integer_pow"}) {
+    CAPTURE(name);
+    CHECK(find_primitive(name)->elementwise);
+  }
+  for (const char* name : {"dot_general", "reduce_sum", "broadcast_in_dim", "psum", "jit"}) {
+    CAPTURE(name);
+    CHECK_FALSE(find_primitive(name)->elementwise);
+  }
+}
