@@ -55,6 +55,22 @@ enum class JaxFeature {
   kReduceSumOutShardingParam,
   kBroadcastInDimPrintRule,
   kReduceMaxMinOutShardingParam,
+  kJitPrimitivePjit,                // jit equations print as pjit[name= jaxpr=] (were xla_call[call_jaxpr= name=])
+  kJitPrimitiveJit,                 // jit equations print as jit[...] (were pjit)
+  kXlaPmapGlobalArgShapes,          // xla_pmap carries global_arg_shapes
+  kXlaPmapNoGlobalArgShapes,        // global_arg_shapes removed from xla_pmap
+  kXlaPmapExplicitGlobalAxisSize,   // xla_pmap carries is_explicit_global_axis_size
+  kPmapArrayOutputs,                // pmap returns jax.Array with PmapSharding (was ShardedDeviceArray)
+  kPmapTooManyDevicesNoPartitions,  // the too-many-devices error drops `, num_partitions=1`
+  kPmapNoRankReduction,             // pmap shards keep a leading 1 (Chunked, not Unstacked)
+  kPmapIsJitOfShardMap,             // pmap is jit(shard_map) over devices[:n]; no xla_pmap
+  kShardMapVmaParams,               // shard_map params: check_vma in_specs manual_axes out_specs (were
+                                    // auto check_rep in_names out_names rewrite)
+  kShardMapNewlyManualAxes,         // shard_map's manual_axes param is named newly_manual_axes
+  kShapedArrayStrDropsWrapper,      // str(ShapedArray) is `int32[8]` (was `ShapedArray(int32[8])`)
+  kAbstractMeshReprDevice,          // repr(AbstractMesh) ends with the device kind, cores and platform
+  kAutoAxesWithoutMeshCast,         // auto_axes/explicit_axes change axis types without a mesh_cast equation
+  kReshardHidesParams,              // reshard equations print no params
   kCount
 };
 

@@ -1,8 +1,11 @@
 // JaxprBuilder: shape rules at bind time, equations in program order.
 #include "exec/builder.h"
 
+#include <map>
+
 #include "base/error.h"
 #include "exec/axis_env.h"
+#include "explicit/sharding_rules.h"
 #include "ops/ops.h"
 
 namespace shardscope {
@@ -26,6 +29,8 @@ std::vector<Atom> JaxprBuilder::bind(const std::string& name, std::vector<Atom> 
   std::vector<Aval> in_avals;
   for (const Atom& input : inputs) in_avals.push_back(atom_aval(input));
   std::vector<Aval> out_avals = primitive->abstract_eval(in_avals, params);
+  // Explicit mode: the result types' shardings come from the primitive's sharding rule (or its error).
+  apply_explicit_sharding(*primitive, in_avals, params, out_avals);
   if (!primitive->collective_impl && primitive->name != "pvary") {
     // An ordinary op's result varies over every manual axis any input varies over.
     std::vector<std::string> varying;
@@ -53,6 +58,33 @@ JaxprPtr JaxprBuilder::build(std::vector<Atom> outputs) const {
   auto jaxpr = std::make_shared<Jaxpr>(jaxpr_);
   jaxpr->outvars = std::move(outputs);
   return jaxpr;
+}
+
+std::vector<Atom> inline_jaxpr(JaxprBuilder& builder, const Jaxpr& jaxpr, std::span<const Atom> args) {
+  std::map<int64_t, Atom> env;
+  std::size_t next = 0;
+  const bool consts_given = args.size() == jaxpr.constvars.size() + jaxpr.invars.size();
+  for (const Var& var : jaxpr.constvars) {
+    env.insert_or_assign(var.id, consts_given ? args[next++] : Atom{builder.constant(var.aval)});
+  }
+  if (args.size() - next != jaxpr.invars.size()) {
+    throw type_error("cannot inline a jaxpr of " + std::to_string(jaxpr.invars.size()) + " arguments on " +
+                     std::to_string(args.size() - next) + " values");
+  }
+  for (const Var& var : jaxpr.invars) env.insert_or_assign(var.id, args[next++]);
+  const auto read = [&](const Atom& atom) -> Atom {
+    if (const auto* var = std::get_if<Var>(&atom)) return env.at(var->id);
+    return atom;
+  };
+  for (const Eqn& eqn : jaxpr.eqns) {
+    std::vector<Atom> inputs;
+    for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
+    const std::vector<Atom> outputs = builder.bind(eqn.primitive->name, std::move(inputs), eqn.params);
+    for (std::size_t i = 0; i < eqn.outputs.size(); ++i) env.insert_or_assign(eqn.outputs[i].id, outputs.at(i));
+  }
+  std::vector<Atom> results;
+  for (const Atom& out : jaxpr.outvars) results.push_back(read(out));
+  return results;
 }
 
 Literal scalar_literal(double value, DType dtype, bool weak_type) {

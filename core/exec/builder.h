@@ -1,6 +1,7 @@
 // Builds jaxprs equation by equation: each bind runs the primitive's shape rule and records the equation.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ class JaxprBuilder {
  private:
   Jaxpr jaxpr_;
 };
+
+// Replays `jaxpr`'s equations into `builder` on `args` (shape rules rerun), returning its outputs;
+// `args` may start with values for the constvars, else they become fresh constants of `builder`.
+std::vector<Atom> inline_jaxpr(JaxprBuilder& builder, const Jaxpr& jaxpr, std::span<const Atom> args);
 
 [[nodiscard]] Literal scalar_literal(double value, DType dtype, bool weak_type = true);
 

@@ -4,6 +4,9 @@
 #include <map>
 
 #include "base/error.h"
+#include "exec/fusion.h"
+#include "exec/program_cache.h"
+#include "exec/thread_pool.h"
 #include "mesh/mesh.h"
 #include "ops/dispatch.h"
 
@@ -62,7 +65,18 @@ std::vector<BufferPtr> evaluate_jaxpr(const Jaxpr& jaxpr, const std::vector<Buff
     if (const auto* literal = std::get_if<Literal>(&atom)) return literal_buffer(*literal);
     return env.lookup(std::get<Var>(atom));
   };
-  for (const Eqn& eqn : jaxpr.eqns) {
+  const auto groups = cached_fusion_plan(jaxpr);
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
+      // Elementwise chains run chunk by chunk (and big ones across the thread pool).
+      std::vector<DeviceBuffers> group_inputs;
+      for (const Var& var : group->inputs) group_inputs.push_back({env.lookup(var)});
+      const std::vector<DeviceBuffers> fused = run_fusion_group(jaxpr, *group, group_inputs);
+      for (std::size_t o = 0; o < fused.size(); ++o) env.bind(group->outputs[o], fused[o].front());
+      e = group->end - 1;
+      continue;
+    }
+    const Eqn& eqn = jaxpr.eqns[e];
     if (!eqn.primitive->impl) {
       throw not_implemented_error("primitive '" + eqn.primitive->name + "' cannot run on a single device");
     }
@@ -93,7 +107,17 @@ std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const S
     if (const auto* literal = std::get_if<Literal>(&atom)) return DeviceBuffers(device_count, literal_buffer(*literal));
     return env.lookup(std::get<Var>(atom));
   };
-  for (const Eqn& eqn : jaxpr.eqns) {
+  const auto groups = cached_fusion_plan(jaxpr);
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
+      std::vector<DeviceBuffers> group_inputs;
+      for (const Var& var : group->inputs) group_inputs.push_back(env.lookup(var));
+      const std::vector<DeviceBuffers> fused = run_fusion_group(jaxpr, *group, group_inputs);
+      for (std::size_t o = 0; o < fused.size(); ++o) env.bind(group->outputs[o], fused[o]);
+      e = group->end - 1;
+      continue;
+    }
+    const Eqn& eqn = jaxpr.eqns[e];
     std::vector<DeviceBuffers> inputs;
     for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
     const std::vector<Aval> avals = input_avals(eqn);
@@ -102,12 +126,12 @@ std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const S
       outputs = eqn.primitive->collective_impl(context, inputs, avals, eqn.params);
     } else if (eqn.primitive->impl) {
       outputs.assign(eqn.outputs.size(), DeviceBuffers(device_count));
-      for (std::size_t d = 0; d < device_count; ++d) {
+      parallel_for(device_count, large_equation(eqn), [&](std::size_t d) {
         std::vector<BufferPtr> local;
         for (const DeviceBuffers& input : inputs) local.push_back(input[d]);
         std::vector<BufferPtr> results = eqn.primitive->impl(local, avals, eqn.params);
         for (std::size_t o = 0; o < outputs.size(); ++o) outputs[o][d] = results.at(o);
-      }
+      });
     } else {
       throw not_implemented_error("primitive '" + eqn.primitive->name + "' has no kernel");
     }

@@ -5,7 +5,10 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "exec/fusion.h"
 #include "exec/interpreter.h"
+#include "exec/program_cache.h"
+#include "exec/thread_pool.h"
 #include "ir/primitive.h"
 #include "spmd/collectives.h"
 
@@ -101,12 +104,36 @@ class PartitionedRun {
     return {to, reshard_buffers(mesh_, aval.shape, value.layout, to, value.buffers, profile_, &run_.log, origin)};
   }
 
+  // Runs an elementwise group in one pass over memory when every value in it has one layout (so no
+  // data moves between its equations); false leaves the equations to execute().
+  bool execute_fused(const Jaxpr& jaxpr, const FusionGroup& group) {
+    if (group.outputs.empty()) return false;
+    const Layout& layout = run_.layouts.at(jaxpr.eqns[group.begin].outputs[0].id).layout;
+    for (std::size_t e = group.begin; e < group.end; ++e) {
+      if (run_.layouts.at(jaxpr.eqns[e].outputs[0].id).layout != layout) return false;
+    }
+    std::vector<DeviceBuffers> inputs;
+    for (const Var& var : group.inputs) {
+      Placed value = read(var);
+      if (var.aval.rank() != 0 && value.layout != layout) return false;
+      inputs.push_back(std::move(value.buffers));
+    }
+    std::vector<DeviceBuffers> outputs = run_fusion_group(jaxpr, group, inputs);
+    for (std::size_t o = 0; o < outputs.size(); ++o) bind(group.outputs[o], {layout, std::move(outputs[o])});
+    return true;
+  }
+
   void execute(const Eqn& eqn) {
     const std::string& name = eqn.primitive->name;
     const Layout& out_layout = run_.layouts.at(eqn.outputs.at(0).id).layout;
-    if (name == "sharding_constraint") {
+    // reshard/mesh_cast (explicit mode) move data to their result type's layout the way a constraint does.
+    if (name == "sharding_constraint" || name == "reshard" || name == "mesh_cast") {
       bind(eqn.outputs[0],
            moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), out_layout, "with_sharding_constraint"));
+      return;
+    }
+    if (eqn.primitive->block_impl) {
+      execute_blocked(eqn);
       return;
     }
     if (eqn.inputs.empty() || !eqn.primitive->impl) {
@@ -159,12 +186,12 @@ class PartitionedRun {
     const Aval local_out = local_aval(eqn.outputs[0].aval, out_layout, mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);
     std::vector<DeviceBuffers> outputs(eqn.outputs.size(), DeviceBuffers(static_cast<std::size_t>(mesh_.size())));
-    for (std::size_t d = 0; d < static_cast<std::size_t>(mesh_.size()); ++d) {
+    parallel_for(static_cast<std::size_t>(mesh_.size()), large_equation(eqn), [&](std::size_t d) {
       std::vector<BufferPtr> local;
       for (const Placed& input : inputs) local.push_back(input.buffers[d]);
       std::vector<BufferPtr> results = eqn.primitive->impl(local, local_inputs, params);
       for (std::size_t r = 0; r < outputs.size(); ++r) outputs[r][d] = results.at(r);
-    }
+    });
     for (std::size_t r = 0; r < outputs.size(); ++r) {
       if (!reduced_axes.empty()) {
         outputs[r] =
@@ -175,6 +202,32 @@ class PartitionedRun {
   }
 
  private:
+  // Values whose elements depend on their global position (random bits, split keys): operands are
+  // gathered whole (keys are small) and each device computes only its own block of the result; devices
+  // holding the same block share one buffer.
+  void execute_blocked(const Eqn& eqn) {
+    std::vector<BufferPtr> global_inputs;
+    std::vector<Aval> avals;
+    for (const Atom& input : eqn.inputs) {
+      const Aval& aval = atom_aval(input);
+      const Placed whole = moved(read(input), aval, Layout(aval.rank()), eqn.primitive->name + " operand");
+      global_inputs.push_back(whole.buffers.front());
+      avals.push_back(aval);
+    }
+    const Var& out = eqn.outputs.at(0);
+    const Layout& layout = run_.layouts.at(out.id).layout;
+    const std::vector<DeviceIndex> blocks =
+        devices_indices_map(sharding_of_layout(mesh_, layout, std::nullopt), out.aval.shape, profile_);
+    std::map<std::vector<DimSlice>, BufferPtr> computed;
+    DeviceBuffers buffers;
+    for (const DeviceIndex& entry : blocks) {
+      BufferPtr& block = computed[entry.index];
+      if (!block) block = eqn.primitive->block_impl(global_inputs, avals, eqn.params, entry.index).at(0);
+      buffers.push_back(block);
+    }
+    bind(out, {layout, buffers});
+  }
+
   // Ops without a factor rule (or values made from nothing) run on the whole value and are then cut.
   void execute_replicated(const Eqn& eqn) {
     std::vector<BufferPtr> global_inputs;
@@ -264,7 +317,19 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
       known[var->id] = {dim_axes_of(*named, var->aval.rank()), true};
     }
   }
-  run.layouts = propagate_layouts(jaxpr, *mesh, known);
+  // Explicit mode: every value's type names its sharding; propagation only fills in the untyped ones.
+  const bool explicit_mesh =
+      std::find(mesh->axis_types().begin(), mesh->axis_types().end(), AxisType::kExplicit) != mesh->axis_types().end();
+  if (explicit_mesh) {
+    for (const Eqn& eqn : jaxpr.eqns) {
+      for (const Var& out : eqn.outputs) {
+        if (out.aval.dim_axes.size() == out.aval.rank() && !known.contains(out.id)) {
+          known[out.id] = {out.aval.dim_axes, true};
+        }
+      }
+    }
+  }
+  run.layouts = *cached_layouts(jaxpr, *mesh, known);  // propagation depends on no value
 
   PartitionedRun partitioned(*mesh, profile, run);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -277,7 +342,15 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
     for (const Array::Shard& shard : placed.shards()) buffers.push_back(shard.data);
     partitioned.bind(var, {layout, buffers});
   }
-  for (const Eqn& eqn : jaxpr.eqns) partitioned.execute(eqn);
+  const auto groups = cached_fusion_plan(jaxpr);
+  for (std::size_t e = 0; e < jaxpr.eqns.size();) {
+    const FusionGroup* group = group_starting_at(*groups, e);
+    if (group != nullptr && partitioned.execute_fused(jaxpr, *group)) {
+      e = group->end;
+    } else {
+      partitioned.execute(jaxpr.eqns[e++]);
+    }
+  }
 
   for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
     const Atom& out = jaxpr.outvars[o];
@@ -287,6 +360,11 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
     Sharding sharding = sharding_of_layout(*mesh, layout, default_memory_kind(mesh->platform(), profile));
     if (o < options.out_shardings.size() && options.out_shardings[o]) {
       sharding = *options.out_shardings[o];
+    } else if (explicit_mesh && aval.dim_axes.size() == aval.rank()) {
+      // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
+      std::vector<SpecEntry> entries;
+      for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
+      sharding = NamedSharding{*mesh, PartitionSpec(entries), default_memory_kind(mesh->platform(), profile)};
     } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
       sharding = *reference;  // JAX hands back the input's own sharding object when equivalent
     } else {

@@ -1,10 +1,12 @@
 // shard_map (Manual mode): JAX's argument checks, per-device local types, lockstep execution, output assembly.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "array/array.h"
+#include "exec/builder.h"
 #include "ir/jaxpr.h"
 #include "spmd/comm_log.h"
 
@@ -45,5 +47,14 @@ void check_shard_map_outputs(const ShardMapSpec& spec, const std::vector<Aval>& 
 // collectives that takes), the body runs in lockstep, and outputs become arrays sharded by out_specs.
 [[nodiscard]] std::vector<Array> run_shard_map(const Jaxpr& body, const ShardMapSpec& spec,
                                                const std::vector<Array>& args, const JaxProfile& profile, CommLog* log);
+
+// Traces shard_map into `builder`: JAX's argument and replication checks, then one `shard_map`
+// equation (params printed per JAX version) whose body is `body`, traced on the local types.
+std::vector<Atom> bind_shard_map(JaxprBuilder& builder, const JaxprPtr& body, std::span<const Atom> args,
+                                 const ShardMapSpec& spec);
+
+// The `shard_map` primitive: shape rule from out_specs, a single-device kernel that runs the body on
+// every device of the mesh, params printed as each JAX version names them.
+void register_shard_map_primitive();
 
 }  // namespace shardscope

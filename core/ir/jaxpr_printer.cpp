@@ -226,7 +226,8 @@ class Printer {
           pp::group(pp::concat({pp::nest(2, pp::concat({pp::text("["), pp::brk(""), pp::join(pp::brk(), pairs)})),
                                 pp::brk(""), pp::text("]")}));
     }
-    std::vector<Doc> rhs = {pp::text(primitive.name), params_doc, pp::text(" ") + vars(eqn.inputs, "", false)};
+    const std::string name = primitive.printed_name ? primitive.printed_name(profile_) : primitive.name;
+    std::vector<Doc> rhs = {pp::text(name), params_doc, pp::text(" ") + vars(eqn.inputs, "", false)};
     if (eqn.outputs.empty()) return pp::concat(rhs);
     rhs.insert(rhs.begin(), {lhs, pp::text(" = ")});
     return pp::concat(rhs);

@@ -37,8 +37,16 @@ struct Primitive {
   std::function<std::vector<DeviceBuffers>(const SpmdContext&, std::span<const DeviceBuffers>, std::span<const Aval>,
                                            const Params&)>
       collective_impl;
+  // Kernel for one block of the global result (`block`: one slice per result dim) from whole operands, for
+  // values whose elements depend on their global position (random bits, split keys): the partitioner
+  // lets each device compute only its own block.
+  std::function<std::vector<BufferPtr>(std::span<const BufferPtr>, std::span<const Aval>, const Params&,
+                                       std::span<const DimSlice> block)>
+      block_impl;
   // Which params print, in order; empty means all, sorted by key (JAX's default).
   std::function<Params(const Eqn&, const JaxProfile&)> printed_params;
+  // The name jaxprs show, when it changed across JAX versions (jit was xla_call, then pjit); empty: `name`.
+  std::function<std::string(const JaxProfile&)> printed_name;
 };
 
 // The registry of every primitive, looked up by name; returns nullptr for unknown names.

@@ -5,6 +5,7 @@
 
 #include "ops/elementwise_common.h"
 #include "ops/ops.h"
+#include "ops/vector_math.h"
 #include "random/distributions.h"
 
 namespace shardscope {
@@ -58,6 +59,27 @@ auto same_dtype(Fn fn) {
 template <TypeClasses Accepted, typename Fn>
 void unary(const std::string& name, Fn fn, UnaryParams params = UnaryParams::kNone) {
   register_unary<Accepted>(name, params, false, same_dtype(fn));
+}
+
+// float32/float64 through the SIMD kernels of vector_math; other dtypes elementwise through `fallback`.
+template <typename Fn>
+auto vectorised(vector_math::Function function, Fn fallback) {
+  return [function, fallback](auto tag, const Buffer& operand, const Params&) -> BufferPtr {
+    constexpr DType D = decltype(tag)::value;
+    if constexpr (D == DType::kFloat32 || D == DType::kFloat64) {
+      using T = Storage<D>;
+      auto out = new_buffer(D, operand.shape());
+      vector_math::apply(function, operand.as<T>().data(), out->as_mutable<T>().data(), operand.size());
+      return out;
+    } else {
+      return map_unary<D, D>(operand, fallback);
+    }
+  };
+}
+
+template <TypeClasses Accepted, typename Fn>
+void vector_unary(const std::string& name, vector_math::Function function, Fn fallback) {
+  register_unary<Accepted>(name, UnaryParams::kAccuracy, false, vectorised(function, fallback));
 }
 
 // ---- special functions without a <cmath> counterpart ----
@@ -213,24 +235,18 @@ void register_unary_primitives() {
   register_round();
   register_is_finite();
 
-  unary<kInexactTypes>(
-      "exp", [](auto x) { return std::exp(x); }, kAccuracy);
+  vector_unary<kInexactTypes>("exp", vector_math::Function::kExp, [](auto x) { return std::exp(x); });
   unary<kInexactTypes>(
       "exp2", [](auto x) { return std::exp2(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "log", [](auto x) { return std::log(x); }, kAccuracy);
+  vector_unary<kInexactTypes>("log", vector_math::Function::kLog, [](auto x) { return std::log(x); });
   unary<kInexactTypes>(
       "log1p", [](auto x) { return std::log1p(x); }, kAccuracy);
   unary<kInexactTypes>(
       "expm1", [](auto x) { return std::expm1(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "tanh", [](auto x) { return std::tanh(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "logistic", [](auto x) { return logistic(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "sin", [](auto x) { return std::sin(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "cos", [](auto x) { return std::cos(x); }, kAccuracy);
+  vector_unary<kInexactTypes>("tanh", vector_math::Function::kTanh, [](auto x) { return std::tanh(x); });
+  vector_unary<kInexactTypes>("logistic", vector_math::Function::kLogistic, [](auto x) { return logistic(x); });
+  vector_unary<kInexactTypes>("sin", vector_math::Function::kSin, [](auto x) { return std::sin(x); });
+  vector_unary<kInexactTypes>("cos", vector_math::Function::kCos, [](auto x) { return std::cos(x); });
   unary<kInexactTypes>(
       "tan", [](auto x) { return std::tan(x); }, kAccuracy);
   unary<kInexactTypes>(

@@ -1,10 +1,17 @@
-// Cache-blocked, packed matrix multiplication for float32 and float64, vectorized for the CPU at hand.
+// Matrix products for float32/float64: OpenBLAS where the strides allow, else a packed, vectorized kernel.
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "ops/structural_internal.h"
+
+#ifdef SHARDSCOPE_HAVE_CBLAS
+#include <cblas.h>
+#endif
 
 namespace shardscope::structural {
 namespace {
@@ -156,18 +163,68 @@ GemmFn<T> best_gemm() {
   return gemm_portable<T>;
 }
 
+#ifdef SHARDSCOPE_HAVE_CBLAS
+// An operand BLAS can read: row-major with a leading dimension, possibly transposed (column-major).
+struct BlasOperand {
+  CBLAS_TRANSPOSE transpose = CblasNoTrans;
+  blasint leading = 0;
+};
+
+// (rows x cols) with element (i, j) at i * row_stride + j * col_stride; nullopt when BLAS cannot read it.
+std::optional<BlasOperand> blas_operand(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+  if (col_stride == 1 && row_stride >= std::max<int64_t>(cols, 1))
+    return BlasOperand{CblasNoTrans, static_cast<blasint>(row_stride)};
+  if (row_stride == 1 && col_stride >= std::max<int64_t>(rows, 1))
+    return BlasOperand{CblasTrans, static_cast<blasint>(col_stride)};
+  return std::nullopt;
+}
+
+// C += A . B through OpenBLAS when both operands have a unit stride and sizes fit BLAS's int.
+template <typename T>
+bool blas_gemm(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
+               int64_t b_cols, T* c) {
+  constexpr int64_t kLimit = std::numeric_limits<blasint>::max();
+  if (shape.m > kLimit || shape.n > kLimit || shape.k > kLimit || a_rows > kLimit || a_cols > kLimit ||
+      b_rows > kLimit || b_cols > kLimit) {
+    return false;
+  }
+  const auto lhs = blas_operand(shape.m, shape.k, a_rows, a_cols);
+  const auto rhs = blas_operand(shape.k, shape.n, b_rows, b_cols);
+  if (!lhs || !rhs) return false;
+  const auto m = static_cast<blasint>(shape.m);
+  const auto n = static_cast<blasint>(shape.n);
+  const auto k = static_cast<blasint>(shape.k);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0F, a, lhs->leading, b, rhs->leading, 1.0F, c,
+                n);
+  } else {
+    cblas_dgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0, a, lhs->leading, b, rhs->leading, 1.0, c,
+                n);
+  }
+  return true;
+}
+#endif
+
+template <typename T>
+void gemm_dispatch(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
+                   int64_t b_cols, T* c) {
+#ifdef SHARDSCOPE_HAVE_CBLAS
+  if (blas_gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c)) return;
+#endif
+  static const GemmFn<T> gemm = best_gemm<T>();
+  gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
+}
+
 }  // namespace
 
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rows, int64_t a_cols, const float* b,
                      int64_t b_rows, int64_t b_cols, float* c) {
-  static const GemmFn<float> gemm = best_gemm<float>();
-  gemm({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
+  gemm_dispatch<float>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
 }
 
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
                      int64_t b_rows, int64_t b_cols, double* c) {
-  static const GemmFn<double> gemm = best_gemm<double>();
-  gemm({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
+  gemm_dispatch<double>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
 }
 
 }  // namespace shardscope::structural

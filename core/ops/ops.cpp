@@ -12,6 +12,11 @@ void ensure_core_primitives() {
     register_structural_primitives();
     register_collective_primitives();
     register_program_primitives();
+    register_shard_map_primitive();
+    register_pmap_primitive();
+    register_ad_primitives();
+    register_explicit_primitives();
+    register_random_primitives();
   });
 }
 

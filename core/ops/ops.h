@@ -11,5 +11,11 @@ void register_elementwise_primitives();
 void register_structural_primitives();
 void register_collective_primitives();
 void register_program_primitives();
+// Defined in exec/: programs nested as equations (shard_map, old pmap's xla_pmap).
+void register_shard_map_primitive();
+void register_pmap_primitive();
+void register_ad_primitives();
+void register_explicit_primitives();  // reshard, mesh_cast (core/explicit/reshard.cpp)
+void register_random_primitives();
 
 }  // namespace shardscope

@@ -38,9 +38,20 @@ Primitive jit_primitive() {
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params& params) {
     return evaluate_jaxpr(inner_jaxpr(params), std::vector<BufferPtr>(in.begin(), in.end()));
   };
-  // name= first, then the rest sorted, as JAX's jit print rule does.
-  p.printed_params = [](const Eqn& eqn, const JaxProfile&) {
+  p.printed_name = [](const JaxProfile& profile) -> std::string {
+    if (profile.has(JaxFeature::kJitPrimitiveJit)) return "jit";
+    return profile.has(JaxFeature::kJitPrimitivePjit) ? "pjit" : "xla_call";
+  };
+  // pjit/jit print name= first, then the rest sorted; xla_call called its program call_jaxpr and sorted all.
+  p.printed_params = [](const Eqn& eqn, const JaxProfile& profile) {
     Params params = eqn.params;
+    if (!profile.has(JaxFeature::kJitPrimitivePjit)) {
+      for (auto& [key, value] : params) {
+        if (key == "jaxpr") key = "call_jaxpr";
+      }
+      std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      return params;
+    }
     std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) {
       const bool a_is_name = a.first == "name";
       const bool b_is_name = b.first == "name";

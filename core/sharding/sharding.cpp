@@ -147,6 +147,29 @@ Shape shard_shape(const Sharding& sharding, const Shape& shape, const JaxProfile
   return result;
 }
 
+void check_argument_divisible(const std::string& what, const std::string& keypath, const Sharding& sharding,
+                              const Shape& shape, const JaxProfile& profile, const std::string& source) {
+  check_rank_compatible(sharding, shape.size(), profile);
+  const std::vector<int64_t> factors = tiling_factors(sharding, shape.size());
+  const std::string name = keypath.empty() ? "" : " with pytree key path " + keypath;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] % factors[d] == 0) continue;
+    if (!profile.has(JaxFeature::kIndivisibleErrorClass)) {
+      throw value_error("One of " + what + name + " was given the sharding of " + sharding_repr(sharding, profile) +
+                        ", which implies that the global size of its dimension " + std::to_string(d) +
+                        " should be divisible by " + std::to_string(factors[d]) + ", but it is equal to " +
+                        std::to_string(shape[d]) + " (full shape: " + python_int_tuple(shape) + ")");
+    }
+    if (!profile.has(JaxFeature::kIndivisibleErrorNoPrefix)) (void)shard_shape(sharding, shape, profile);
+    throw Error("IndivisibleError",
+                "One of " + what + name + " was given the sharding " + sharding_repr(sharding, profile) +
+                    " implies that array axis " + std::to_string(d) + " is partitioned " + std::to_string(factors[d]) +
+                    " times, but the dimension size is " + std::to_string(shape[d]) + " (full shape: " +
+                    python_int_tuple(shape) + ", per-dimension tiling factors: " + python_int_tuple(factors) +
+                    " should evenly divide the shape). This error " + "occurs at source:  " + source);
+  }
+}
+
 bool is_fully_replicated(const Sharding& sharding) {
   const auto* named = std::get_if<NamedSharding>(&sharding);
   if (named == nullptr || named->mesh.size() == 1) return true;

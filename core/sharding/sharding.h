@@ -53,6 +53,12 @@ void check_rank_compatible(const Sharding& sharding, std::size_t rank, const Jax
 // sharding.shard_shape(shape): IndivisibleError (JAX's message) when a sharded dimension is not divisible.
 [[nodiscard]] Shape shard_shape(const Sharding& sharding, const Shape& shape, const JaxProfile& profile);
 
+// The check device_put and jit run on their arguments (JAX's B1 error per version): `what` is
+// "device_put args", "pjit arguments", "pjit outputs", ...; `keypath` names the value (empty: none);
+// `source` is the user's `file:line (function)` the newest JAX quotes.
+void check_argument_divisible(const std::string& what, const std::string& keypath, const Sharding& sharding,
+                              const Shape& shape, const JaxProfile& profile, const std::string& source = "");
+
 [[nodiscard]] bool is_fully_replicated(const Sharding& sharding);
 
 // One dimension of a device's index: `full` is Python's slice(None); otherwise [start, stop).

@@ -8,6 +8,7 @@
 #include "exec/builder.h"
 #include "exec/jit.h"
 #include "exec/shard_map.h"
+#include "exec/thread_pool.h"
 
 namespace {
 
@@ -26,8 +27,18 @@ BufferPtr ramp(const Shape& shape) {
   return make_buffer(DType::kFloat32, shape, values);
 }
 
+// Benchmarks taking a thread count run with the process-wide pool resized to it (0: the hardware's).
+class ThreadCount {
+ public:
+  explicit ThreadCount(const benchmark::State& state) { set_thread_count(static_cast<std::size_t>(state.range(0))); }
+  ~ThreadCount() { set_thread_count(0); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+};
+
 // jit(2 * sin(x) + 1) on 32M float32 sharded 8 ways.
 void BM_JitSinAffine_32M_8way(benchmark::State& state) {
+  const ThreadCount threads(state);
   const Mesh mesh = cpu_mesh(8);
   const int64_t n = 32 * 1024 * 1024;
   JaxprBuilder b;
@@ -40,10 +51,11 @@ void BM_JitSinAffine_32M_8way(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
   state.SetBytesProcessed(state.iterations() * n * 4);
 }
-BENCHMARK(BM_JitSinAffine_32M_8way)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_JitSinAffine_32M_8way)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Seed 001's pmap(vmap(dot)) on (8, 1250000, 3): each device does a row-wise dot of its (1250000, 3) block.
 void BM_PmapVmapDot_8x1250000x3(benchmark::State& state) {
+  const ThreadCount threads(state);
   const Mesh mesh = cpu_mesh(8);
   ShardMapSpec spec;
   spec.mesh = mesh;
@@ -65,7 +77,7 @@ void BM_PmapVmapDot_8x1250000x3(benchmark::State& state) {
   const Array us = Array::from_host(ramp({8, 1250000, 3}), sharding, kProfile);
   for (auto _ : state) benchmark::DoNotOptimize(run_shard_map(*body, spec, {vs, us}, kProfile, nullptr));
 }
-BENCHMARK(BM_PmapVmapDot_8x1250000x3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PmapVmapDot_8x1250000x3)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One device's 2048x2048 float32 matmul (the kernel every sharded dot runs locally).
 void BM_Matmul2048(benchmark::State& state) {
@@ -89,6 +101,7 @@ BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A small eager op: x + 1 on a (4, 8) array sharded 8 ways.
 void BM_SmallShardedAdd_4x8(benchmark::State& state) {
+  const ThreadCount threads(state);
   const Mesh mesh = make_mesh({2, 4}, {"x", "y"}, make_device_preset("cpu:8").devices, kProfile,
                               std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
   JaxprBuilder b;
@@ -98,6 +111,6 @@ void BM_SmallShardedAdd_4x8(benchmark::State& state) {
       ramp({4, 8}), make_named_sharding(mesh, parse_partition_spec("P('x', 'y')"), kProfile), kProfile);
   for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
 }
-BENCHMARK(BM_SmallShardedAdd_4x8)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SmallShardedAdd_4x8)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

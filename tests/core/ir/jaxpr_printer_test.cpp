@@ -5,6 +5,7 @@
 
 #include "ir/pretty.h"
 #include "ir/primitive.h"
+#include "ops/ops.h"
 
 using namespace shardscope;
 
@@ -124,6 +125,7 @@ TEST_CASE("seed 001: pmap of vdot in the xla_pmap era") {
 }
 
 TEST_CASE("seed 001: jit of vmap(vdot) as xla_call") {
+  ensure_core_primitives();
   const JaxProfile profile(JaxVersion{0, 3, 4});
   const Var a = new_var(f32({8, 3}));
   const Var b = new_var(f32({8, 3}));
@@ -137,7 +139,7 @@ TEST_CASE("seed 001: jit of vmap(vdot) as xla_call") {
   inner->outvars = {f};
   Jaxpr outer;
   outer.invars = {a, b};
-  outer.eqns = {Eqn{prim("xla_call"), {{"call_jaxpr", JaxprPtr(inner)}, {"name", "dot"}}, {a, b}, {c}}};
+  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "dot"}}, {a, b}, {c}}};
   outer.outvars = {c};
   CHECK(print_jaxpr(outer, profile) ==
         "{ lambda ; a:f32[8,3] b:f32[8,3]. let\n"
@@ -152,6 +154,27 @@ TEST_CASE("seed 001: jit of vmap(vdot) as xla_call") {
         "      name=dot\n"
         "    ] a b\n"
         "  in (c,) }");
+}
+
+TEST_CASE("jax 0.4.4 to 0.6: jit equations print as pjit, name first") {
+  ensure_core_primitives();
+  const Var a = new_var(f32({3}));
+  const Var c = new_var(f32({3}));
+  auto inner = std::make_shared<Jaxpr>();
+  const Var x = new_var(f32({3}));
+  const Var y = new_var(f32({3}));
+  inner->invars = {x};
+  inner->eqns = {Eqn{prim("sin"), {}, {x}, {y}}};
+  inner->outvars = {y};
+  Jaxpr outer;
+  outer.invars = {a};
+  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "f"}}, {a}, {c}}};
+  outer.outvars = {c};
+  const std::string pjit_text = print_jaxpr(outer, JaxProfile(JaxVersion{0, 4, 20}));
+  CHECK(pjit_text.find("= pjit[") != std::string::npos);
+  CHECK(pjit_text.find("name=f") < pjit_text.find("jaxpr={"));
+  CHECK(print_jaxpr(outer, JaxProfile(JaxVersion{0, 4, 3})).find("xla_call[") != std::string::npos);
+  CHECK(print_jaxpr(outer, JaxProfile(JaxVersion{0, 7, 0})).find("= jit[") != std::string::npos);
 }
 
 TEST_CASE("newest JAX: jit's inner jaxpr reuses the outer names") {

@@ -1,0 +1,228 @@
+// Roofline per equation and alpha-beta per collective; totals per device assume no overlap.
+#include "cost/program_cost.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "base/python_format.h"
+#include "ir/primitive.h"
+
+namespace shardscope {
+namespace {
+
+struct CollectiveShape {
+  double steps = 0;
+  std::string algorithm;
+};
+
+// Ring algorithms: how many latency-bound steps each kind takes; the bytes per device come from the
+// log, which already counts the ring's share of the data ((n-1)/n, twice for an all-reduce).
+CollectiveShape collective_shape(CollectiveKind kind, int64_t n) {
+  const auto hops = static_cast<double>(std::max<int64_t>(n - 1, 0));
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return {2 * hops, "ring reduce-scatter + all-gather: 2(n-1)/n of the data"};
+    case CollectiveKind::kAllGather: return {hops, "ring: (n-1)/n of the gathered data"};
+    case CollectiveKind::kReduceScatter: return {hops, "ring: (n-1)/n of the data"};
+    case CollectiveKind::kAllToAll: return {hops, "pairwise exchange: (n-1)/n of the data"};
+    case CollectiveKind::kCollectivePermute: return {n > 1 ? 1.0 : 0.0, "one point-to-point send"};
+  }
+  return {};
+}
+
+double compute_time(const EquationEstimate& e, const HardwareSpec& hw) {
+  const double rate = e.primitive == "dot_general" ? hw.matmul_flops : hw.vector_flops;
+  return e.cost.flops / rate + e.cost.transcendentals / hw.transcendentals_per_second;
+}
+
+std::string short_aval(const Aval& aval) {
+  Aval plain = Aval::of(aval.shape, aval.dtype);
+  return plain.str_short(true);
+}
+
+std::string format_count(double value) {
+  char buffer[32];
+  if (value >= 1e9) {
+    std::snprintf(buffer, sizeof buffer, "%.3gG", value / 1e9);
+  } else if (value >= 1e6) {
+    std::snprintf(buffer, sizeof buffer, "%.3gM", value / 1e6);
+  } else if (value >= 1e3) {
+    std::snprintf(buffer, sizeof buffer, "%.3gk", value / 1e3);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  }
+  return buffer;
+}
+
+std::string axes_tuple(const std::vector<std::string>& axes) {
+  std::vector<std::string> quoted;
+  for (const std::string& axis : axes) quoted.push_back(python_string_repr(axis));
+  return python_tuple(quoted);
+}
+
+std::string pad_right(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+}  // namespace
+
+std::string format_seconds(double seconds) {
+  char buffer[32];
+  if (seconds >= 1) {
+    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
+  } else if (seconds >= 1e-3) {
+    std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
+  } else if (seconds >= 1e-6) {
+    std::snprintf(buffer, sizeof buffer, "%.3g us", seconds * 1e6);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.3g ns", seconds * 1e9);
+  }
+  return buffer;
+}
+
+CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware) {
+  CollectiveEstimate e;
+  e.kind = record.kind;
+  e.axes = record.axes;
+  e.origin = record.origin;
+  e.group_size = record.groups.empty() ? 1 : static_cast<int64_t>(record.groups.front().size());
+  e.max_bytes_sent =
+      record.bytes_sent.empty() ? 0 : *std::max_element(record.bytes_sent.begin(), record.bytes_sent.end());
+  const CollectiveShape shape = collective_shape(record.kind, e.group_size);
+  e.algorithm = shape.algorithm;
+  // On a torus a collective over several mesh axes runs its rings along several link dimensions.
+  const double links =
+      hardware.multi_axis_links ? static_cast<double>(std::max<std::size_t>(record.axes.size(), 1)) : 1.0;
+  e.latency_seconds = e.group_size > 1 ? shape.steps * hardware.link_latency : 0.0;
+  e.bandwidth_seconds = static_cast<double>(e.max_bytes_sent) / (hardware.link_bandwidth * links);
+  e.seconds = e.latency_seconds + e.bandwidth_seconds;
+  return e;
+}
+
+ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& local_aval,
+                                        const std::vector<Device>& devices, const CommLog& log,
+                                        const HardwareSpec& hardware) {
+  ProgramCostReport report;
+  report.hardware = hardware;
+  double compute = 0;
+  for (std::size_t i = 0; i < jaxpr.eqns.size(); ++i) {
+    const Eqn& eqn = jaxpr.eqns[i];
+    std::vector<Aval> operands;
+    for (const Atom& input : eqn.inputs) operands.push_back(local_aval(input));
+    std::vector<Aval> results;
+    for (const Var& output : eqn.outputs) results.push_back(local_aval(Atom{output}));
+    EquationEstimate e;
+    e.index = i;
+    e.primitive = eqn.primitive->name;
+    e.local_result = results.empty() ? "()" : short_aval(results.front());
+    e.cost = equation_cost(eqn, operands, results);
+    e.compute_seconds = compute_time(e, hardware);
+    e.memory_seconds = e.cost.bytes_accessed() / hardware.memory_bandwidth;
+    e.seconds = std::max(e.compute_seconds, e.memory_seconds);
+    compute += e.seconds;
+    report.per_device.flops += e.cost.flops;
+    report.per_device.transcendentals += e.cost.transcendentals;
+    report.per_device.output_bytes += e.cost.output_bytes;
+    if (report.per_device.operand_bytes.empty()) report.per_device.operand_bytes.push_back(0.0);
+    report.per_device.operand_bytes[0] += e.cost.bytes_accessed() - e.cost.output_bytes;
+    report.equations.push_back(std::move(e));
+  }
+  for (const Device& device : devices) report.devices.push_back({device.id, compute, 0.0, 0});
+  for (std::size_t r = 0; r < log.records().size(); ++r) {
+    const CollectiveRecord& record = log.records()[r];
+    CollectiveEstimate e = estimate_collective(record, hardware);
+    e.index = r;
+    const CollectiveShape shape = collective_shape(record.kind, e.group_size);
+    const double links =
+        hardware.multi_axis_links ? static_cast<double>(std::max<std::size_t>(record.axes.size(), 1)) : 1.0;
+    for (std::size_t p = 0; p < record.device_ids.size(); ++p) {
+      const int64_t sent = p < record.bytes_sent.size() ? record.bytes_sent[p] : 0;
+      const bool in_group = std::any_of(record.groups.begin(), record.groups.end(), [&](const auto& group) {
+        return group.size() > 1 && std::find(group.begin(), group.end(), record.device_ids[p]) != group.end();
+      });
+      for (DeviceEstimate& d : report.devices) {
+        if (d.device_id != record.device_ids[p]) continue;
+        d.bytes_sent += sent;
+        if (in_group) {
+          d.communication_seconds +=
+              shape.steps * hardware.link_latency + static_cast<double>(sent) / (hardware.link_bandwidth * links);
+        }
+      }
+    }
+    report.collectives.push_back(std::move(e));
+  }
+  for (const DeviceEstimate& d : report.devices) {
+    if (d.total_seconds() >= report.total_seconds) {
+      report.total_seconds = d.total_seconds();
+      report.compute_seconds = d.compute_seconds;
+      report.communication_seconds = d.communication_seconds;
+    }
+  }
+  if (report.devices.empty()) report.compute_seconds = report.total_seconds = compute;
+  return report;
+}
+
+ProgramCostReport estimate_jit_cost(const Jaxpr& jaxpr, const JitRun& run, const HardwareSpec* hardware) {
+  if (!run.mesh) {
+    const HardwareSpec& spec = hardware != nullptr ? *hardware : hardware_for_kind("cpu");
+    return estimate_program_cost(
+        jaxpr, [](const Atom& a) { return atom_aval(a); }, {}, run.log, spec);
+  }
+  const Mesh& mesh = *run.mesh;
+  const LocalAvalFn local = [&](const Atom& atom) {
+    Aval aval = atom_aval(atom);
+    const auto* var = std::get_if<Var>(&atom);
+    if (var == nullptr) return aval;
+    const auto it = run.layouts.find(var->id);
+    if (it == run.layouts.end()) return aval;
+    const Layout& layout = it->second.layout;
+    for (std::size_t d = 0; d < layout.size() && d < aval.rank(); ++d) {
+      int64_t ways = 1;
+      for (const std::string& axis : layout[d]) ways *= mesh.axis_size(axis);
+      aval.shape[d] = (aval.shape[d] + ways - 1) / ways;
+    }
+    return aval;
+  };
+  const HardwareSpec& spec = hardware != nullptr ? *hardware : hardware_for(mesh.devices().front());
+  return estimate_program_cost(jaxpr, local, mesh.devices(), run.log, spec);
+}
+
+ProgramCostReport estimate_shard_map_cost(const Jaxpr& body, const Mesh& mesh, const CommLog& log,
+                                          const HardwareSpec* hardware) {
+  const HardwareSpec& spec = hardware != nullptr ? *hardware : hardware_for(mesh.devices().front());
+  return estimate_program_cost(
+      body, [](const Atom& a) { return atom_aval(a); }, mesh.devices(), log, spec);
+}
+
+std::string ProgramCostReport::to_text() const {
+  std::ostringstream out;
+  out << "# shardscope estimate (not JAX output): " << hardware.name << ", " << devices.size()
+      << " device(s); roofline compute per device, alpha-beta collectives\n";
+  out << pad_right("#", 4) << pad_right("primitive", 22) << pad_right("per-device result", 22) << pad_right("flops", 10)
+      << pad_right("transc.", 10) << pad_right("bytes", 10) << pad_right("time", 12) << "bound\n";
+  for (const EquationEstimate& e : equations) {
+    out << pad_right(std::to_string(e.index), 4) << pad_right(e.primitive, 22) << pad_right(e.local_result, 22)
+        << pad_right(format_count(e.cost.flops), 10) << pad_right(format_count(e.cost.transcendentals), 10)
+        << pad_right(format_count(e.cost.bytes_accessed()), 10) << pad_right(format_seconds(e.seconds), 12)
+        << (e.memory_bound() ? "memory" : "compute") << "\n";
+  }
+  if (!collectives.empty()) {
+    out << "collectives:\n";
+    for (const CollectiveEstimate& c : collectives) {
+      out << pad_right(std::to_string(c.index), 4) << pad_right(collective_name(c.kind), 20)
+          << pad_right("over " + axes_tuple(c.axes) + " n=" + std::to_string(c.group_size), 24)
+          << pad_right(format_count(static_cast<double>(c.max_bytes_sent)) + "B/dev", 12)
+          << pad_right(format_seconds(c.seconds), 12) << c.algorithm;
+      if (!c.origin.empty()) out << " (" << c.origin << ")";
+      out << "\n";
+    }
+  }
+  out << "total per device: " << format_count(per_device.flops) << " flops, "
+      << format_count(per_device.transcendentals) << " transcendentals, " << format_count(per_device.bytes_accessed())
+      << "B accessed; compute " << format_seconds(compute_seconds) << " + communication "
+      << format_seconds(communication_seconds) << " = " << format_seconds(total_seconds) << "\n";
+  return out.str();
+}
+
+}  // namespace shardscope

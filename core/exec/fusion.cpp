@@ -1,0 +1,265 @@
+// Fusion groups of elementwise equations and their chunked evaluation with the primitives' own kernels.
+#include "exec/fusion.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "base/error.h"
+#include "exec/interpreter.h"
+#include "exec/thread_pool.h"
+
+namespace shardscope {
+namespace {
+
+// An equation chunking cannot change: elementwise, one result, operands scalar or of the result's shape.
+bool fusible(const Eqn& eqn) {
+  if (eqn.primitive == nullptr || !eqn.primitive->elementwise || !eqn.primitive->impl) return false;
+  if (eqn.outputs.size() != 1 || eqn.inputs.empty()) return false;
+  const Shape& shape = eqn.outputs[0].aval.shape;
+  if (shape.empty()) return false;
+  return std::all_of(eqn.inputs.begin(), eqn.inputs.end(), [&](const Atom& input) {
+    const Aval& aval = atom_aval(input);
+    return aval.rank() == 0 || aval.shape == shape;
+  });
+}
+
+// Operand sources of one step: a slot of the chunk's value table, or a literal.
+struct Operand {
+  bool literal = false;
+  std::size_t index = 0;  // slot, or index into the literal table
+};
+
+struct Step {
+  const Eqn* eqn = nullptr;
+  std::vector<Operand> operands;
+  std::size_t out_slot = 0;
+};
+
+struct Program {
+  std::vector<Step> steps;
+  std::vector<BufferPtr> literals;
+  std::vector<std::size_t> output_slots;
+  std::size_t slots = 0;
+};
+
+Program compile(const Jaxpr& jaxpr, const FusionGroup& group) {
+  Program program;
+  std::map<int64_t, std::size_t> slot_of;
+  for (const Var& input : group.inputs) slot_of.emplace(input.id, program.slots++);
+  for (std::size_t e = group.begin; e < group.end; ++e) {
+    const Eqn& eqn = jaxpr.eqns[e];
+    Step step;
+    step.eqn = &eqn;
+    for (const Atom& input : eqn.inputs) {
+      if (const auto* literal = std::get_if<Literal>(&input)) {
+        step.operands.push_back({true, program.literals.size()});
+        program.literals.push_back(literal_buffer(*literal));
+      } else {
+        const auto it = slot_of.find(std::get<Var>(input).id);
+        if (it == slot_of.end()) throw runtime_error("fusion: value used before it was computed");
+        step.operands.push_back({false, it->second});
+      }
+    }
+    step.out_slot = program.slots++;
+    slot_of[eqn.outputs[0].id] = step.out_slot;
+    program.steps.push_back(std::move(step));
+  }
+  for (const Var& output : group.outputs) program.output_slots.push_back(slot_of.at(output.id));
+  return program;
+}
+
+Aval with_shape(const Aval& aval, Shape shape) {
+  Aval local = aval;
+  local.shape = std::move(shape);
+  local.dim_axes.clear();
+  return local;
+}
+
+// The chunk [offset, offset + length) of a flat buffer, as a rank-1 buffer (copied: buffers own bytes).
+BufferPtr chunk_of(const Buffer& buffer, int64_t offset, int64_t length) {
+  const std::size_t item = dtype_size(buffer.dtype());
+  const std::byte* start = buffer.bytes().data() + static_cast<std::size_t>(offset) * item;
+  std::vector<std::byte> bytes(start, start + static_cast<std::size_t>(length) * item);
+  return std::make_shared<const Buffer>(buffer.dtype(), Shape{length}, std::move(bytes));
+}
+
+}  // namespace
+
+bool large_equation(const Eqn& eqn) {
+  int64_t elements = 0;
+  for (const Atom& input : eqn.inputs) elements += product(atom_aval(input).shape);
+  for (const Var& output : eqn.outputs) elements += product(output.aval.shape);
+  return elements >= kParallelMinElements;
+}
+
+std::vector<FusionGroup> plan_fusion(const Jaxpr& jaxpr) {
+  // Where each variable is last read: a group must write a value only if it is read after the group.
+  std::map<int64_t, std::size_t> last_use;
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    for (const Atom& input : jaxpr.eqns[e].inputs) {
+      if (const auto* var = std::get_if<Var>(&input)) last_use[var->id] = e;
+    }
+  }
+  std::set<int64_t> returned;
+  for (const Atom& out : jaxpr.outvars) {
+    if (const auto* var = std::get_if<Var>(&out)) returned.insert(var->id);
+  }
+  std::vector<FusionGroup> groups;
+  std::size_t e = 0;
+  while (e < jaxpr.eqns.size()) {
+    if (!fusible(jaxpr.eqns[e])) {
+      ++e;
+      continue;
+    }
+    FusionGroup group;
+    group.begin = e;
+    group.shape = jaxpr.eqns[e].outputs[0].aval.shape;
+    std::set<int64_t> produced;
+    std::set<int64_t> consumed;
+    while (e < jaxpr.eqns.size() && fusible(jaxpr.eqns[e]) && jaxpr.eqns[e].outputs[0].aval.shape == group.shape) {
+      for (const Atom& input : jaxpr.eqns[e].inputs) {
+        const auto* var = std::get_if<Var>(&input);
+        if (var != nullptr && !produced.contains(var->id) && consumed.insert(var->id).second) {
+          group.inputs.push_back(*var);
+        }
+      }
+      produced.insert(jaxpr.eqns[e].outputs[0].id);
+      ++e;
+    }
+    group.end = e;
+    for (std::size_t g = group.begin; g < group.end; ++g) {
+      const Var& out = jaxpr.eqns[g].outputs[0];
+      const auto it = last_use.find(out.id);
+      if (returned.contains(out.id) || (it != last_use.end() && it->second >= group.end)) group.outputs.push_back(out);
+    }
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+const FusionGroup* group_starting_at(const std::vector<FusionGroup>& groups, std::size_t index) {
+  const auto it = std::lower_bound(groups.begin(), groups.end(), index,
+                                   [](const FusionGroup& group, std::size_t at) { return group.begin < at; });
+  return it != groups.end() && it->begin == index ? &*it : nullptr;
+}
+
+std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGroup& group,
+                                            const std::vector<DeviceBuffers>& inputs) {
+  if (inputs.size() != group.inputs.size()) throw runtime_error("fusion: wrong number of group inputs");
+  const Program program = compile(jaxpr, group);
+  const std::size_t devices = inputs.empty() ? 0 : inputs.front().size();
+  // Each device's block shape comes from its first non-scalar input (one exists: results are not scalars).
+  std::vector<Shape> local_shapes(devices);
+  int64_t total = 0;
+  for (std::size_t d = 0; d < devices; ++d) {
+    for (const DeviceBuffers& input : inputs) {
+      if (!input.at(d)->shape().empty()) {
+        local_shapes[d] = input[d]->shape();
+        break;
+      }
+    }
+    if (local_shapes[d].empty()) throw runtime_error("fusion: a group needs a non-scalar input");
+    total += product(local_shapes[d]);
+  }
+  const bool parallel = total >= kParallelMinElements;
+  // One task per device when there are devices enough to keep every thread busy: it appends its chunks'
+  // results to fresh storage, so output pages are written once. A lone device is cut into one range per
+  // thread, each writing into a block allocated up front.
+  const std::size_t ranges_per_device = devices == 1 && parallel ? thread_count() : 1;
+  struct Task {
+    std::size_t device;
+    int64_t begin;
+    int64_t end;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t d = 0; d < devices; ++d) {
+    const int64_t n = product(local_shapes[d]);
+    const auto ranges = static_cast<int64_t>(ranges_per_device);
+    // Range edges on chunk boundaries, so the ranges split the work evenly in whole chunks.
+    const int64_t chunks = (n + kFusionChunkElements - 1) / kFusionChunkElements;
+    for (int64_t r = 0; r < ranges; ++r) {
+      const int64_t begin = std::min(n, chunks * r / ranges * kFusionChunkElements);
+      const int64_t end = r + 1 == ranges ? n : std::min(n, chunks * (r + 1) / ranges * kFusionChunkElements);
+      if (begin < end || (n == 0 && r == 0)) tasks.push_back({d, begin, end});
+    }
+  }
+  std::vector<DeviceBuffers> outputs(group.outputs.size(), DeviceBuffers(devices));
+  std::vector<std::vector<std::shared_ptr<Buffer>>> blocks(group.outputs.size(),
+                                                           std::vector<std::shared_ptr<Buffer>>(devices));
+  if (ranges_per_device > 1) {
+    for (std::size_t o = 0; o < group.outputs.size(); ++o) {
+      blocks[o][0] = std::make_shared<Buffer>(group.outputs[o].aval.dtype, local_shapes[0]);
+      outputs[o][0] = blocks[o][0];
+    }
+  }
+  const auto run_task = [&](std::size_t t) {
+    const Task& task = tasks[t];
+    const Shape& local_shape = local_shapes[task.device];
+    const bool whole =
+        task.begin == 0 && task.end - task.begin <= kFusionChunkElements && task.end == product(local_shape);
+    const bool appending = !whole && ranges_per_device == 1;
+    std::vector<std::vector<std::byte>> appended(appending ? group.outputs.size() : 0);
+    for (std::size_t o = 0; o < appended.size(); ++o) {
+      appended[o].reserve(static_cast<std::size_t>(task.end) * dtype_size(group.outputs[o].aval.dtype));
+    }
+    std::vector<BufferPtr> values(program.slots);
+    std::vector<Aval> avals(program.slots);
+    std::vector<BufferPtr> operands;
+    std::vector<Aval> operand_avals;
+    for (int64_t offset = task.begin; offset < task.end || (whole && offset == task.begin);
+         offset += kFusionChunkElements) {
+      const int64_t length = std::min(kFusionChunkElements, task.end - offset);
+      const Shape chunk_shape = whole ? local_shape : Shape{length};
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const BufferPtr& buffer = inputs[i][task.device];
+        const bool scalar = buffer->shape().empty();
+        values[i] = scalar || whole ? buffer : chunk_of(*buffer, offset, length);
+        avals[i] = with_shape(group.inputs[i].aval, scalar ? Shape{} : chunk_shape);
+      }
+      for (const Step& step : program.steps) {
+        operands.clear();
+        operand_avals.clear();
+        for (std::size_t k = 0; k < step.operands.size(); ++k) {
+          const Operand& operand = step.operands[k];
+          if (operand.literal) {
+            operands.push_back(program.literals[operand.index]);
+            operand_avals.push_back(atom_aval(step.eqn->inputs[k]));
+          } else {
+            operands.push_back(values[operand.index]);
+            operand_avals.push_back(avals[operand.index]);
+          }
+        }
+        std::vector<BufferPtr> results = step.eqn->primitive->impl(operands, operand_avals, step.eqn->params);
+        values[step.out_slot] = std::move(results.at(0));
+        avals[step.out_slot] = with_shape(step.eqn->outputs[0].aval, chunk_shape);
+      }
+      for (std::size_t o = 0; o < program.output_slots.size(); ++o) {
+        const BufferPtr& result = values[program.output_slots[o]];
+        if (whole) {
+          outputs[o][task.device] = result;
+          continue;
+        }
+        const std::size_t bytes = static_cast<std::size_t>(length) * dtype_size(group.outputs[o].aval.dtype);
+        if (result->nbytes() != bytes) throw runtime_error("fusion: a kernel returned a block of the wrong size");
+        if (appending) {
+          appended[o].insert(appended[o].end(), result->bytes().begin(), result->bytes().end());
+        } else {
+          std::memcpy(blocks[o][task.device]->mutable_bytes().data() +
+                          static_cast<std::size_t>(offset) * dtype_size(group.outputs[o].aval.dtype),
+                      result->bytes().data(), bytes);
+        }
+      }
+      if (whole) break;
+    }
+    for (std::size_t o = 0; o < appended.size(); ++o) {
+      outputs[o][task.device] =
+          std::make_shared<const Buffer>(group.outputs[o].aval.dtype, local_shape, std::move(appended[o]));
+    }
+  };
+  parallel_for(tasks.size(), parallel, run_task);
+  return outputs;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,42 @@
+// Fusion of elementwise chains: a run of elementwise equations is evaluated one cache-sized chunk at
+// a time, so each input is read from memory once and only values used outside the run are written.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "ir/jaxpr.h"
+#include "ir/primitive.h"
+
+namespace shardscope {
+
+// Equations [begin, end) of a jaxpr that can run chunk by chunk: every one is elementwise with one
+// result of `shape`, and every operand is rank 0 or has `shape` too.
+struct FusionGroup {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  Shape shape;               // the (global) shape every non-scalar value of the group has
+  std::vector<Var> inputs;   // values from outside the group, in first-use order
+  std::vector<Var> outputs;  // values of the group used after it (or returned), in program order
+};
+
+// Splits `jaxpr` into maximal fusion groups (a group may hold a single equation).
+[[nodiscard]] std::vector<FusionGroup> plan_fusion(const Jaxpr& jaxpr);
+
+// The group starting at equation `index`, if any.
+[[nodiscard]] const FusionGroup* group_starting_at(const std::vector<FusionGroup>& groups, std::size_t index);
+
+// Runs the group on several sets of local buffers at once (one set per device). inputs[i][d] is
+// group.inputs[i] on device d: rank 0, or the device's local block (all of one shape per device).
+// Chunks of every device run on the thread pool when the work is big enough. Returns outputs[o][d].
+[[nodiscard]] std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGroup& group,
+                                                          const std::vector<DeviceBuffers>& inputs);
+
+// Whether an equation touches enough elements for its devices' kernels to be worth running in parallel.
+[[nodiscard]] bool large_equation(const Eqn& eqn);
+
+// Elements per chunk: operands and intermediates of a chunk stay in the core's L2 cache.
+inline constexpr int64_t kFusionChunkElements = 16384;
+
+}  // namespace shardscope

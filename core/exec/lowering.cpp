@@ -1,0 +1,465 @@
+// The abstract partitioner behind lower()/compile(): the same layout choices and collectives as run_jit
+// (see exec/jit.cpp and spmd/reshard.cpp), decided from types alone so any array size works.
+#include "exec/lowering.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/error.h"
+#include "ir/primitive.h"
+#include "propagation/factor_rule.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
+  int64_t size = 1;
+  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
+  return size;
+}
+
+Aval local_under(const Aval& global, const Layout& layout, const Mesh& mesh) {
+  Aval local = Aval::of(global.shape, global.dtype, global.weak_type);
+  for (std::size_t d = 0; d < layout.size() && d < local.rank(); ++d) {
+    const int64_t ways = axes_size(mesh, layout[d]);
+    local.shape[d] = (local.shape[d] + ways - 1) / ways;
+  }
+  return local;
+}
+
+bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::string>& of) {
+  return prefix.size() <= of.size() && std::equal(prefix.begin(), prefix.end(), of.begin());
+}
+
+std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeStruct>& args,
+                              const LoweringOptions& options) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i < options.in_shardings.size() && options.in_shardings[i]) {
+      if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return named->mesh;
+    }
+    if (args[i].sharding) {
+      if (const auto* named = std::get_if<NamedSharding>(&*args[i].sharding)) return named->mesh;
+    }
+  }
+  for (const Eqn& eqn : jaxpr.eqns) {
+    if (const ParamValue* s = find_param(eqn.params, "sharding")) {
+      if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+    }
+  }
+  for (const auto& s : options.out_shardings) {
+    if (s) {
+      if (const auto* named = std::get_if<NamedSharding>(&*s)) return named->mesh;
+    }
+  }
+  return std::nullopt;
+}
+
+Layout trimmed(Layout layout) {
+  while (!layout.empty() && layout.back().empty()) layout.pop_back();
+  return layout;
+}
+
+// Walks the program the way the partitioned run does, recording collectives instead of moving data.
+class Planner {
+ public:
+  Planner(const Mesh& mesh, PartitionPlan& plan) : mesh_(mesh), plan_(plan) {}
+
+  void move(const Atom& value, const Layout& from, const Layout& to, std::size_t equation, const std::string& origin) {
+    const Aval& global = atom_aval(value);
+    const auto* var = std::get_if<Var>(&value);
+    const int64_t var_id = var == nullptr ? -1 : var->id;
+    if (from == to || global.rank() == 0) return;
+    const std::size_t rank = global.rank();
+    for (std::size_t i = 0; i < rank; ++i) {
+      for (std::size_t j = 0; j < rank; ++j) {
+        if (i == j || !is_prefix(to[i], from[i]) || !is_prefix(from[j], to[j])) continue;
+        const std::vector<std::string> leaving(from[i].begin() + static_cast<std::ptrdiff_t>(to[i].size()),
+                                               from[i].end());
+        const std::vector<std::string> arriving(to[j].begin() + static_cast<std::ptrdiff_t>(from[j].size()),
+                                                to[j].end());
+        if (leaving.empty() || leaving != arriving) continue;
+        Layout moved = from;
+        moved[i] = to[i];
+        moved[j] = to[j];
+        if (moved != to) continue;
+        add({equation, CollectiveKind::kAllToAll, leaving, static_cast<int64_t>(j), static_cast<int64_t>(i),
+             local_under(global, from, mesh_), local_under(global, to, mesh_), origin, var_id});
+        return;
+      }
+    }
+    Layout held = from;
+    for (std::size_t d = 0; d < rank; ++d) {
+      std::size_t common = 0;
+      while (common < from[d].size() && common < to[d].size() && from[d][common] == to[d][common]) ++common;
+      for (std::size_t a = from[d].size(); a-- > common;) {
+        const Aval before = local_under(global, held, mesh_);
+        held[d].pop_back();
+        add({equation,
+             CollectiveKind::kAllGather,
+             {from[d][a]},
+             static_cast<int64_t>(d),
+             -1,
+             before,
+             local_under(global, held, mesh_),
+             origin,
+             var_id});
+      }
+    }
+  }
+
+  void equation(std::size_t index, const Eqn& eqn) {
+    const std::string& name = eqn.primitive->name;
+    const Layout& out_layout = layout_of(eqn.outputs.at(0));
+    if (name == "sharding_constraint") {
+      move(eqn.inputs[0], layout_of(eqn.inputs[0]), out_layout, index, "with_sharding_constraint");
+      return;
+    }
+    if (eqn.inputs.empty() || !eqn.primitive->impl) {
+      for (const Atom& input : eqn.inputs) {
+        move(input, layout_of(input), Layout(atom_aval(input).rank()), index, name + " operand");
+      }
+      return;
+    }
+    const FactorRule rule = factor_rule_for(eqn);
+    std::map<int, std::vector<std::string>> axes;
+    for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
+      const auto from_result = factor_axes(rule.results[r], layout_of(eqn.outputs[r]), rule, mesh_);
+      axes.insert(from_result.begin(), from_result.end());
+    }
+    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+      if (rule.kinds[f] != FactorKind::kReduction) continue;
+      std::optional<std::vector<std::string>> agreed;
+      for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
+        const auto from_operand = factor_axes(rule.operands[o], layout_of(eqn.inputs[o]), rule, mesh_);
+        const auto it = from_operand.find(static_cast<int>(f));
+        if (it == from_operand.end()) continue;
+        agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
+      }
+      axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
+    }
+    std::vector<std::string> reduced_axes;
+    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+      if (rule.kinds[f] != FactorKind::kReduction) continue;
+      const auto& list = axes[static_cast<int>(f)];
+      reduced_axes.insert(reduced_axes.end(), list.begin(), list.end());
+    }
+    for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
+      const Aval& aval = atom_aval(eqn.inputs[o]);
+      Layout required(aval.rank());
+      if (o < rule.operands.size()) {
+        for (std::size_t d = 0; d < aval.rank(); ++d) {
+          for (const int f : rule.operands[o][d]) {
+            const auto& list = axes[f];
+            required[d].insert(required[d].end(), list.begin(), list.end());
+            if (axes_size(mesh_, list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+          }
+        }
+      }
+      move(eqn.inputs[o], layout_of(eqn.inputs[o]), required, index, name + " operand");
+    }
+    if (reduced_axes.empty()) return;
+    for (const Var& output : eqn.outputs) {
+      const Aval local = local_under(output.aval, layout_of(output), mesh_);
+      add({index, CollectiveKind::kAllReduce, reduced_axes, -1, -1, local, local, name + " partial results",
+           output.id});
+    }
+  }
+
+ private:
+  // Literals are scalars: no layout.
+  const Layout& layout_of(const Atom& atom) const {
+    static const Layout kScalar;
+    if (const auto* var = std::get_if<Var>(&atom)) {
+      const auto it = plan_.layouts.find(var->id);
+      if (it != plan_.layouts.end()) return it->second.layout;
+    }
+    return kScalar;
+  }
+
+  void add(PlannedCollective collective) { plan_.collectives.push_back(std::move(collective)); }
+
+  const Mesh& mesh_;
+  PartitionPlan& plan_;
+};
+
+}  // namespace
+
+Aval PartitionPlan::local_aval(const Atom& atom) const {
+  const Aval& global = atom_aval(atom);
+  const auto* var = std::get_if<Var>(&atom);
+  if (!mesh || var == nullptr) return global;
+  const auto it = layouts.find(var->id);
+  if (it == layouts.end()) return global;
+  return local_under(global, it->second.layout, *mesh);
+}
+
+CommLog PartitionPlan::comm_log() const {
+  CommLog log;
+  if (!mesh) return log;
+  for (const PlannedCollective& c : collectives) {
+    CollectiveRecord record;
+    record.kind = c.kind;
+    record.axes = c.axes;
+    record.origin = c.origin;
+    const auto groups = axis_groups(*mesh, c.axes);
+    for (const auto& group : groups) {
+      std::vector<int64_t> ids;
+      for (const std::size_t m : group) ids.push_back(mesh->devices()[m].id);
+      record.groups.push_back(ids);
+    }
+    const auto n = static_cast<int64_t>(groups.empty() ? 1 : groups.front().size());
+    const auto bytes = static_cast<int64_t>(aval_bytes(c.local_operand));
+    int64_t sent = 0;
+    switch (c.kind) {
+      case CollectiveKind::kAllReduce: sent = 2 * (n - 1) * bytes / n; break;
+      case CollectiveKind::kAllGather: sent = (n - 1) * bytes; break;
+      case CollectiveKind::kReduceScatter:
+      case CollectiveKind::kAllToAll: sent = (n - 1) * bytes / n; break;
+      case CollectiveKind::kCollectivePermute: sent = bytes; break;
+    }
+    for (const Device& d : mesh->devices()) {
+      record.device_ids.push_back(d.id);
+      record.bytes_sent.push_back(sent);
+      record.bytes_received.push_back(sent);
+    }
+    log.add(std::move(record));
+  }
+  return log;
+}
+
+PartitionPlan plan_partitioning(const Jaxpr& jaxpr, const std::vector<ShapeDtypeStruct>& args,
+                                const LoweringOptions& options, const JaxProfile& profile) {
+  if (args.size() != jaxpr.invars.size()) {
+    throw type_error("Computation compiled for " + std::to_string(jaxpr.invars.size()) + " inputs but called with " +
+                     std::to_string(args.size()));
+  }
+  PartitionPlan plan;
+  const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
+  if (!mesh || mesh->size() == 1) {
+    for (const ShapeDtypeStruct& a : args) {
+      if (a.sharding && std::holds_alternative<SingleDeviceSharding>(*a.sharding)) {
+        plan.device = std::get<SingleDeviceSharding>(*a.sharding).device;
+        break;
+      }
+    }
+    if (!plan.device && mesh) plan.device = mesh->devices().front();
+    const Sharding single = plan.device ? Sharding{make_single_device_sharding(*plan.device, profile)}
+                                        : Sharding{make_single_device_sharding(Device{}, profile)};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      plan.input_shardings.push_back(i < options.in_shardings.size() && options.in_shardings[i]
+                                         ? *options.in_shardings[i]
+                                         : args[i].sharding.value_or(single));
+    }
+    for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
+      plan.output_shardings.push_back(
+          o < options.out_shardings.size() && options.out_shardings[o] ? *options.out_shardings[o] : single);
+    }
+    return plan;
+  }
+  plan.mesh = mesh;
+  LayoutMap known;
+  std::optional<NamedSharding> reference;
+  std::size_t reference_rank = 0;
+  std::vector<std::optional<Sharding>> given_inputs;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Var& var = jaxpr.invars[i];
+    std::optional<Sharding> given = i < options.in_shardings.size() ? options.in_shardings[i] : std::nullopt;
+    if (!given && args[i].sharding && std::holds_alternative<NamedSharding>(*args[i].sharding)) {
+      given = args[i].sharding;
+    }
+    given_inputs.push_back(given);
+    if (!given) continue;
+    const auto* named = std::get_if<NamedSharding>(&*given);
+    if (named == nullptr || named->mesh.devices() != mesh->devices()) {
+      throw value_error("Received incompatible devices for jitted computation. Got argument " + std::to_string(i) +
+                        " of " + options.name + " with shape " + var.aval.str_short(true) +
+                        " on devices that differ from the mesh's");
+    }
+    if (!reference) {
+      reference = *named;
+      reference_rank = var.aval.rank();
+    }
+    known[var.id] = {dim_axes_of(*named, var.aval.rank()), true};
+  }
+  for (std::size_t o = 0; o < jaxpr.outvars.size() && o < options.out_shardings.size(); ++o) {
+    const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
+    if (var == nullptr || !options.out_shardings[o]) continue;
+    if (const auto* named = std::get_if<NamedSharding>(&*options.out_shardings[o])) {
+      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true};
+    }
+  }
+  plan.layouts = propagate_layouts(jaxpr, *mesh, known);
+  const auto memory_kind = default_memory_kind(mesh->platform(), profile);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    plan.input_shardings.push_back(
+        given_inputs[i]
+            ? *given_inputs[i]
+            : Sharding{sharding_of_layout(*mesh, trimmed(plan.layouts.at(jaxpr.invars[i].id).layout), memory_kind)});
+  }
+  Planner planner(*mesh, plan);
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) planner.equation(e, jaxpr.eqns[e]);
+  for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
+    const Atom& out = jaxpr.outvars[o];
+    const Aval& aval = atom_aval(out);
+    const auto* var = std::get_if<Var>(&out);
+    const Layout layout = var != nullptr ? plan.layouts.at(var->id).layout : Layout(aval.rank());
+    if (o < options.out_shardings.size() && options.out_shardings[o]) {
+      plan.output_shardings.push_back(*options.out_shardings[o]);
+    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
+      plan.output_shardings.push_back(*reference);  // JAX hands back the input's own sharding when equivalent
+    } else {
+      plan.output_shardings.push_back(sharding_of_layout(*mesh, trimmed(layout), memory_kind));
+    }
+  }
+  return plan;
+}
+
+Compiled::Compiled(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringOptions options, PartitionPlan plan,
+                   JaxProfile profile)
+    : jaxpr_(std::move(jaxpr)),
+      args_(std::move(args)),
+      options_(std::move(options)),
+      plan_(std::move(plan)),
+      profile_(profile) {}
+
+CostAnalysis Compiled::cost_analysis() const {
+  OpCost total;
+  for (const Eqn& eqn : jaxpr_->eqns) {
+    std::vector<Aval> operands;
+    for (const Atom& input : eqn.inputs) operands.push_back(plan_.local_aval(input));
+    std::vector<Aval> results;
+    for (const Var& output : eqn.outputs) results.push_back(plan_.local_aval(Atom{output}));
+    total += equation_cost(eqn, operands, results);
+  }
+  for (const PlannedCollective& c : plan_.collectives) {
+    // XLA prices an all-reduce at one flop per element; every collective reads its operand and writes its result.
+    OpCost moved;
+    moved.operand_bytes = {aval_bytes(c.local_operand)};
+    moved.output_bytes = aval_bytes(c.local_result);
+    if (c.kind == CollectiveKind::kAllReduce) moved.flops = aval_elements(c.local_result);
+    total += moved;
+  }
+  CostAnalysis analysis;
+  analysis["flops"] = total.flops;
+  analysis["transcendentals"] = total.transcendentals;
+  analysis["bytes accessed"] = total.bytes_accessed();
+  analysis["bytes accessedout{}"] = total.output_bytes;
+  for (std::size_t i = 0; i < total.operand_bytes.size(); ++i) {
+    analysis["bytes accessed" + std::to_string(i) + "{}"] = total.operand_bytes[i];
+  }
+  return analysis;
+}
+
+MemoryAnalysis Compiled::memory_analysis() const {
+  MemoryAnalysis m;
+  std::set<int64_t> argument_ids;
+  for (const Var& v : jaxpr_->invars) {
+    argument_ids.insert(v.id);
+    m.argument_size_in_bytes += static_cast<int64_t>(aval_bytes(plan_.local_aval(Atom{v})));
+  }
+  std::set<int64_t> output_ids;
+  for (const Atom& out : jaxpr_->outvars) {
+    if (const auto* v = std::get_if<Var>(&out)) output_ids.insert(v->id);
+    m.output_size_in_bytes += static_cast<int64_t>(aval_bytes(plan_.local_aval(out)));
+  }
+  // Liveness over the equation order: a temporary lives from its definition to its last use.
+  std::map<int64_t, std::size_t> last_use;
+  for (std::size_t e = 0; e < jaxpr_->eqns.size(); ++e) {
+    for (const Atom& input : jaxpr_->eqns[e].inputs) {
+      if (const auto* v = std::get_if<Var>(&input)) last_use[v->id] = e;
+    }
+  }
+  int64_t live = 0;
+  std::map<std::size_t, int64_t> freed_after;
+  for (std::size_t e = 0; e < jaxpr_->eqns.size(); ++e) {
+    for (const Var& output : jaxpr_->eqns[e].outputs) {
+      if (output_ids.count(output.id) != 0) continue;
+      const auto bytes = static_cast<int64_t>(aval_bytes(plan_.local_aval(Atom{output})));
+      live += bytes;
+      const auto it = last_use.find(output.id);
+      freed_after[it == last_use.end() ? e : it->second] += bytes;
+    }
+    m.temp_size_in_bytes = std::max(m.temp_size_in_bytes, live);
+    live -= freed_after[e];
+  }
+  return m;
+}
+
+std::string Compiled::as_text() const { return compiled_text(*jaxpr_, plan_, options_.name, profile_); }
+
+ProgramCostReport Compiled::cost_report(const HardwareSpec* hardware) const {
+  std::vector<Device> devices;
+  if (plan_.mesh) devices = plan_.mesh->devices();
+  if (!plan_.mesh && plan_.device) devices = {*plan_.device};
+  const HardwareSpec& spec = hardware != nullptr ? *hardware
+                             : devices.empty()   ? hardware_for_kind("cpu")
+                                                 : hardware_for(devices.front());
+  return estimate_program_cost(
+      *jaxpr_, [this](const Atom& a) { return plan_.local_aval(a); }, devices, plan_.comm_log(), spec);
+}
+
+void Compiled::check_call_args(const std::vector<Aval>& args) const {
+  if (args.size() != args_.size()) {
+    throw type_error("Computation compiled for " + std::to_string(args_.size()) + " inputs but called with " +
+                     std::to_string(args.size()));
+  }
+  std::vector<std::string> errors;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Aval expected = args_[i].aval();
+    if (expected.shape == args[i].shape && expected.dtype == args[i].dtype) continue;
+    const std::string name = i < options_.arg_names.size() ? options_.arg_names[i] : "args[" + std::to_string(i) + "]";
+    errors.push_back("Argument '" + name + "' compiled with " + expected.str_short(false) + " and called with " +
+                     Aval::of(args[i].shape, args[i].dtype).str_short(false));
+  }
+  if (errors.empty()) return;
+  constexpr std::size_t kMaxErrors = 5;
+  std::string listed;
+  for (std::size_t i = 0; i < errors.size() && i < kMaxErrors; ++i) listed += (i == 0 ? "" : "\n") + errors[i];
+  const std::string count =
+      errors.size() >= kMaxErrors ? "The first 5 of " + std::to_string(errors.size()) : std::string("The");
+  throw type_error(
+      "Argument types differ from the types for which this computation was compiled. Perhaps you are calling the "
+      "compiled executable with a different enable_x64 mode than when it was AOT compiled? " +
+      count + " mismatches are:\n" + listed);
+}
+
+JitRun Compiled::call(const std::vector<Array>& args) const {
+  std::vector<Aval> avals;
+  for (const Array& a : args) avals.push_back(Aval::of(a.shape(), a.dtype(), a.aval().weak_type));
+  check_call_args(avals);
+  JitOptions options;
+  options.name = options_.name;
+  options.in_shardings = options_.in_shardings;
+  options.out_shardings = options_.out_shardings;
+  return run_jit(*jaxpr_, args, options, profile_);
+}
+
+Lowered::Lowered(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringOptions options, const JaxProfile& profile)
+    : jaxpr_(std::move(jaxpr)), args_(std::move(args)), options_(std::move(options)), profile_(profile) {
+  if (args_.size() != jaxpr_->invars.size()) {
+    throw type_error(options_.name + "() takes " + std::to_string(jaxpr_->invars.size()) +
+                     " positional arguments but " + std::to_string(args_.size()) + " were given");
+  }
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    const Aval& traced = jaxpr_->invars[i].aval;
+    if (traced.shape != args_[i].shape || traced.dtype != args_[i].dtype) {
+      throw type_error("Argument " + std::to_string(i) + " of " + options_.name + " was traced as " +
+                       traced.str_short(false) + " but lowered with " + args_[i].aval().str_short(false));
+    }
+  }
+  plan_ = plan_partitioning(*jaxpr_, args_, options_, profile_);
+}
+
+std::string Lowered::as_text() const { return lowered_text(*jaxpr_, plan_, options_.name, profile_); }
+
+Compiled Lowered::compile() const { return {jaxpr_, args_, options_, plan_, profile_}; }
+
+std::vector<ShapeDtypeStruct> Lowered::out_info() const {
+  EvalShapeOptions options;
+  options.name = options_.name;
+  options.out_shardings = options_.out_shardings;
+  return eval_shape(*jaxpr_, args_, profile_, options);
+}
+
+}  // namespace shardscope

@@ -1,0 +1,292 @@
+// Program texts for lower().as_text() and compile().as_text(), in shardscope's own clearly marked
+// format, with XLA's HloSharding strings for every value's layout.
+#include <map>
+#include <sstream>
+
+#include "exec/lowering.h"
+#include "ir/primitive.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+std::string element_type(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return "i1";
+    case DType::kInt8: return "i8";
+    case DType::kInt16: return "i16";
+    case DType::kInt32: return "i32";
+    case DType::kInt64: return "i64";
+    case DType::kUInt8: return "ui8";
+    case DType::kUInt16: return "ui16";
+    case DType::kUInt32: return "ui32";
+    case DType::kUInt64: return "ui64";
+    case DType::kBFloat16: return "bf16";
+    case DType::kFloat16: return "f16";
+    case DType::kFloat32: return "f32";
+    case DType::kFloat64: return "f64";
+  }
+  return "?";
+}
+
+// MLIR's tensor type: tensor<8x4xf32>, tensor<f32>.
+std::string tensor_type(const Aval& aval) {
+  std::string out = "tensor<";
+  for (const int64_t d : aval.shape) out += std::to_string(d) + "x";
+  return out + element_type(aval.dtype) + ">";
+}
+
+// HLO's shape text: f32[8,4], pred[2].
+std::string hlo_shape(const Aval& aval) {
+  std::string out = aval.dtype == DType::kBool ? "pred" : std::string(dtype_short_name(aval.dtype));
+  out += "[";
+  for (std::size_t d = 0; d < aval.shape.size(); ++d) out += (d == 0 ? "" : ",") + std::to_string(aval.shape[d]);
+  return out + "]";
+}
+
+std::string literal_text(const Literal& literal) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return python_float_repr(v);
+        } else {
+          return std::to_string(v);
+        }
+      },
+      literal.value);
+}
+
+Layout layout_or_replicated(const PartitionPlan& plan, const Atom& atom) {
+  const std::size_t rank = atom_aval(atom).rank();
+  if (const auto* var = std::get_if<Var>(&atom)) {
+    const auto it = plan.layouts.find(var->id);
+    if (it != plan.layouts.end()) {
+      Layout layout = it->second.layout;
+      layout.resize(rank);
+      return layout;
+    }
+  }
+  return Layout(rank);
+}
+
+std::string sharding_attr(const PartitionPlan& plan, const Atom& atom) {
+  if (!plan.mesh) return "";
+  return "mhlo.sharding = \"" + hlo_sharding_text(*plan.mesh, layout_or_replicated(plan, atom)) + "\"";
+}
+
+std::string printed_params(const Eqn& eqn, const JaxProfile& profile) {
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : eqn.params) {
+    if (value.get_if<ParamValue::JaxprRef>() != nullptr) continue;
+    parts.push_back(key + " = " + value.str(profile));
+  }
+  return parts.empty() ? "" : " {" + join(parts, ", ") + "}";
+}
+
+// Value names in program order: %arg0..., then %0, %1, ... (multi-result equations: %3#0, %3#1).
+class Names {
+ public:
+  std::string of(const Atom& atom) const {
+    if (const auto* literal = std::get_if<Literal>(&atom)) return literal_text(*literal);
+    const auto it = names_.find(std::get<Var>(atom).id);
+    return it == names_.end() ? "%?" : it->second;
+  }
+  std::string of_id(int64_t id) const {
+    const auto it = names_.find(id);
+    return it == names_.end() ? "%?" : it->second;
+  }
+  void set(const Var& var, std::string name) { names_[var.id] = std::move(name); }
+  void set_id(int64_t id, std::string name) { names_[id] = std::move(name); }
+
+ private:
+  std::map<int64_t, std::string> names_;
+};
+
+std::string replica_groups(const Mesh& mesh, const std::vector<std::string>& axes) {
+  std::vector<std::string> groups;
+  for (const auto& group : axis_groups(mesh, axes)) {
+    std::vector<std::string> members;
+    for (const std::size_t m : group) members.push_back(std::to_string(m));
+    groups.push_back("{" + join(members, ",") + "}");
+  }
+  return "{" + join(groups, ",") + "}";
+}
+
+}  // namespace
+
+std::string hlo_sharding_text(const Mesh& mesh, const Layout& layout) {
+  std::vector<int64_t> tiles;
+  std::vector<std::size_t> order;  // mesh axes, tiled dims' axes first, then the replicated ones
+  int64_t tiled = 1;
+  for (const auto& axes : layout) {
+    int64_t t = 1;
+    for (const std::string& axis : axes) {
+      t *= mesh.axis_size(axis);
+      order.push_back(*mesh.axis_index(axis));
+    }
+    tiles.push_back(t);
+    tiled *= t;
+  }
+  if (tiled == 1) return "{replicated}";
+  for (std::size_t a = 0; a < mesh.axis_names().size(); ++a) {
+    if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
+  }
+  const int64_t replication = mesh.size() / tiled;
+  // Walk the mesh with its axes permuted into `order`, row-major, listing each position's flat index.
+  const std::vector<int64_t>& sizes = mesh.axis_sizes();
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (std::size_t a = sizes.size(); a-- > 1;) strides[a - 1] = strides[a] * sizes[a];
+  std::vector<int64_t> counter(order.size(), 0);
+  std::vector<std::string> ids;
+  for (int64_t n = 0; n < mesh.size(); ++n) {
+    int64_t flat = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) flat += counter[k] * strides[order[k]];
+    ids.push_back(std::to_string(flat));
+    for (std::size_t k = order.size(); k-- > 0;) {
+      if (++counter[k] < sizes[order[k]]) break;
+      counter[k] = 0;
+    }
+  }
+  std::vector<std::string> dims;
+  for (const int64_t t : tiles) dims.push_back(std::to_string(t));
+  if (replication > 1) dims.push_back(std::to_string(replication));
+  return "{devices=[" + join(dims, ",") + "]" + join(ids, ",") + (replication > 1 ? " last_tile_dim_replicate" : "") +
+         "}";
+}
+
+std::string lowered_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const std::string& name,
+                         const JaxProfile& profile) {
+  std::ostringstream out;
+  const int64_t partitions = plan.mesh ? plan.mesh->size() : 1;
+  out << "# shardscope lowering: shardscope's StableHLO-like text with XLA HloSharding annotations, "
+         "not JAX/XLA output\n";
+  out << "module @jit_" << name << " attributes {mhlo.num_partitions = " << partitions
+      << " : i32, mhlo.num_replicas = 1 : i32} {\n";
+  Names names;
+  std::vector<std::string> params;
+  for (std::size_t i = 0; i < jaxpr.invars.size(); ++i) {
+    const Var& v = jaxpr.invars[i];
+    names.set(v, "%arg" + std::to_string(i));
+    const std::string attr = sharding_attr(plan, Atom{v});
+    params.push_back("%arg" + std::to_string(i) + ": " + tensor_type(v.aval) + (attr.empty() ? "" : " {" + attr + "}"));
+  }
+  std::vector<std::string> results;
+  for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
+    const std::string info = jaxpr.outvars.size() == 1 ? "result" : "result[" + std::to_string(o) + "]";
+    const std::string attr = sharding_attr(plan, jaxpr.outvars[o]);
+    results.push_back(tensor_type(atom_aval(jaxpr.outvars[o])) + " {jax.result_info = \"" + info + "\"" +
+                      (attr.empty() ? "" : ", " + attr) + "}");
+  }
+  out << "  func.func public @main(" << join(params, ", ") << ") -> (" << join(results, ", ") << ") {\n";
+  int counter = 0;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    const std::string base = "%" + std::to_string(counter++);
+    if (eqn.outputs.size() == 1) {
+      names.set(eqn.outputs[0], base);
+    } else {
+      for (std::size_t r = 0; r < eqn.outputs.size(); ++r) names.set(eqn.outputs[r], base + "#" + std::to_string(r));
+    }
+    std::vector<std::string> operands;
+    std::vector<std::string> operand_types;
+    for (const Atom& input : eqn.inputs) {
+      operands.push_back(names.of(input));
+      operand_types.push_back(tensor_type(atom_aval(input)));
+    }
+    std::vector<std::string> result_types;
+    std::vector<std::string> result_shardings;
+    for (const Var& output : eqn.outputs) {
+      result_types.push_back(tensor_type(output.aval));
+      const std::string attr = sharding_attr(plan, Atom{output});
+      if (!attr.empty()) result_shardings.push_back(attr);
+    }
+    const bool constraint = eqn.primitive->name == "sharding_constraint";
+    out << "    " << base << (eqn.outputs.size() > 1 ? ":" + std::to_string(eqn.outputs.size()) : "") << " = "
+        << (constraint ? "stablehlo.custom_call @Sharding" : "\"" + eqn.primitive->name + "\"") << "("
+        << join(operands, ", ") << ")" << (constraint ? "" : printed_params(eqn, profile)) << " : ("
+        << join(operand_types, ", ") << ") -> "
+        << (result_types.size() == 1 ? result_types[0] : "(" + join(result_types, ", ") + ")");
+    if (!result_shardings.empty()) out << " {" << join(result_shardings, ", ") << "}";
+    out << "\n";
+  }
+  std::vector<std::string> returned;
+  std::vector<std::string> returned_types;
+  for (const Atom& o : jaxpr.outvars) {
+    returned.push_back(names.of(o));
+    returned_types.push_back(tensor_type(atom_aval(o)));
+  }
+  out << "    return " << join(returned, ", ") << " : " << join(returned_types, ", ") << "\n  }\n}\n";
+  return out.str();
+}
+
+std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const std::string& name,
+                          const JaxProfile& profile) {
+  std::ostringstream out;
+  const int64_t partitions = plan.mesh ? plan.mesh->size() : 1;
+  out << "# shardscope compiled program: per-device shapes and inserted collectives in shardscope's HLO-like "
+         "text, not XLA output\n";
+  out << "HloModule jit_" << name << ", num_partitions=" << partitions << "\n\nENTRY %main {\n";
+  Names names;
+  for (std::size_t i = 0; i < jaxpr.invars.size(); ++i) {
+    const Var& v = jaxpr.invars[i];
+    names.set(v, "%p" + std::to_string(i));
+    out << "  %p" << i << " = " << hlo_shape(plan.local_aval(Atom{v})) << " parameter(" << i << ")";
+    if (plan.mesh) out << ", sharding=" << hlo_sharding_text(*plan.mesh, layout_or_replicated(plan, Atom{v}));
+    out << "\n";
+  }
+  int counter = 0;
+  int channel = 1;
+  // Prints the collective reading `operand` and returns its value's name.
+  const auto print_collective = [&](const PlannedCollective& c, const std::string& operand) {
+    const std::string result = "%" + collective_name(c.kind) + "." + std::to_string(counter++);
+    out << "  " << result << " = " << hlo_shape(c.local_result) << " " << collective_name(c.kind) << "(" << operand
+        << "), channel_id=" << channel++ << ", replica_groups=" << replica_groups(*plan.mesh, c.axes);
+    if (c.kind == CollectiveKind::kAllGather || c.kind == CollectiveKind::kAllToAll) {
+      out << ", dimensions={" << c.dimension << "}";
+    }
+    if (c.kind == CollectiveKind::kAllReduce) out << ", to_apply=%reduce";
+    out << "  # " << c.origin << "\n";
+    return result;
+  };
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    const Eqn& eqn = jaxpr.eqns[e];
+    // Operands moved for this equation only: later users still read the value in its own layout.
+    std::map<int64_t, std::string> moved;
+    for (const PlannedCollective& c : plan.collectives) {
+      if (c.equation != e || c.kind == CollectiveKind::kAllReduce) continue;
+      const auto it = moved.find(c.var_id);
+      moved[c.var_id] = print_collective(c, it != moved.end() ? it->second : names.of_id(c.var_id));
+    }
+    const std::string base = "%" + eqn.primitive->name + "." + std::to_string(counter++);
+    std::vector<std::string> operands;
+    for (const Atom& input : eqn.inputs) {
+      const auto* var = std::get_if<Var>(&input);
+      const auto it = var == nullptr ? moved.end() : moved.find(var->id);
+      operands.push_back(it != moved.end() ? it->second : names.of(input));
+    }
+    std::vector<std::string> shapes;
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+      names.set(eqn.outputs[r], eqn.outputs.size() == 1 ? base : base + "#" + std::to_string(r));
+      shapes.push_back(hlo_shape(plan.local_aval(Atom{eqn.outputs[r]})));
+    }
+    out << "  " << base << " = " << (shapes.size() == 1 ? shapes[0] : "(" + join(shapes, ", ") + ")") << " "
+        << eqn.primitive->name << "(" << join(operands, ", ") << ")" << printed_params(eqn, profile) << "\n";
+    for (const PlannedCollective& c : plan.collectives) {
+      if (c.equation == e && c.kind == CollectiveKind::kAllReduce) {
+        names.set_id(c.var_id, print_collective(c, names.of_id(c.var_id)));
+      }
+    }
+  }
+  std::vector<std::string> roots;
+  std::vector<std::string> root_shapes;
+  for (const Atom& o : jaxpr.outvars) {
+    roots.push_back(names.of(o));
+    root_shapes.push_back(hlo_shape(plan.local_aval(o)));
+  }
+  out << "  ROOT %tuple = (" << join(root_shapes, ", ") << ") tuple(" << join(roots, ", ") << ")\n}\n";
+  return out.str();
+}
+
+}  // namespace shardscope

@@ -1,0 +1,126 @@
+// The mesh context: one process-wide setting (jax.set_mesh) and per-thread scopes over it, like JAX's config.
+#include "explicit/mesh_context.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "base/python_format.h"
+
+namespace shardscope {
+namespace {
+
+MeshContext& global_context() {
+  static MeshContext context;
+  return context;
+}
+
+// Scopes are per thread (JAX keeps them in thread-local config); nullopt means "the global setting".
+thread_local std::optional<MeshContext> t_scoped;
+
+MeshContext& writable_context() {
+  if (!t_scoped) t_scoped = global_context();
+  return *t_scoped;
+}
+
+int64_t abstract_size(const AbstractMesh& mesh) {
+  int64_t size = 1;
+  for (const int64_t s : mesh.axis_sizes) size *= s;
+  return size;
+}
+
+}  // namespace
+
+const MeshContext& mesh_context() { return t_scoped ? *t_scoped : global_context(); }
+
+AbstractMesh get_abstract_mesh() { return mesh_context().abstract_mesh.value_or(AbstractMesh{}); }
+
+std::optional<Mesh> get_concrete_mesh() { return mesh_context().concrete; }
+
+void set_mesh(const std::optional<Mesh>& mesh, const JaxProfile& profile) {
+  if (mesh &&
+      std::find(mesh->axis_types().begin(), mesh->axis_types().end(), AxisType::kManual) != mesh->axis_types().end()) {
+    throw value_error("mesh " + mesh->str(profile) +
+                      " contains manual axes which is not allowed when using `jax.set_mesh`. Please use "
+                      "`jax.shard_map` to enter into `Manual` mode instead.");
+  }
+  MeshContext context;
+  context.concrete = mesh;
+  if (mesh) context.abstract_mesh = AbstractMesh::from_mesh(*mesh);
+  context.profile = profile;
+  global_context() = context;
+  if (t_scoped) t_scoped = context;
+}
+
+MeshScope::MeshScope(const Mesh& mesh, const JaxProfile& profile) : saved_(mesh_context()) {
+  if (std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kManual) != mesh.axis_types().end()) {
+    throw value_error("mesh " + mesh.str(profile) +
+                      " contains manual axes which is not allowed when using `jax.set_mesh`. Please use "
+                      "`jax.shard_map` to enter into `Manual` mode instead.");
+  }
+  MeshContext& context = writable_context();
+  context.concrete = mesh;
+  context.abstract_mesh = AbstractMesh::from_mesh(mesh);
+  context.profile = profile;
+}
+
+MeshScope::~MeshScope() { t_scoped = saved_; }
+
+AbstractMeshScope::AbstractMeshScope(AbstractMesh mesh) : saved_(mesh_context()) {
+  const std::optional<AbstractMesh>& previous = saved_.abstract_mesh;
+  if (previous && !is_empty(*previous) && abstract_size(*previous) != abstract_size(mesh)) {
+    throw value_error("use_abstract_mesh cannot change the size of the mesh. Got new mesh: " +
+                      abstract_mesh_repr(mesh, saved_.profile) + " with size=" + std::to_string(abstract_size(mesh)) +
+                      " and prev mesh: " + abstract_mesh_repr(*previous, saved_.profile) +
+                      " with size=" + std::to_string(abstract_size(*previous)));
+  }
+  writable_context().abstract_mesh = std::move(mesh);
+}
+
+AbstractMeshScope::~AbstractMeshScope() { t_scoped = saved_; }
+
+bool same_abstract_mesh(const AbstractMesh& a, const AbstractMesh& b) {
+  return a.axis_sizes == b.axis_sizes && a.axis_names == b.axis_names && a.axis_types == b.axis_types;
+}
+
+bool is_empty(const AbstractMesh& mesh) { return mesh.axis_names.empty(); }
+
+bool has_axis_type(const AbstractMesh& mesh, AxisType type) {
+  return std::find(mesh.axis_types.begin(), mesh.axis_types.end(), type) != mesh.axis_types.end();
+}
+
+std::optional<AxisType> axis_type_of(const AbstractMesh& mesh, const std::string& axis) {
+  for (std::size_t i = 0; i < mesh.axis_names.size(); ++i) {
+    if (mesh.axis_names[i] == axis) return mesh.axis_types[i];
+  }
+  return std::nullopt;
+}
+
+int64_t abstract_axis_size(const AbstractMesh& mesh, const std::string& axis) {
+  for (std::size_t i = 0; i < mesh.axis_names.size(); ++i) {
+    if (mesh.axis_names[i] == axis) return mesh.axis_sizes[i];
+  }
+  throw value_error("Resource axis: " + axis + " of the sharding is not found in mesh: " + python_tuple([&] {
+                      std::vector<std::string> names;
+                      for (const std::string& n : mesh.axis_names) names.push_back(python_string_repr(n));
+                      return names;
+                    }()) +
+                    ".");
+}
+
+AbstractMesh with_axis_types(AbstractMesh mesh, const std::vector<std::string>& axes, AxisType type) {
+  for (std::size_t i = 0; i < mesh.axis_names.size(); ++i) {
+    if (std::find(axes.begin(), axes.end(), mesh.axis_names[i]) != axes.end()) mesh.axis_types[i] = type;
+  }
+  return mesh;
+}
+
+std::string abstract_mesh_repr(const AbstractMesh& mesh, const JaxProfile& profile) {
+  if (profile.has(JaxFeature::kAbstractMeshReprDevice)) return mesh.repr();
+  AbstractMesh bare = mesh;
+  bare.device_kind.reset();
+  bare.platform.reset();
+  bare.num_cores.reset();
+  return bare.repr();
+}
+
+}  // namespace shardscope

@@ -1,0 +1,63 @@
+// The mesh context of explicit sharding: jax.set_mesh / use_mesh (concrete and abstract) and use_abstract_mesh.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "compat/jax_version.h"
+#include "mesh/mesh.h"
+
+namespace shardscope {
+
+// The meshes in effect. Types name axes of `abstract_mesh`; device_put with a bare P uses `concrete`.
+struct MeshContext {
+  std::optional<Mesh> concrete;
+  std::optional<AbstractMesh> abstract_mesh;
+  JaxProfile profile;  // which JAX's messages and reprs the explicit-mode rules produce
+};
+
+[[nodiscard]] const MeshContext& mesh_context();
+// jax.sharding.get_abstract_mesh(): the empty AbstractMesh when no mesh is set.
+[[nodiscard]] AbstractMesh get_abstract_mesh();
+// jax.get_mesh(): the concrete mesh in effect, nullopt when none.
+[[nodiscard]] std::optional<Mesh> get_concrete_mesh();
+
+// jax.set_mesh(mesh) as a global setter (None clears it). Rejects meshes with Manual axes with JAX's ValueError.
+void set_mesh(const std::optional<Mesh>& mesh, const JaxProfile& profile = {});
+
+// `with jax.set_mesh(mesh):` / `with jax.sharding.use_mesh(mesh):` — restores the previous context on exit.
+class MeshScope {
+ public:
+  explicit MeshScope(const Mesh& mesh, const JaxProfile& profile = {});
+  ~MeshScope();
+  MeshScope(const MeshScope&) = delete;
+  MeshScope& operator=(const MeshScope&) = delete;
+
+ private:
+  MeshContext saved_;
+};
+
+// `with jax.sharding.use_abstract_mesh(am):` — changes only the abstract mesh (auto_axes, explicit_axes use it).
+// ValueError when a mesh is already set and the new one has a different number of devices.
+class AbstractMeshScope {
+ public:
+  explicit AbstractMeshScope(AbstractMesh mesh);
+  ~AbstractMeshScope();
+  AbstractMeshScope(const AbstractMeshScope&) = delete;
+  AbstractMeshScope& operator=(const AbstractMeshScope&) = delete;
+
+ private:
+  MeshContext saved_;
+};
+
+[[nodiscard]] bool same_abstract_mesh(const AbstractMesh& a, const AbstractMesh& b);
+[[nodiscard]] bool is_empty(const AbstractMesh& mesh);
+[[nodiscard]] bool has_axis_type(const AbstractMesh& mesh, AxisType type);
+[[nodiscard]] std::optional<AxisType> axis_type_of(const AbstractMesh& mesh, const std::string& axis);
+[[nodiscard]] int64_t abstract_axis_size(const AbstractMesh& mesh, const std::string& axis);
+// `mesh` with the named axes switched to `type` (AbstractMesh.update_axis_types).
+[[nodiscard]] AbstractMesh with_axis_types(AbstractMesh mesh, const std::vector<std::string>& axes, AxisType type);
+// repr(AbstractMesh) as the profile's JAX prints it (the device description appeared in 0.7.2).
+[[nodiscard]] std::string abstract_mesh_repr(const AbstractMesh& mesh, const JaxProfile& profile);
+
+}  // namespace shardscope

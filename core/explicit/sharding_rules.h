@@ -1,0 +1,31 @@
+// Explicit sharding ("sharding in types"): each primitive's rule for the sharding of its result types.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/aval.h"
+#include "ir/param.h"
+#include "ir/primitive.h"
+
+namespace shardscope {
+
+// Runs after a primitive's shape rule (JaxprBuilder::bind): gives `outputs` the dim_axes and unreduced axes JAX's
+// sharding rule assigns, or raises JAX's error (ShardingTypeError, ValueError, ...). Names in dim_axes refer to the
+// context mesh (explicit/mesh_context.h). With no Explicit axis in the context and no sharded input the rules are
+// skipped, as in JAX: results are unsharded over the context mesh (untouched when there is no mesh).
+void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> inputs, const Params& params,
+                             std::vector<Aval>& outputs);
+
+// str(jax.typeof(x)) for the profile: `ShapedArray(int32[4@X,2])` before JAX 0.6.1, `int32[4@X,2]` after
+// (`~` in front of weak types).
+[[nodiscard]] std::string typeof_str(const Aval& aval, const JaxProfile& profile);
+// repr(jax.typeof(x)): `ShapedArray(int32[4@X,2])`, `ShapedArray(float32[], weak_type=True)`.
+[[nodiscard]] std::string typeof_repr(const Aval& aval);
+
+// The type a value gets from a NamedSharding (device_put, jit arguments): only Explicit axes of the sharding's mesh
+// stay, the spec is padded to the rank; ValueError when it is too long or does not divide the shape.
+[[nodiscard]] Aval typed_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile);
+
+}  // namespace shardscope

@@ -1,0 +1,24 @@
+// Vectorised float32/float64 transcendental functions for the elementwise kernels (a few ulp of <cmath>).
+#pragma once
+
+#include <cstdint>
+
+namespace shardscope::vector_math {
+
+enum class Function : uint8_t { kSin, kCos, kExp, kLog, kTanh, kLogistic };
+
+// out[i] = f(in[i]) for i < n (in == out is allowed). Inputs outside a function's fast range (huge
+// arguments, NaN, infinities, denormal results) take <cmath> for their whole vector, so special
+// values come out as <cmath> gives them. The SIMD width is picked at run time (AVX2 when present).
+void apply(Function function, const float* in, float* out, int64_t n);
+void apply(Function function, const double* in, double* out, int64_t n);
+
+// The portable build (4 floats / 2 doubles per vector) regardless of the CPU: for tests.
+void apply_portable(Function function, const float* in, float* out, int64_t n);
+void apply_portable(Function function, const double* in, double* out, int64_t n);
+
+// logistic as the scalar kernels define it: 1 / (1 + exp(-x)).
+template <typename T>
+[[nodiscard]] T scalar_logistic(T x);
+
+}  // namespace shardscope::vector_math
