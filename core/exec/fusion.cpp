@@ -2,6 +2,7 @@
 #include "exec/fusion.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <set>
@@ -9,6 +10,10 @@
 #include "base/error.h"
 #include "exec/interpreter.h"
 #include "exec/thread_pool.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace shardscope {
 namespace {
@@ -25,49 +30,27 @@ bool fusible(const Eqn& eqn) {
   });
 }
 
-// Operand sources of one step: a slot of the chunk's value table, or a literal.
-struct Operand {
-  bool literal = false;
-  std::size_t index = 0;  // slot, or index into the literal table
-};
-
-struct Step {
-  const Eqn* eqn = nullptr;
-  std::vector<Operand> operands;
-  std::size_t out_slot = 0;
-};
-
-struct Program {
-  std::vector<Step> steps;
-  std::vector<BufferPtr> literals;
-  std::vector<std::size_t> output_slots;
-  std::size_t slots = 0;
-};
-
-Program compile(const Jaxpr& jaxpr, const FusionGroup& group) {
-  Program program;
+// Numbers the group's values and turns its literals into buffers, once per plan.
+void compile(const Jaxpr& jaxpr, FusionGroup& group) {
   std::map<int64_t, std::size_t> slot_of;
-  for (const Var& input : group.inputs) slot_of.emplace(input.id, program.slots++);
+  for (const Var& input : group.inputs) slot_of.emplace(input.id, group.slots++);
   for (std::size_t e = group.begin; e < group.end; ++e) {
     const Eqn& eqn = jaxpr.eqns[e];
-    Step step;
-    step.eqn = &eqn;
+    FusionStep step;
+    step.eqn = e;
     for (const Atom& input : eqn.inputs) {
       if (const auto* literal = std::get_if<Literal>(&input)) {
-        step.operands.push_back({true, program.literals.size()});
-        program.literals.push_back(literal_buffer(*literal));
+        step.operands.push_back(-1 - static_cast<std::ptrdiff_t>(group.literals.size()));
+        group.literals.push_back(literal_buffer(*literal));
       } else {
-        const auto it = slot_of.find(std::get<Var>(input).id);
-        if (it == slot_of.end()) throw runtime_error("fusion: value used before it was computed");
-        step.operands.push_back({false, it->second});
+        step.operands.push_back(static_cast<std::ptrdiff_t>(slot_of.at(std::get<Var>(input).id)));
       }
     }
-    step.out_slot = program.slots++;
+    step.out_slot = group.slots++;
     slot_of[eqn.outputs[0].id] = step.out_slot;
-    program.steps.push_back(std::move(step));
+    group.steps.push_back(std::move(step));
   }
-  for (const Var& output : group.outputs) program.output_slots.push_back(slot_of.at(output.id));
-  return program;
+  for (const Var& output : group.outputs) group.output_slots.push_back(slot_of.at(output.id));
 }
 
 Aval with_shape(const Aval& aval, Shape shape) {
@@ -83,6 +66,20 @@ BufferPtr chunk_of(const Buffer& buffer, int64_t offset, int64_t length) {
   const std::byte* start = buffer.bytes().data() + static_cast<std::size_t>(offset) * item;
   std::vector<std::byte> bytes(start, start + static_cast<std::size_t>(length) * item);
   return std::make_shared<const Buffer>(buffer.dtype(), Shape{length}, std::move(bytes));
+}
+
+// Asks for transparent huge pages on a big output about to be written (as numpy does for big arrays):
+// one fault per 2 MiB instead of per 4 KiB page. Only the page-aligned interior can be advised.
+void advise_huge_pages([[maybe_unused]] std::byte* data, [[maybe_unused]] std::size_t bytes) {
+#ifdef __linux__
+  constexpr std::size_t kHugePage = std::size_t{2} << 20;
+  constexpr std::size_t kPage = 4096;
+  if (bytes < 2 * kHugePage) return;
+  const auto start = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) / kPage * kPage;
+  const auto stop = (reinterpret_cast<std::uintptr_t>(data) + bytes) / kPage * kPage;
+  // Advice only: a kernel without THP refuses it and the pages stay small.
+  (void)madvise(reinterpret_cast<void*>(start), stop - start, MADV_HUGEPAGE);
+#endif
 }
 
 }  // namespace
@@ -134,6 +131,7 @@ std::vector<FusionGroup> plan_fusion(const Jaxpr& jaxpr) {
       const auto it = last_use.find(out.id);
       if (returned.contains(out.id) || (it != last_use.end() && it->second >= group.end)) group.outputs.push_back(out);
     }
+    compile(jaxpr, group);
     groups.push_back(std::move(group));
   }
   return groups;
@@ -148,7 +146,6 @@ const FusionGroup* group_starting_at(const std::vector<FusionGroup>& groups, std
 std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGroup& group,
                                             const std::vector<DeviceBuffers>& inputs) {
   if (inputs.size() != group.inputs.size()) throw runtime_error("fusion: wrong number of group inputs");
-  const Program program = compile(jaxpr, group);
   const std::size_t devices = inputs.empty() ? 0 : inputs.front().size();
   // Each device's block shape comes from its first non-scalar input (one exists: results are not scalars).
   std::vector<Shape> local_shapes(devices);
@@ -203,9 +200,10 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     std::vector<std::vector<std::byte>> appended(appending ? group.outputs.size() : 0);
     for (std::size_t o = 0; o < appended.size(); ++o) {
       appended[o].reserve(static_cast<std::size_t>(task.end) * dtype_size(group.outputs[o].aval.dtype));
+      advise_huge_pages(appended[o].data(), appended[o].capacity());
     }
-    std::vector<BufferPtr> values(program.slots);
-    std::vector<Aval> avals(program.slots);
+    std::vector<BufferPtr> values(group.slots);
+    std::vector<Aval> avals(group.slots);
     std::vector<BufferPtr> operands;
     std::vector<Aval> operand_avals;
     for (int64_t offset = task.begin; offset < task.end || (whole && offset == task.begin);
@@ -218,25 +216,26 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
         values[i] = scalar || whole ? buffer : chunk_of(*buffer, offset, length);
         avals[i] = with_shape(group.inputs[i].aval, scalar ? Shape{} : chunk_shape);
       }
-      for (const Step& step : program.steps) {
+      for (const FusionStep& step : group.steps) {
+        const Eqn& eqn = jaxpr.eqns.at(step.eqn);
         operands.clear();
         operand_avals.clear();
         for (std::size_t k = 0; k < step.operands.size(); ++k) {
-          const Operand& operand = step.operands[k];
-          if (operand.literal) {
-            operands.push_back(program.literals[operand.index]);
-            operand_avals.push_back(atom_aval(step.eqn->inputs[k]));
+          const std::ptrdiff_t operand = step.operands[k];
+          if (operand < 0) {
+            operands.push_back(group.literals[static_cast<std::size_t>(-1 - operand)]);
+            operand_avals.push_back(atom_aval(eqn.inputs[k]));
           } else {
-            operands.push_back(values[operand.index]);
-            operand_avals.push_back(avals[operand.index]);
+            operands.push_back(values[static_cast<std::size_t>(operand)]);
+            operand_avals.push_back(avals[static_cast<std::size_t>(operand)]);
           }
         }
-        std::vector<BufferPtr> results = step.eqn->primitive->impl(operands, operand_avals, step.eqn->params);
+        std::vector<BufferPtr> results = eqn.primitive->impl(operands, operand_avals, eqn.params);
         values[step.out_slot] = std::move(results.at(0));
-        avals[step.out_slot] = with_shape(step.eqn->outputs[0].aval, chunk_shape);
+        avals[step.out_slot] = with_shape(eqn.outputs[0].aval, chunk_shape);
       }
-      for (std::size_t o = 0; o < program.output_slots.size(); ++o) {
-        const BufferPtr& result = values[program.output_slots[o]];
+      for (std::size_t o = 0; o < group.output_slots.size(); ++o) {
+        const BufferPtr& result = values[group.output_slots[o]];
         if (whole) {
           outputs[o][task.device] = result;
           continue;

@@ -13,12 +13,23 @@ namespace shardscope {
 
 // Equations [begin, end) of a jaxpr that can run chunk by chunk: every one is elementwise with one
 // result of `shape`, and every operand is rank 0 or has `shape` too.
+// How a group runs: its equations over a table of value slots (group inputs first, then each result).
+struct FusionStep {
+  std::size_t eqn = 0;                   // index into the jaxpr's equations
+  std::vector<std::ptrdiff_t> operands;  // slot >= 0, or -1 - index into FusionGroup::literals
+  std::size_t out_slot = 0;
+};
+
 struct FusionGroup {
   std::size_t begin = 0;
   std::size_t end = 0;
   Shape shape;               // the (global) shape every non-scalar value of the group has
   std::vector<Var> inputs;   // values from outside the group, in first-use order
   std::vector<Var> outputs;  // values of the group used after it (or returned), in program order
+  std::vector<FusionStep> steps;
+  std::vector<BufferPtr> literals;        // the literal operands as scalar buffers, made once
+  std::vector<std::size_t> output_slots;  // where each of `outputs` lives in the slot table
+  std::size_t slots = 0;
 };
 
 // Splits `jaxpr` into maximal fusion groups (a group may hold a single equation).

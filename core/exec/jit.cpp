@@ -285,7 +285,8 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
                      std::to_string(args.size()));
   }
   const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
-  if (!mesh || mesh->size() == 1) return run_on_one_device(jaxpr, args, options, profile);
+  // A one-device mesh still partitions (trivially): its outputs keep NamedShardings on that mesh.
+  if (!mesh) return run_on_one_device(jaxpr, args, options, profile);
 
   JitRun run;
   run.mesh = mesh;

@@ -24,16 +24,23 @@ bool same_eqn(const Eqn& a, const Eqn& b) {
          same_list(a.outputs, b.outputs, same_var) && a.params == b.params;
 }
 
+bool same_layouts(const LayoutMap& a, const LayoutMap& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.first == y.first && x.second.layout == y.second.layout && x.second.closed == y.second.closed;
+  });
+}
+
+// What propagation reads besides the program, borrowed for lookups and copied into an entry on a miss.
+struct LayoutProbe {
+  const Mesh* mesh;
+  const LayoutMap* known;
+};
+
 struct LayoutKey {
+  explicit LayoutKey(const LayoutProbe& probe) : mesh(*probe.mesh), known(*probe.known) {}
+  bool operator==(const LayoutProbe& probe) const { return same_layouts(known, *probe.known) && mesh == *probe.mesh; }
   Mesh mesh;
   LayoutMap known;
-  bool operator==(const LayoutKey& other) const {
-    return mesh == other.mesh && std::equal(known.begin(), known.end(), other.known.begin(), other.known.end(),
-                                            [](const auto& a, const auto& b) {
-                                              return a.first == b.first && a.second.layout == b.second.layout &&
-                                                     a.second.closed == b.second.closed;
-                                            });
-  }
 };
 
 struct NoKey {
@@ -47,7 +54,7 @@ constexpr std::size_t kCacheEntries = 64;
 
 std::shared_ptr<const LayoutMap> cached_layouts(const Jaxpr& jaxpr, const Mesh& mesh, const LayoutMap& known) {
   static ProgramCache<LayoutKey, LayoutMap> cache(kCacheEntries);
-  return cache.get(jaxpr, LayoutKey{mesh, known}, [&] { return propagate_layouts(jaxpr, mesh, known); });
+  return cache.get(jaxpr, LayoutProbe{&mesh, &known}, [&] { return propagate_layouts(jaxpr, mesh, known); });
 }
 
 std::shared_ptr<const std::vector<FusionGroup>> cached_fusion_plan(const Jaxpr& jaxpr) {

@@ -21,17 +21,20 @@ namespace shardscope {
 
 // A bounded, thread-safe map from (program, Key) to a Value computed once. Entries keep a copy of the
 // program and compare it on every hit, so a jaxpr freed and another built at its address never reads a
-// stale entry. Key needs operator==.
+// stale entry.
 template <typename Key, typename Value>
 class ProgramCache {
  public:
   explicit ProgramCache(std::size_t capacity) : capacity_(capacity) {}
 
-  std::shared_ptr<const Value> get(const Jaxpr& jaxpr, const Key& key, const std::function<Value()>& compute) {
+  // `probe` is a Key or a cheaper view of one: it needs `key == probe` and Key's construction from it,
+  // which happens only on a miss.
+  template <typename Probe>
+  std::shared_ptr<const Value> get(const Jaxpr& jaxpr, const Probe& probe, const std::function<Value()>& compute) {
     {
       const std::lock_guard lock(mutex_);
       for (Entry& entry : entries_) {
-        if (entry.address == &jaxpr && entry.key == key && same_program(*entry.program, jaxpr)) {
+        if (entry.address == &jaxpr && entry.key == probe && same_program(*entry.program, jaxpr)) {
           entry.last_use = ++clock_;
           return entry.value;
         }
@@ -47,7 +50,7 @@ class ProgramCache {
       }
       entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(oldest));
     }
-    entries_.push_back({&jaxpr, std::make_shared<const Jaxpr>(jaxpr), key, value, ++clock_});
+    entries_.push_back({&jaxpr, std::make_shared<const Jaxpr>(jaxpr), Key(probe), value, ++clock_});
     return value;
   }
 

@@ -3,7 +3,6 @@
 // and both builds give the same results.
 #include "ops/vector_math.h"
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -107,6 +106,15 @@ struct Consts<double> {
   static constexpr double kMax = 1.7976931348623157e308;
 };
 
+// Reinterprets a vector's bits (memcpy compiles to nothing; UBSan mis-instruments bit_cast of vectors).
+template <typename To, typename From>
+[[gnu::always_inline]] inline To bits_as(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
+
 template <typename T, int W>
 struct Simd {
   using V = typename Lanes<T, W>::V;
@@ -122,18 +130,18 @@ struct Simd {
     return ok;
   }
   [[gnu::always_inline]] static V select(I mask, V yes, V no) {
-    return std::bit_cast<V>((mask & std::bit_cast<I>(yes)) | (~mask & std::bit_cast<I>(no)));
+    return bits_as<V>((mask & bits_as<I>(yes)) | (~mask & bits_as<I>(no)));
   }
   // Rounds to the nearest integer: the sum's low mantissa bits hold it in two's complement.
   [[gnu::always_inline]] static V round_magic(V x, I& bits) {
     const V shifted = x + splat(C::kRoundMagic);
-    bits = std::bit_cast<I>(shifted);
+    bits = bits_as<I>(shifted);
     return shifted - splat(C::kRoundMagic);
   }
   // 2^n for integer-valued n given by the magic-rounded bits (n inside the normal exponent range).
   [[gnu::always_inline]] static V pow2(I bits) {
     // Unsigned: the shift discards the magic constant's high bits by design.
-    return std::bit_cast<V>((std::bit_cast<U>(bits) + C::kExponentBias) << C::kMantissaBits);
+    return bits_as<V>((bits_as<U>(bits) + C::kExponentBias) << C::kMantissaBits);
   }
 
   [[gnu::always_inline]] static V sin_poly(V r, V z) {
@@ -219,17 +227,17 @@ struct Simd {
 
   [[gnu::always_inline]] static bool log(V x, V& y) {
     if (!all((x >= splat(C::kMinNormal)) & (x <= splat(C::kMax)))) return false;
-    const I bits = std::bit_cast<I>(x);
+    const I bits = bits_as<I>(x);
     constexpr int kShift = C::kMantissaBits;
     const I mantissa_mask = I{} + ((Int{1} << kShift) - 1);
     // m in [0.5, 1): the mantissa with the exponent of 0.5; e the matching power of two.
-    const V m = std::bit_cast<V>((bits & mantissa_mask) | std::bit_cast<I>(splat(T{0.5})));
+    const V m = bits_as<V>((bits & mantissa_mask) | bits_as<I>(splat(T{0.5})));
     V e;
     if constexpr (sizeof(T) == 4) {
       e = __builtin_convertvector((bits >> kShift) - (C::kExponentBias - 1), V);
     } else {
       // Exponent field to double without a 64-bit integer conversion: OR it under 2^52 and subtract.
-      const V field = std::bit_cast<V>((bits >> kShift) | std::bit_cast<I>(splat(4503599627370496.0)));
+      const V field = bits_as<V>((bits >> kShift) | bits_as<I>(splat(4503599627370496.0)));
       e = field - splat(4503599627370496.0 + (C::kExponentBias - 1));
     }
     const I small = m < splat(C::kSqrtHalf);

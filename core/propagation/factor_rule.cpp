@@ -17,9 +17,12 @@ FactorRule elementwise_rule(const Eqn& eqn) {
   for (const Atom& input : eqn.inputs) {
     const Aval& aval = atom_aval(input);
     std::vector<std::vector<int>> dims(aval.rank());
-    // Scalars broadcast; same-rank operands share every factor (size-1 dims of lax ops do not occur).
+    // Scalars broadcast; same-rank operands share the factor of every dim they do not stretch. A size-1
+    // dim broadcast against a larger one has no factor: its single element is every device's.
     if (aval.rank() == out.rank()) {
-      for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = {static_cast<int>(d)};
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (aval.shape[d] == out.shape[d]) dims[d] = {static_cast<int>(d)};
+      }
     }
     rule.operands.push_back(dims);
   }
@@ -216,6 +219,28 @@ FactorRule along_axis_rule(const Eqn& eqn, int64_t axis) {
   return rule;
 }
 
+bool name_is_update(const Eqn& eqn, std::size_t operand) {
+  return eqn.primitive->name == "dynamic_update_slice" && operand == 1;
+}
+
+// Whether dim `d` of a slice-like op's operand is left as is (so each device can keep its block of it).
+// Sizes alone do not tell: negative low padding with positive high padding keeps the size but shifts
+// the elements, and dynamic_update_slice keeps the operand's shape while writing into part of it.
+bool dim_untouched(const Eqn& eqn, std::size_t d, const Aval& in, const Aval& out) {
+  const std::string& name = eqn.primitive->name;
+  if (name == "rev") {
+    const std::vector<int64_t> reversed = int_param(eqn, "dimensions");
+    return std::find(reversed.begin(), reversed.end(), static_cast<int64_t>(d)) == reversed.end();
+  }
+  if (name == "pad") {
+    const auto& config = param(eqn.params, "padding_config").as_items("padding_config");
+    const std::vector<int64_t> low_high_interior = config.at(d).as_ints("padding_config");
+    return std::all_of(low_high_interior.begin(), low_high_interior.end(), [](int64_t p) { return p == 0; });
+  }
+  if (name == "dynamic_update_slice") return atom_aval(eqn.inputs.at(1)).shape[d] == in.shape[d];
+  return in.shape[d] == out.shape[d];
+}
+
 // Sliced, padded or reversed dims need replication; untouched dims pass through.
 FactorRule same_rank_rule(const Eqn& eqn) {
   FactorRule rule;
@@ -225,7 +250,7 @@ FactorRule same_rank_rule(const Eqn& eqn) {
   std::vector<std::vector<int>> operand(in.rank());
   std::vector<std::vector<int>> result(out.rank());
   for (std::size_t d = 0; d < in.rank(); ++d) {
-    if (in.shape[d] == out.shape[d] && eqn.primitive->name != "rev") {
+    if (dim_untouched(eqn, d, in, out)) {
       operand[d] = result[d] = {rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
     } else {
       operand[d] = {rule.add_factor(in.shape[d], FactorKind::kNeedReplication)};
@@ -235,8 +260,11 @@ FactorRule same_rank_rule(const Eqn& eqn) {
   rule.operands.push_back(operand);
   for (std::size_t k = 1; k < eqn.inputs.size(); ++k) {
     std::vector<std::vector<int>> dims;
-    for (const int64_t size : atom_aval(eqn.inputs[k]).shape) {
-      dims.push_back({rule.add_factor(size, FactorKind::kNeedReplication)});
+    const Shape& shape = atom_aval(eqn.inputs[k]).shape;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      // dynamic_update_slice's update covering a whole dim is cut like the operand there.
+      const bool shared = name_is_update(eqn, k) && shape.size() == in.rank() && dim_untouched(eqn, d, in, out);
+      dims.push_back(shared ? operand[d] : std::vector<int>{rule.add_factor(shape[d], FactorKind::kNeedReplication)});
     }
     rule.operands.push_back(dims);
   }
@@ -272,6 +300,42 @@ FactorRule nullary_rule(const Eqn& eqn) {
   return rule;
 }
 
+// PRNG ops: the key batch dims (and, for fold_in and threefry, every broadcast operand dim) line up with
+// the result's leading dims and pass through; generated dims are free; a key's two words stay together.
+FactorRule random_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const std::string& name = eqn.primitive->name;
+  const bool keyed = name != "threefry2x32";  // operand 0 is key data, shape (batch..., 2)
+  const bool result_is_key = name == "random_split" || name == "random_fold_in";
+  const Aval& out = eqn.outputs.at(0).aval;
+  const std::size_t batch_rank = (name == "random_bits" || name == "random_split")
+                                     ? atom_aval(eqn.inputs.at(0)).rank() - 1
+                                     : out.rank() - (result_is_key ? 1 : 0);
+  std::vector<std::vector<int>> result(out.rank());
+  for (std::size_t d = 0; d < out.rank(); ++d) {
+    const bool key_word = result_is_key && d + 1 == out.rank();
+    result[d] = {rule.add_factor(out.shape[d], key_word ? FactorKind::kNeedReplication : FactorKind::kPassThrough)};
+  }
+  rule.results.assign(eqn.outputs.size(), result);
+  for (std::size_t k = 0; k < eqn.inputs.size(); ++k) {
+    const Aval& in = atom_aval(eqn.inputs[k]);
+    const bool has_word = keyed && k == 0 && in.rank() > 0;
+    const std::size_t batch = in.rank() - (has_word ? 1 : 0);
+    std::vector<std::vector<int>> dims(in.rank());
+    for (std::size_t d = 0; d < batch; ++d) {
+      const std::size_t rd = batch_rank + d - batch;  // numpy broadcasting aligns trailing dims
+      const bool shared = batch <= batch_rank && in.shape[d] == out.shape[rd];
+      dims[d] = shared ? result[rd] : std::vector<int>{rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
+    }
+    if (has_word) {
+      dims.back() = result_is_key ? result.back()
+                                  : std::vector<int>{rule.add_factor(in.shape.back(), FactorKind::kNeedReplication)};
+    }
+    rule.operands.push_back(dims);
+  }
+  return rule;
+}
+
 }  // namespace
 
 int FactorRule::add_factor(int64_t size, FactorKind kind) {
@@ -292,6 +356,8 @@ FactorRule factor_rule_for(const Eqn& eqn) {
   if (name == "transpose") return transpose_rule(eqn);
   if (name == "broadcast_in_dim") return broadcast_rule(eqn);
   if (name == "squeeze") return squeeze_rule(eqn);
+  if (name == "random_bits" || name == "random_split" || name == "random_fold_in" || name == "threefry2x32")
+    return random_rule(eqn);
   if (eqn.inputs.empty()) return nullary_rule(eqn);
   if (name == "reshape") return reshape_rule(eqn);
   if (name == "cumsum" || name == "cumprod" || name == "cummax" || name == "cummin") {

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ops/ops.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/mapped_ad.h"
 
 namespace shardscope {
 namespace {
@@ -100,6 +101,7 @@ void ensure_autodiff_rules() {
     ad::register_elementwise_transpose_rules();
     ad::register_structural_transpose_rules();
     ad::register_program_transpose_rules();
+    ad::register_mapped_transpose_rules();
   });
 }
 

@@ -69,7 +69,6 @@ struct PartialEvalResult {
 };
 [[nodiscard]] PartialEvalResult partial_eval_jaxpr(const Jaxpr& jaxpr, const std::vector<bool>& in_unknowns);
 
-
 // Runs the linear jaxpr `linear` backwards: its first `nonlinear.size()` invars are the given non-linear
 // values, the rest are linear. Returns the cotangent of each linear invar (nullopt: zero).
 std::vector<std::optional<Atom>> backward_pass(JaxprBuilder& builder, const Jaxpr& linear,

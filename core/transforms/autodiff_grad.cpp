@@ -7,6 +7,7 @@
 #include "base/python_format.h"
 #include "transforms/autodiff.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/mapped_ad.h"
 
 namespace shardscope {
 namespace {
@@ -92,6 +93,16 @@ PartialEvalResult partial_eval_jaxpr(const Jaxpr& jaxpr, const std::vector<bool>
       for (const Atom& input : unknown_eqn.inputs) note_residual(input);
       if (!known_eqn.outputs.empty()) known->eqns.push_back(std::move(known_eqn));
       unknown->eqns.push_back(std::move(unknown_eqn));
+      continue;
+    }
+    if (std::optional<ad::EqnSplit> split = ad::split_mapped_eqn(eqn, unknown_inputs)) {
+      // Mapped programs split the same way, their residuals staying per device.
+      for (std::size_t j = 0; j < eqn.outputs.size(); ++j) {
+        if (split->out_unknowns[j]) unknown_ids.insert(eqn.outputs[j].id);
+      }
+      for (const Atom& input : split->unknown.inputs) note_residual(input);
+      if (split->known) known->eqns.push_back(std::move(*split->known));
+      unknown->eqns.push_back(std::move(split->unknown));
       continue;
     }
     for (const Atom& input : eqn.inputs) note_residual(input);

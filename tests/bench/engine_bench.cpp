@@ -51,7 +51,13 @@ void BM_JitSinAffine_32M_8way(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
   state.SetBytesProcessed(state.iterations() * n * 4);
 }
-BENCHMARK(BM_JitSinAffine_32M_8way)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_JitSinAffine_32M_8way)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 // Seed 001's pmap(vmap(dot)) on (8, 1250000, 3): each device does a row-wise dot of its (1250000, 3) block.
 void BM_PmapVmapDot_8x1250000x3(benchmark::State& state) {
@@ -77,7 +83,13 @@ void BM_PmapVmapDot_8x1250000x3(benchmark::State& state) {
   const Array us = Array::from_host(ramp({8, 1250000, 3}), sharding, kProfile);
   for (auto _ : state) benchmark::DoNotOptimize(run_shard_map(*body, spec, {vs, us}, kProfile, nullptr));
 }
-BENCHMARK(BM_PmapVmapDot_8x1250000x3)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PmapVmapDot_8x1250000x3)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 // One device's 2048x2048 float32 matmul (the kernel every sharded dot runs locally).
 void BM_Matmul2048(benchmark::State& state) {
@@ -97,7 +109,7 @@ void BM_Matmul2048(benchmark::State& state) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * 2048 * 2048 * 2048, benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 // A small eager op: x + 1 on a (4, 8) array sharded 8 ways.
 void BM_SmallShardedAdd_4x8(benchmark::State& state) {
@@ -111,6 +123,11 @@ void BM_SmallShardedAdd_4x8(benchmark::State& state) {
       ramp({4, 8}), make_named_sharding(mesh, parse_partition_spec("P('x', 'y')"), kProfile), kProfile);
   for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {arr}, {}, kProfile));
 }
-BENCHMARK(BM_SmallShardedAdd_4x8)->ArgName("threads")->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SmallShardedAdd_4x8)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime();
 
 }  // namespace

@@ -291,3 +291,40 @@ TEST_CASE("block kernels compute exactly the requested block of the global resul
     CHECK(values<uint32_t>(words) == std::vector<uint32_t>{keys[1][1], keys[2][1]});
   }
 }
+
+TEST_CASE("propagation: a batch of sharded keys keeps its sharding through bits, split and fold_in") {
+  ensure_core_primitives();
+  const Mesh mesh = mesh_of({8}, {"x"});
+  const std::vector<random::Key> keys = random::split(random::key(11), 8);
+  std::vector<uint32_t> words;
+  for (const random::Key& k : keys) words.insert(words.end(), k.begin(), k.end());
+  const BufferPtr key_data = make_buffer(DType::kUInt32, {8, 2}, words);
+  JaxprBuilder b;
+  const Var batch = b.arg(u32({8, 2}));
+  const Var data = b.arg(Aval::of({8}, DType::kUInt32));
+  const Atom bits = b.bind1("random_bits", {batch}, bits_params(32, {5}));
+  const Atom split = b.bind1("random_split", {batch}, split_params({3}));
+  const Atom folded = b.bind1("random_fold_in", {batch, data});
+  const JaxprPtr program = b.build({bits, split, folded});
+  const BufferPtr data_buffer = make_buffer(DType::kUInt32, {8}, std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  const std::vector<BufferPtr> reference = evaluate_jaxpr(*program, {key_data, data_buffer});
+  const Array key_arg = Array::from_host(key_data, named(mesh, "P('x')"), kProfile);
+  const Array data_arg = Array::from_host(data_buffer, named(mesh, "P()"), kProfile);
+  const JitRun run = run_jit(*program, {key_arg, data_arg}, JitOptions{}, kProfile);
+  REQUIRE(run.outputs.size() == 3);
+  // The key batch dim stays sharded in the results (it used to come out replicated); the generated dims are
+  // left unsharded since nothing asks for them.
+  const std::vector<Shape> local_shapes = {{1, 5}, {1, 3, 2}, {1, 2}};
+  for (std::size_t o = 0; o < 3; ++o) {
+    CAPTURE(o);
+    CHECK(same_bytes(run.outputs[o].gather(), reference[o]));
+    CHECK(shard_shape(run.outputs[o].sharding(), run.outputs[o].shape(), kProfile) == local_shapes[o]);
+  }
+  // Row k of the bits is key k's own stream (JAX's per-key semantics).
+  const std::vector<uint32_t> all_bits = values<uint32_t>(run.outputs[0].gather());
+  for (std::size_t k = 0; k < 8; ++k) {
+    const std::vector<uint32_t> own = random::random_bits<uint32_t>(keys[k], Shape{5});
+    CHECK(std::vector<uint32_t>(all_bits.begin() + static_cast<std::ptrdiff_t>(5 * k),
+                                all_bits.begin() + static_cast<std::ptrdiff_t>(5 * k + 5)) == own);
+  }
+}

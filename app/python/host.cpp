@@ -1,0 +1,158 @@
+// Interpreter lifetime and cell execution: C++ side of the host; the notebook rules live in host_*.py.
+#include "python/host.h"
+
+#include <pybind11/embed.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "python/host_sources.h"
+
+namespace py = pybind11;
+
+namespace shardscope::python {
+
+namespace {
+
+struct InstallerEntry {
+  std::string name;
+  Installer install;
+};
+
+std::vector<InstallerEntry>& installers() {
+  static std::vector<InstallerEntry> list;  // function-local: bindings register during static init
+  return list;
+}
+
+struct InterpreterState {
+  std::unique_ptr<py::scoped_interpreter> interpreter;
+  bool stopped = false;
+};
+
+InterpreterState& state() {
+  static InterpreterState instance;
+  return instance;
+}
+
+void load_host_modules() {
+  py::module_ sys = py::module_::import("sys");
+  py::dict modules = sys.attr("modules");
+  py::object module_type = py::module_::import("types").attr("ModuleType");
+  py::object builtins = py::module_::import("builtins");
+  for (const HostModuleSource& source : host_module_sources()) {
+    py::object module = module_type(source.module_name);
+    py::dict globals = module.attr("__dict__");
+    globals["__builtins__"] = builtins;
+    modules[source.module_name] = module;
+    const std::string filename = std::string("<shardscope-host:") + source.module_name + ">";
+    py::object code = builtins.attr("compile")(source.source, filename, "exec");
+    py::exec(code, globals);
+  }
+}
+
+void configure_and_start(InterpreterState& s) {
+  PyConfig config;
+  PyConfig_InitIsolatedConfig(&config);
+  config.isolated = 0;
+  config.use_environment = 1;          // PYTHONPATH and friends, as a python3 user expects
+  config.install_signal_handlers = 0;  // SIGINT is set up below, for the code we run only
+  config.parse_argv = 0;
+  // Otherwise sys.executable is the first python3 on PATH, which need not be Debian's.
+  PyStatus status = PyConfig_SetString(&config, &config.executable, L"/usr/bin/python3");
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw std::runtime_error("could not configure the Python interpreter");
+  }
+  // The program directory stays off sys.path: a stray numpy.py beside the binary must not shadow numpy.
+  s.interpreter = std::make_unique<py::scoped_interpreter>(&config, 0, nullptr, false);
+  py::module_ signal = py::module_::import("signal");
+  signal.attr("signal")(signal.attr("SIGINT"), signal.attr("default_int_handler"));
+  load_host_modules();
+  for (const InstallerEntry& entry : installers()) entry.install();
+}
+
+std::string text_of(const py::handle& value) { return value.is_none() ? std::string() : value.cast<std::string>(); }
+
+CellResult::Status status_of(const std::string& name) {
+  if (name == "error") return CellResult::Status::kError;
+  if (name == "interrupted") return CellResult::Status::kInterrupted;
+  if (name == "exit") return CellResult::Status::kExit;
+  return CellResult::Status::kOk;
+}
+
+}  // namespace
+
+HostSettings& host_settings() {
+  static HostSettings settings;
+  return settings;
+}
+
+bool register_installer(const std::string& name, Installer installer) {
+  installers().push_back({name, std::move(installer)});
+  return true;
+}
+
+void start_interpreter() {
+  InterpreterState& s = state();
+  if (s.interpreter) return;
+  if (s.stopped) throw std::logic_error("the Python interpreter cannot be restarted in this process");
+  configure_and_start(s);
+}
+
+void stop_interpreter() {
+  InterpreterState& s = state();
+  if (!s.interpreter) return;
+  {
+    py::gil_scoped_acquire gil;
+    try {
+      py::module_ sys = py::module_::import("sys");
+      sys.attr("stdout").attr("flush")();
+      sys.attr("stderr").attr("flush")();
+    } catch (const py::error_already_set&) {
+      // A user may have closed or replaced the streams; nothing is left to flush then.
+    }
+  }
+  s.interpreter.reset();
+  s.stopped = true;
+}
+
+bool interpreter_running() { return static_cast<bool>(state().interpreter); }
+
+CellResult run_cell(const std::string& code, const CellOptions& options) {
+  start_interpreter();
+  CellResult result;
+  try {
+    py::object runtime = py::module_::import("_shardscope_host_runtime");
+    py::dict outcome = runtime.attr("run_cell")(code, options.echo);
+    result.status = status_of(outcome["status"].cast<std::string>());
+    result.stdout_text = text_of(outcome["stdout"]);
+    result.stderr_text = text_of(outcome["stderr"]);
+    if (!outcome["output"].is_none()) result.output = outcome["output"].cast<std::string>();
+    result.error = text_of(outcome["error"]);
+    result.exit_code = outcome["exit_code"].cast<int>();
+  } catch (const py::error_already_set& e) {
+    // Only reached when the host itself fails (e.g. a KeyboardInterrupt between two of its lines).
+    result.status = e.matches(PyExc_KeyboardInterrupt) ? CellResult::Status::kInterrupted : CellResult::Status::kError;
+    result.error = std::string(e.what()) + "\n";
+  }
+  return result;
+}
+
+int run_console(const std::string& history_path, const std::string& banner) {
+  start_interpreter();
+  for (;;) {
+    try {
+      py::object runtime = py::module_::import("_shardscope_host_runtime");
+      return runtime.attr("repl")(history_path, banner).cast<int>();
+    } catch (const py::error_already_set& e) {
+      // A Ctrl-C that lands outside the console's own handling: report it and carry on.
+      if (!e.matches(PyExc_KeyboardInterrupt)) throw;
+      std::cerr << "\nKeyboardInterrupt\n";
+    }
+  }
+}
+
+}  // namespace shardscope::python

@@ -1,0 +1,208 @@
+# Notebook semantics for the embedded interpreter: run a cell, capture its streams, show its value.
+import ast
+import io
+import linecache
+import os
+import sys
+import tokenize
+import traceback
+
+import _shardscope_host_magics as magics
+import _shardscope_host_pretty as pretty
+
+_counter = [0]
+
+
+def namespace():
+    return sys.modules["__main__"].__dict__
+
+
+class CaptureStream(io.TextIOBase):
+    """A text stream that keeps what is written and, when echoing, passes it on as it comes."""
+
+    def __init__(self, echo_to=None):
+        super().__init__()
+        self._parts = []
+        self._echo = echo_to
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not " + type(text).__name__)
+        self._parts.append(text)
+        if self._echo is not None:
+            self._echo.write(text)
+            self._echo.flush()
+        return len(text)
+
+    def flush(self):
+        if self._echo is not None:
+            self._echo.flush()
+
+    def isatty(self):
+        return self._echo is not None and self._echo.isatty()
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def getvalue(self):
+        return "".join(self._parts)
+
+
+def _ends_with_semicolon(source):
+    """IPython's rule: a cell whose last token is `;` shows no value."""
+    last = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER,
+                                  tokenize.INDENT, tokenize.DEDENT):
+                last = token
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return last is not None and last.type == tokenize.OP and last.string == ";"
+
+
+def _register_source(filename, source):
+    # So tracebacks can quote the cell's lines.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
+def _parse(source, filename):
+    """Parses a cell; lines holding magics are rewritten only when the cell is not plain Python."""
+    try:
+        return source, ast.parse(source, filename, "exec")
+    except SyntaxError:
+        rewritten = magics.transform_line_magics(source)
+        if rewritten == source:
+            raise
+        return rewritten, ast.parse(rewritten, filename, "exec")
+
+
+def run_source(source, filename=None, display=True):
+    """Runs code in the user namespace; returns the last expression's value when it is shown."""
+    if filename is None:  # a magic's body: it belongs to the cell running now
+        filename = "<cell %d>" % _counter[0]
+    stripped = source.lstrip("\n")
+    ns = namespace()
+    ns["__shardscope_magic__"] = lambda kind, text: magics.line_magic(ns, run_source, kind, text)
+    if stripped.lstrip().startswith("%%"):
+        header, _, body = stripped.lstrip()[2:].partition("\n")
+        return magics.cell_magic(ns, run_source, header, body)
+    _register_source(filename, source)
+    source, tree = _parse(source, filename)
+    _register_source(filename, source)
+    if not tree.body:
+        return None
+    last = tree.body[-1]
+    if isinstance(last, ast.Expr) and display and not _ends_with_semicolon(source):
+        exec(compile(ast.Module(tree.body[:-1], type_ignores=[]), filename, "exec"), ns)
+        return eval(compile(ast.Expression(last.value), filename, "eval"), ns)
+    exec(compile(tree, filename, "exec"), ns)
+    return None
+
+
+def format_exception(error):
+    """The traceback as Python prints it, without the host's own frames."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith("<shardscope-host"):
+        tb = tb.tb_next
+    return "".join(traceback.TracebackException(type(error), error, tb).format())
+
+
+def _remember(value, number):
+    ns = namespace()
+    ns["___"], ns["__"], ns["_"] = ns.get("__"), ns.get("_"), value
+    ns["_%d" % number] = value
+    ns.setdefault("Out", {})[number] = value
+
+
+def run_cell(source, echo=False):
+    """Runs one notebook cell. Returns a dict: stdout, stderr, output (text or None), error, status, exit_code."""
+    _counter[0] += 1
+    number = _counter[0]
+    saved = sys.stdout, sys.stderr
+    out = CaptureStream(saved[0] if echo else None)
+    err = CaptureStream(saved[1] if echo else None)
+    result = {"output": None, "error": "", "status": "ok", "exit_code": 0}
+    sys.stdout, sys.stderr = out, err
+    try:
+        value = run_source(source, "<cell %d>" % number)
+        if value is not None:
+            _remember(value, number)
+            result["output"] = pretty.display_text(value)
+    except SystemExit as error:
+        code = error.code
+        if code is None or isinstance(code, int):
+            result["exit_code"] = code or 0
+        else:
+            err.write(str(code) + "\n")
+            result["exit_code"] = 1
+        result["status"] = "exit"
+    except KeyboardInterrupt as error:
+        result["status"], result["error"] = "interrupted", format_exception(error)
+    except BaseException as error:  # the session survives anything the cell raises
+        result["status"], result["error"] = "error", format_exception(error)
+    finally:
+        sys.stdout, sys.stderr = saved
+    result["stdout"], result["stderr"] = out.getvalue(), err.getvalue()
+    return result
+
+
+def repl(history_path, banner):
+    """An interactive console on the user namespace; returns the exit status."""
+    import code
+
+    try:
+        import readline
+        import rlcompleter
+    except ImportError:
+        readline = None
+    if readline is not None:
+        readline.set_history_length(10000)
+        try:
+            readline.read_history_file(history_path)
+        except OSError:
+            pass
+        readline.set_completer(rlcompleter.Completer(namespace()).complete)
+        readline.parse_and_bind("tab: complete")
+
+    class Console(code.InteractiveConsole):
+        def runsource(self, source, filename="<input>", symbol="single"):
+            if source.lstrip().startswith(("%", "!")) and not source.lstrip().startswith("%%"):
+                text = source.lstrip()
+                try:
+                    value = magics.line_magic(namespace(), run_source, text[0], text[1:])
+                    if value is not None:
+                        sys.displayhook(value)
+                except BaseException as error:
+                    if isinstance(error, SystemExit):
+                        raise
+                    sys.stderr.write(format_exception(error))
+                return False
+            return super().runsource(source, filename, symbol)
+
+    saved_hook = sys.displayhook
+    sys.displayhook = pretty.displayhook
+    status = 0
+    try:
+        Console(namespace()).interact(banner=banner, exitmsg="")
+    except SystemExit as error:
+        status = error.code if isinstance(error.code, int) else (0 if error.code is None else 1)
+    finally:
+        sys.displayhook = saved_hook
+        if readline is not None:
+            _save_history(readline, history_path)
+    return status
+
+
+def _save_history(readline, path):
+    # Written beside the file and renamed over it, so a crash never leaves half a history.
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        readline.write_history_file(temporary)
+        os.replace(temporary, path)
+    except OSError as error:
+        sys.stderr.write("shardscope: could not save history to %s: %s\n" % (path, error))

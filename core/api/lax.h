@@ -1,0 +1,103 @@
+// jax.lax over user values: thin wrappers that bind one primitive with the params JAX's lax functions give it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/trace.h"
+#include "sharding/sharding.h"
+
+namespace shardscope::api {
+
+// Python scalars as user code writes them: ints and floats are weakly typed, bools are not.
+[[nodiscard]] Value py_int(int64_t value);
+[[nodiscard]] Value py_float(double value);
+[[nodiscard]] Value py_bool(bool value);
+// A scalar literal of a fixed dtype (a numpy scalar constant in JAX).
+[[nodiscard]] Value typed_scalar(double value, DType dtype, bool weak_type = false);
+
+[[nodiscard]] inline const Shape& shape_of(const Value& x) { return x.aval().shape; }
+[[nodiscard]] inline int64_t ndim_of(const Value& x) { return static_cast<int64_t>(x.aval().rank()); }
+[[nodiscard]] inline DType dtype_of(const Value& x) { return x.aval().dtype; }
+[[nodiscard]] inline WeakDType weak_dtype_of(const Value& x) { return {x.aval().dtype, x.aval().weak_type}; }
+
+// A dimension index that may be negative, checked against `rank` (JAX's AxisError message otherwise).
+[[nodiscard]] int64_t canonicalize_axis(int64_t axis, int64_t rank);
+
+// Runs `body` as JAX runs a function decorated with a (non-inline) jit: inside a trace it becomes one `jit`
+// equation named `name` whose program is `body` traced on the inputs' types; outside it runs op by op.
+std::vector<Value> jitted(const std::string& name, const std::vector<Value>& inputs,
+                          const std::function<std::vector<Value>(const std::vector<Value>&)>& body);
+
+namespace lax {
+
+// lax._convert_element_type: no equation when nothing changes; Python scalars become typed literals.
+Value convert_element_type(const Value& x, DType dtype, bool weak_type = false);
+
+// Elementwise primitives by name ("add", "sin", "eq", ...); weak scalars take the other operand's dtype.
+Value unary(const std::string& primitive, const Value& x);
+Value binary(const std::string& primitive, const Value& x, const Value& y);
+Value add(const Value& x, const Value& y);
+Value sub(const Value& x, const Value& y);
+Value mul(const Value& x, const Value& y);
+Value div(const Value& x, const Value& y);
+Value rem(const Value& x, const Value& y);
+Value max(const Value& x, const Value& y);
+Value min(const Value& x, const Value& y);
+Value pow(const Value& x, const Value& y);
+Value integer_pow(const Value& x, int64_t y);
+Value neg(const Value& x);
+Value select_n(const Value& which, const std::vector<Value>& cases);
+Value select(const Value& pred, const Value& on_true, const Value& on_false);  // select_n(pred, false, true)
+
+// Shape primitives.
+Value broadcast_in_dim(const Value& x, const Shape& shape, const std::vector<int64_t>& broadcast_dimensions);
+Value broadcast(const Value& x, const Shape& leading_sizes);
+Value broadcast_to_rank(const Value& x, int64_t rank);
+Value reshape(const Value& x, const Shape& new_sizes);
+Value transpose(const Value& x, const std::vector<int64_t>& permutation);
+Value squeeze(const Value& x, const std::vector<int64_t>& dimensions);
+Value expand_dims(const Value& x, const std::vector<int64_t>& dimensions);
+Value concatenate(const std::vector<Value>& operands, int64_t dimension);
+Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+            const std::optional<std::vector<int64_t>>& strides = std::nullopt);
+Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, const std::vector<int64_t>& sizes);
+Value rev(const Value& x, const std::vector<int64_t>& dimensions);
+Value iota(DType dtype, int64_t size);
+Value broadcasted_iota(DType dtype, const Shape& shape, int64_t dimension);
+// lax.full: a scalar broadcast to `shape` (no equation for rank 0).
+Value full(const Shape& shape, const Value& fill_value, std::optional<DType> dtype = std::nullopt);
+
+// Reductions (axes are canonical and sorted as JAX passes them).
+Value reduce(const std::string& primitive, const Value& x, const std::vector<int64_t>& axes);
+Value argminmax(const std::string& primitive, const Value& x, int64_t axis, DType index_dtype);
+Value cumulative(const std::string& primitive, const Value& x, int64_t axis, bool reverse = false);
+
+struct DotDimensionNumbers {
+  std::vector<int64_t> lhs_contract, rhs_contract, lhs_batch, rhs_batch;
+};
+Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers& dims,
+                  std::optional<DType> preferred_element_type = std::nullopt);
+
+// Collectives (inside shard_map / pmap bodies).
+Value psum(const Value& x, const std::vector<std::string>& axes);
+Value pmax(const Value& x, const std::vector<std::string>& axes);
+Value pmin(const Value& x, const std::vector<std::string>& axes);
+Value pmean(const Value& x, const std::vector<std::string>& axes);
+Value all_gather(const Value& x, const std::vector<std::string>& axes, int64_t axis = 0, bool tiled = false);
+Value psum_scatter(const Value& x, const std::vector<std::string>& axes, int64_t scatter_dimension = 0,
+                   bool tiled = false);
+Value ppermute(const Value& x, const std::vector<std::string>& axes,
+               const std::vector<std::pair<int64_t, int64_t>>& perm);
+Value all_to_all(const Value& x, const std::vector<std::string>& axes, int64_t split_axis, int64_t concat_axis,
+                 bool tiled = false);
+Value axis_index(const std::vector<std::string>& axes);
+
+// jax.lax.with_sharding_constraint(x, NamedSharding).
+Value with_sharding_constraint(const Value& x, const NamedSharding& sharding);
+
+}  // namespace lax
+}  // namespace shardscope::api

@@ -1,0 +1,86 @@
+// User-level values and tracing: what a primitive applied to arrays, tracers or Python scalars does.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array/array.h"
+#include "exec/builder.h"
+#include "ir/jaxpr.h"
+
+namespace shardscope::api {
+
+class Trace;
+
+// A value in user code: a concrete array, a variable of an active trace, or a Python scalar (a weakly typed
+// literal until an operation gives it a dtype).
+class Value {
+ public:
+  static Value concrete(Array array);
+  static Value scalar(Literal literal);
+  static Value traced(Atom atom, Trace* trace);
+
+  [[nodiscard]] const Aval& aval() const { return aval_; }
+  [[nodiscard]] bool is_concrete() const { return array_.has_value(); }
+  [[nodiscard]] bool is_scalar_literal() const { return trace_ == nullptr && !array_.has_value(); }
+  [[nodiscard]] bool is_traced() const { return trace_ != nullptr; }
+  [[nodiscard]] const Array& array() const;  // TypeError-like runtime_error when not concrete
+  [[nodiscard]] const Atom& atom() const { return atom_; }
+  [[nodiscard]] Trace* trace() const { return trace_; }
+
+ private:
+  std::optional<Array> array_;
+  Atom atom_;
+  Trace* trace_ = nullptr;
+  Aval aval_;
+};
+
+// One level of tracing (a jit, make_jaxpr, vmap, grad, shard_map or pmap body). Constructing a Trace makes it
+// the innermost for this thread; destroying it restores the previous one. Values from outside (concrete arrays,
+// tracers of enclosing traces) that reach an operation here are captured as constants.
+class Trace {
+ public:
+  explicit Trace(std::string name = "f");
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  [[nodiscard]] Value arg(Aval aval);
+  [[nodiscard]] Atom lift(const Value& value);
+  [[nodiscard]] JaxprBuilder& builder() { return builder_; }
+  [[nodiscard]] int level() const { return level_; }
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+  struct Closed {
+    JaxprPtr jaxpr;               // captured values are its constvars
+    std::vector<Value> captured;  // one per constvar, in order
+  };
+  // The traced program with `outputs` as its results (values from outside become constvars too).
+  [[nodiscard]] Closed finish(const std::vector<Value>& outputs);
+
+ private:
+  JaxprBuilder builder_;
+  std::string name_;
+  int level_ = 0;
+  Trace* previous_ = nullptr;
+  std::vector<std::pair<Value, Var>> captured_;
+};
+
+// The innermost active trace of this thread, or null.
+[[nodiscard]] Trace* current_trace();
+
+// Applies a primitive: recorded in the innermost trace among the inputs (and the current one), or run now on the
+// concrete inputs as JAX's eager dispatch does (a one-equation jit).
+std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& inputs, Params params = {});
+Value bind1(const std::string& primitive, const std::vector<Value>& inputs, Params params = {});
+
+// Runs a program on values: its equations are bound one by one, so inside a trace they are recorded and outside
+// they run eagerly. `inputs` are the constvars' values followed by the arguments.
+std::vector<Value> apply_jaxpr(const Jaxpr& jaxpr, const std::vector<Value>& inputs);
+
+// A closed program whose constvars become leading arguments (what a jit equation holds).
+[[nodiscard]] JaxprPtr consts_as_args(const Jaxpr& jaxpr);
+
+}  // namespace shardscope::api

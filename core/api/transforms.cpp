@@ -1,0 +1,234 @@
+// Transformations of user functions: trace once on abstract values, transform the program, then stage or run.
+#include "api/transforms.h"
+
+#include "api/session.h"
+#include "base/error.h"
+#include "exec/axis_env.h"
+#include "exec/interpreter.h"
+#include "exec/jit.h"
+#include "explicit/sharding_rules.h"
+#include "ir/jaxpr_printer.h"
+#include "transforms/autodiff.h"
+#include "transforms/batching.h"
+
+namespace shardscope::api {
+namespace {
+
+std::vector<Value> concat(const std::vector<Value>& a, const std::vector<Value>& b) {
+  std::vector<Value> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  return all;
+}
+
+// The trace a transformed call is staged into: the innermost among its inputs, else the current one.
+Trace* staging_trace(const std::vector<Value>& inputs) {
+  Trace* target = nullptr;
+  for (const Value& input : inputs) {
+    if (input.is_traced() && (target == nullptr || input.trace()->level() > target->level())) target = input.trace();
+  }
+  return target != nullptr ? target : current_trace();
+}
+
+std::vector<Value> staged(Trace& trace, const std::vector<Value>& inputs,
+                          const std::function<std::vector<Atom>(JaxprBuilder&, const std::vector<Atom>&)>& emit) {
+  std::vector<Atom> atoms;
+  for (const Value& input : inputs) atoms.push_back(trace.lift(input));
+  std::vector<Value> outputs;
+  for (Atom& atom : emit(trace.builder(), atoms)) outputs.push_back(Value::traced(std::move(atom), &trace));
+  return outputs;
+}
+
+// Python scalars handed to a compiled program become weakly typed arrays on the default device.
+Array as_array(const Value& value) {
+  if (!value.is_scalar_literal()) return value.array();
+  const auto& literal = std::get<Literal>(value.atom());
+  const JaxProfile& profile = session().profile;
+  return Array::from_host(literal_buffer(literal), make_single_device_sharding(default_device(), profile), profile,
+                          literal.aval.weak_type);
+}
+
+std::vector<Array> as_arrays(const std::vector<Value>& values) {
+  std::vector<Array> arrays;
+  for (const Value& value : values) arrays.push_back(as_array(value));
+  return arrays;
+}
+
+std::vector<Value> as_values(std::vector<Array> arrays) {
+  std::vector<Value> values;
+  for (Array& array : arrays) values.push_back(Value::concrete(std::move(array)));
+  return values;
+}
+
+std::vector<Aval> avals_of(const std::vector<Value>& values) {
+  std::vector<Aval> avals;
+  for (const Value& value : values) avals.push_back(argument_aval(value));
+  return avals;
+}
+
+Value zeros_like_value(const Aval& aval) {
+  const Literal zero = scalar_literal(0.0, aval.dtype, false);
+  if (aval.rank() == 0) return Value::scalar(zero);
+  return bind1("broadcast_in_dim", {Value::scalar(zero)},
+               {{"shape", ParamValue::int_tuple(aval.shape)},
+                {"broadcast_dimensions", ParamValue::int_tuple({})},
+                {"sharding", ParamValue::None{}}});
+}
+
+}  // namespace
+
+Aval argument_aval(const Value& value) {
+  const Aval& aval = value.aval();
+  if (!value.is_concrete()) return aval;
+  const auto* named = std::get_if<NamedSharding>(&value.array().sharding());
+  if (named == nullptr) return aval;
+  const auto& types = named->mesh.axis_types();
+  if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
+  return typed_aval(aval, *named, session().profile);
+}
+
+Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name) {
+  Trace trace(name);
+  std::vector<Value> args;
+  for (const Aval& aval : avals) args.push_back(trace.arg(aval));
+  const std::vector<Value> outputs = f(args);
+  Trace::Closed closed = trace.finish(outputs);
+  return {closed.jaxpr, std::move(closed.captured)};
+}
+
+std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name) {
+  const Traced traced = trace_function(f, avals_of(args), name);
+  return print_jaxpr(*traced.jaxpr, session().profile);
+}
+
+std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {
+  const Traced traced = trace_function(f, avals_of(args), spec.name);
+  const JaxprPtr program = consts_as_args(*traced.jaxpr);
+  const std::vector<Value> inputs = concat(traced.captured, args);
+  if (Trace* trace = staging_trace(inputs)) {
+    return staged(*trace, inputs, [&](JaxprBuilder& builder, const std::vector<Atom>& atoms) {
+      return builder.bind("jit", atoms, {{"jaxpr", ParamValue::JaxprRef(program)}, {"name", spec.name}});
+    });
+  }
+  JitOptions options;
+  options.name = spec.name;
+  options.in_shardings.assign(traced.captured.size(), std::nullopt);
+  options.in_shardings.insert(options.in_shardings.end(), spec.in_shardings.begin(), spec.in_shardings.end());
+  options.out_shardings = spec.out_shardings;
+  options.default_device = default_device();
+  return as_values(run_jit(*program, as_arrays(inputs), options, session().profile).outputs);
+}
+
+std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
+                             const std::vector<std::optional<int64_t>>& in_axes,
+                             const std::vector<std::optional<int64_t>>& out_axes,
+                             const std::optional<std::string>& axis_name, const std::string& name) {
+  if (in_axes.size() != args.size()) {
+    throw value_error("vmap in_axes has " + std::to_string(in_axes.size()) + " entries for " +
+                      std::to_string(args.size()) + " arguments");
+  }
+  std::vector<Aval> batched = avals_of(args);
+  std::vector<Aval> instance = batched;
+  std::optional<int64_t> size;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!in_axes[i]) continue;
+    const auto rank = static_cast<int64_t>(batched[i].rank());
+    const int64_t axis = *in_axes[i] < 0 ? *in_axes[i] + rank : *in_axes[i];
+    if (axis < 0 || axis >= rank) continue;  // vmap_jaxpr raises JAX's error for it
+    if (!size) size = batched[i].shape[static_cast<std::size_t>(axis)];
+    instance[i].shape.erase(instance[i].shape.begin() + axis);
+    if (!instance[i].dim_axes.empty()) instance[i].dim_axes.erase(instance[i].dim_axes.begin() + axis);
+  }
+  std::vector<std::pair<std::string, int64_t>> scope_axes;
+  if (axis_name && size) scope_axes.emplace_back(*axis_name, *size);
+  const AxisEnvScope scope(scope_axes);
+  const Traced traced = trace_function(f, instance, name);
+  std::vector<Aval> all_avals;
+  std::vector<std::optional<int64_t>> all_axes;
+  for (const Value& captured : traced.captured) {
+    all_avals.push_back(captured.aval());
+    all_axes.emplace_back(std::nullopt);
+  }
+  all_avals.insert(all_avals.end(), batched.begin(), batched.end());
+  all_axes.insert(all_axes.end(), in_axes.begin(), in_axes.end());
+  std::vector<std::optional<int64_t>> outs = out_axes;
+  if (outs.size() == 1 && traced.jaxpr->outvars.size() != 1) outs.assign(traced.jaxpr->outvars.size(), out_axes[0]);
+  const JaxprPtr program = vmap_jaxpr(*consts_as_args(*traced.jaxpr), all_avals, all_axes, outs, axis_name);
+  return apply_jaxpr(*program, concat(traced.captured, args));
+}
+
+std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
+                             bool has_aux, bool with_value, const std::string& name) {
+  const Traced traced = trace_function(f, avals_of(args), name);
+  const auto shift = static_cast<int64_t>(traced.captured.size());
+  std::vector<int64_t> shifted;
+  for (const int64_t argnum : argnums) shifted.push_back(argnum < 0 ? argnum : argnum + shift);
+  const JaxprPtr program = consts_as_args(*traced.jaxpr);
+  const JaxprPtr transformed =
+      with_value ? value_and_grad_jaxpr(*program, shifted, has_aux) : grad_jaxpr(*program, shifted, has_aux);
+  return apply_jaxpr(*transformed, concat(traced.captured, args));
+}
+
+std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals, const std::vector<Value>& tangents,
+                            const std::string& name) {
+  if (primals.size() != tangents.size()) {
+    throw type_error("primal and tangent arguments to jax.jvp must have the same tree structure; primals have " +
+                     std::to_string(primals.size()) + " leaves and tangents have " + std::to_string(tangents.size()));
+  }
+  const Traced traced = trace_function(f, avals_of(primals), name);
+  const JaxprPtr program = jvp_jaxpr(*consts_as_args(*traced.jaxpr));
+  std::vector<Value> inputs = concat(traced.captured, primals);
+  for (const Value& captured : traced.captured) inputs.push_back(zeros_like_value(captured.aval()));
+  inputs.insert(inputs.end(), tangents.begin(), tangents.end());
+  return apply_jaxpr(*program, inputs);
+}
+
+std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec) {
+  const std::vector<Aval> globals = avals_of(args);
+  check_shard_map_args(spec, globals);
+  std::vector<std::pair<std::string, int64_t>> axes;
+  for (const std::string& axis : spec.mesh.axis_names()) axes.emplace_back(axis, spec.mesh.axis_size(axis));
+  const AxisEnvScope scope(axes);
+  std::vector<Aval> locals;
+  for (std::size_t i = 0; i < globals.size(); ++i) {
+    locals.push_back(shard_map_local_aval(globals[i], spec.in_specs.at(i), spec.mesh, spec.check_vma));
+  }
+  const Traced traced = trace_function(f, locals, spec.function_name);
+  spec.in_specs.insert(spec.in_specs.begin(), traced.captured.size(), PartitionSpec{});
+  if (spec.out_specs.size() == 1 && traced.jaxpr->outvars.size() != 1) {
+    spec.out_specs.assign(traced.jaxpr->outvars.size(), spec.out_specs[0]);
+  }
+  const JaxprPtr body = consts_as_args(*traced.jaxpr);
+  const std::vector<Value> inputs = concat(traced.captured, args);
+  if (Trace* trace = staging_trace(inputs)) {
+    return staged(*trace, inputs, [&](JaxprBuilder& builder, const std::vector<Atom>& atoms) {
+      return bind_shard_map(builder, body, atoms, spec);
+    });
+  }
+  return as_values(run_shard_map(*body, spec, as_arrays(inputs), session().profile, nullptr));
+}
+
+std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec) {
+  const std::vector<Aval> avals = avals_of(args);
+  const int64_t n = pmap_axis_size(spec, avals);
+  std::vector<Aval> instance;
+  for (std::size_t i = 0; i < avals.size(); ++i) instance.push_back(pmap_instance_aval(avals[i], spec.in_axes[i]));
+  const AxisEnvScope scope({{pmap_axis_name(spec), n}});
+  const Traced traced = trace_function(f, instance, spec.function_name);
+  spec.in_axes.insert(spec.in_axes.begin(), traced.captured.size(), std::nullopt);
+  if (!spec.donated_invars.empty())
+    spec.donated_invars.insert(spec.donated_invars.begin(), traced.captured.size(), false);
+  if (spec.out_axes.size() == 1 && traced.jaxpr->outvars.size() != 1) {
+    spec.out_axes.assign(traced.jaxpr->outvars.size(), spec.out_axes[0]);
+  }
+  const JaxprPtr body = consts_as_args(*traced.jaxpr);
+  const std::vector<Value> inputs = concat(traced.captured, args);
+  const JaxProfile& profile = session().profile;
+  if (Trace* trace = staging_trace(inputs)) {
+    return staged(*trace, inputs, [&](JaxprBuilder& builder, const std::vector<Atom>& atoms) {
+      return bind_pmap(builder, body, atoms, spec, session().devices, profile);
+    });
+  }
+  return as_values(run_pmap(*body, as_arrays(inputs), spec, session().devices, profile).outputs);
+}
+
+}  // namespace shardscope::api

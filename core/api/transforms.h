@@ -1,0 +1,59 @@
+// jit, make_jaxpr, vmap, grad, jvp, shard_map and pmap applied to user functions over values.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/trace.h"
+#include "exec/pmap.h"
+#include "exec/shard_map.h"
+
+namespace shardscope::api {
+
+// A user function on flattened values (the Python layer flattens pytrees around it).
+using Function = std::function<std::vector<Value>(const std::vector<Value>&)>;
+
+// The type a value has as a traced argument: an Explicit-mode sharding becomes sharding in the type.
+[[nodiscard]] Aval argument_aval(const Value& value);
+
+struct Traced {
+  JaxprPtr jaxpr;               // constvars: the values the function closed over
+  std::vector<Value> captured;  // one per constvar
+};
+// Traces `f` on arguments of the given types.
+[[nodiscard]] Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name);
+
+// jax.make_jaxpr(f)(*args) text for the session's profile.
+[[nodiscard]] std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name);
+
+struct JitSpec {
+  std::string name = "f";
+  std::vector<std::optional<Sharding>> in_shardings;   // per argument
+  std::vector<std::optional<Sharding>> out_shardings;  // per output
+};
+// jax.jit(f)(*args): a jit equation inside an enclosing trace, else a partitioned run.
+std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec);
+
+// jax.vmap(f, in_axes, out_axes, axis_name)(*args).
+std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
+                             const std::vector<std::optional<int64_t>>& in_axes,
+                             const std::vector<std::optional<int64_t>>& out_axes,
+                             const std::optional<std::string>& axis_name, const std::string& name);
+
+// jax.value_and_grad / jax.grad: (value, aux..., grads...) or (grads..., aux...).
+std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
+                             bool has_aux, bool with_value, const std::string& name);
+
+// jax.jvp(f, primals, tangents): (primal outputs..., tangent outputs...).
+std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals, const std::vector<Value>& tangents,
+                            const std::string& name);
+
+// shard_map(f, mesh, in_specs, out_specs, check_vma)(*args): the body is traced on the local types.
+std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec);
+
+// jax.pmap(f, ...)(*args) over the session's devices.
+std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec);
+
+}  // namespace shardscope::api

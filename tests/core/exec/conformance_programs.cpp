@@ -1,0 +1,297 @@
+// The sample table of the sharded conformance test: valid params and small inputs for every primitive.
+#include "core/exec/conformance_programs.h"
+
+#include <optional>
+
+#include "ir/primitive.h"
+#include "ops/ops.h"
+#include "ops/structural.h"
+#include "sharding/sharding.h"
+
+namespace shardscope::conformance {
+namespace {
+
+Aval f32(Shape shape) { return Aval::of(std::move(shape), DType::kFloat32); }
+Aval i32(Shape shape) { return Aval::of(std::move(shape), DType::kInt32); }
+Aval u32(Shape shape) { return Aval::of(std::move(shape), DType::kUInt32); }
+Aval boolean(Shape shape) { return Aval::of(std::move(shape), DType::kBool); }
+
+SampleProgram single(const std::string& name, Params params) {
+  return [name, params](JaxprBuilder& b, const std::vector<Atom>& args, const Mesh&) {
+    return b.bind(name, args, params);
+  };
+}
+
+// Params an elementwise primitive needs to bind at all.
+Params elementwise_params(const std::string& name) {
+  if (name == "integer_pow") return {{"y", int64_t{3}}};
+  if (name == "convert_element_type") {
+    return {{"new_dtype", DType::kInt32}, {"weak_type", false}, {"sharding", ParamValue::None{}}};
+  }
+  if (name == "round") return {{"rounding_method", int64_t{0}}};
+  if (name == "random_wrap") return {{"impl", ParamValue::Verbatim{"fry"}}};
+  return {};
+}
+
+// The first (arity, dtype) an elementwise primitive's shape rule accepts on `shape`.
+std::optional<std::vector<Aval>> elementwise_signature(const Primitive& primitive, const Shape& shape) {
+  for (const DType dtype : {DType::kFloat32, DType::kInt32, DType::kBool, DType::kUInt32}) {
+    for (std::size_t arity = 1; arity <= 4; ++arity) {
+      if (primitive.name == "select_n" && arity < 3) continue;  // a predicate alone is no select
+      std::vector<Aval> avals(arity, Aval::of(shape, dtype));
+      if (primitive.name == "select_n") avals[0] = boolean(shape);
+      try {
+        (void)primitive.abstract_eval(avals, elementwise_params(primitive.name));
+        return avals;
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void add(std::vector<Sample>& samples, const std::string& primitive, const std::string& label, Family family,
+         std::vector<Aval> inputs, SampleProgram program) {
+  samples.push_back({primitive, primitive + " " + label, family, std::move(inputs), std::move(program)});
+}
+
+void elementwise_samples(std::vector<Sample>& out) {
+  for (const Primitive* primitive : all_primitives()) {
+    if (!primitive->elementwise) continue;
+    // Keys end in a dim of 2 (their uint32 data); every other elementwise op runs on a plain (4, 8) array.
+    const Shape shape = primitive->name.rfind("random_", 0) == 0 ? Shape{4, 2} : Shape{4, 8};
+    std::optional<std::vector<Aval>> avals = elementwise_signature(*primitive, shape);
+    if (!avals) continue;  // the completeness check reports it
+    add(out, primitive->name, "rank 2", Family::kElementwise, *avals,
+        single(primitive->name, elementwise_params(primitive->name)));
+  }
+  // Ranks 0, 1, 3, scalar operands, literals and size-1 dims that broadcast against larger ones.
+  add(out, "add", "rank 0", Family::kElementwise, {f32({}), f32({})}, single("add", {}));
+  add(out, "add", "rank 1", Family::kElementwise, {f32({8}), f32({8})}, single("add", {}));
+  add(out, "mul", "rank 3", Family::kElementwise, {f32({2, 4, 8}), f32({2, 4, 8})}, single("mul", {}));
+  add(out, "add", "scalar operand", Family::kElementwise, {f32({}), f32({4, 8})}, single("add", {}));
+  add(out, "sub", "literal operand", Family::kElementwise, {f32({4, 8})},
+      [](JaxprBuilder& b, const std::vector<Atom>& a, const Mesh&) {
+        return std::vector<Atom>{b.bind1("sub", {a[0], scalar_literal(2.0, DType::kFloat32)})};
+      });
+  add(out, "add", "size-1 dims broadcast", Family::kElementwise, {f32({4, 1}), f32({1, 8})}, single("add", {}));
+  add(out, "mul", "size-1 dim against full", Family::kElementwise, {f32({1, 8}), f32({4, 8})}, single("mul", {}));
+  add(out, "max", "rank 3 size-1 dims", Family::kElementwise, {f32({2, 1, 8}), f32({2, 4, 1})}, single("max", {}));
+  add(out, "select_n", "scalar predicate", Family::kElementwise, {boolean({}), f32({4, 8}), f32({4, 8})},
+      single("select_n", {}));
+  add(out, "clamp", "scalar bounds", Family::kElementwise, {f32({}), f32({4, 8}), f32({})}, single("clamp", {}));
+  add(out, "convert_element_type", "int to float", Family::kElementwise, {i32({4, 8})},
+      single("convert_element_type",
+             {{"new_dtype", DType::kFloat32}, {"weak_type", false}, {"sharding", ParamValue::None{}}}));
+}
+
+Params no_sharding(Params params) {
+  params.emplace_back("sharding", ParamValue::None{});
+  return params;
+}
+
+void layout_samples(std::vector<Sample>& out) {
+  const auto broadcast = [](Shape shape, std::vector<int64_t> dims) {
+    return single("broadcast_in_dim", no_sharding({{"shape", ParamValue::int_tuple(shape)},
+                                                   {"broadcast_dimensions", ParamValue::int_tuple(dims)}}));
+  };
+  add(out, "broadcast_in_dim", "row to matrix", Family::kLayout, {f32({8})}, broadcast({4, 8}, {1}));
+  add(out, "broadcast_in_dim", "size-1 dim stretched", Family::kLayout, {f32({4, 1})}, broadcast({4, 8}, {0, 1}));
+  add(out, "broadcast_in_dim", "scalar", Family::kLayout, {f32({})}, broadcast({4, 8}, {}));
+  add(out, "broadcast_in_dim", "new middle dim", Family::kLayout, {i32({4, 8})}, broadcast({4, 2, 8}, {0, 2}));
+  const auto reshape = [](Shape shape) {
+    return single("reshape",
+                  no_sharding({{"new_sizes", ParamValue::int_tuple(shape)}, {"dimensions", ParamValue::None{}}}));
+  };
+  add(out, "reshape", "merge", Family::kLayout, {f32({4, 8})}, reshape({32}));
+  add(out, "reshape", "split", Family::kLayout, {f32({4, 8})}, reshape({2, 2, 8}));
+  add(out, "reshape", "regroup", Family::kLayout, {f32({8, 4})}, reshape({4, 8}));
+  add(out, "reshape", "merge leading", Family::kLayout, {i32({2, 4, 4})}, reshape({8, 4}));
+  add(out, "reshape", "drop size-1", Family::kLayout, {f32({4, 1, 8})}, reshape({4, 8}));
+  add(out, "transpose", "rank 2", Family::kLayout, {f32({4, 8})},
+      single("transpose", {{"permutation", ParamValue::int_tuple({1, 0})}}));
+  add(out, "transpose", "rank 3", Family::kLayout, {f32({2, 4, 8})},
+      single("transpose", {{"permutation", ParamValue::int_tuple({2, 0, 1})}}));
+  add(out, "squeeze", "middle", Family::kLayout, {f32({4, 1, 8})},
+      single("squeeze", {{"dimensions", ParamValue::int_tuple({1})}}));
+  add(out, "concatenate", "minor", Family::kLayout, {f32({4, 8}), f32({4, 8})},
+      single("concatenate", {{"dimension", int64_t{1}}}));
+  add(out, "concatenate", "major unequal", Family::kLayout, {f32({4, 8}), f32({8, 8})},
+      single("concatenate", {{"dimension", int64_t{0}}}));
+  add(out, "split", "even", Family::kLayout, {f32({4, 8})},
+      single("split", {{"sizes", ParamValue::int_tuple({4, 4})}, {"axis", int64_t{1}}}));
+  add(out, "split", "uneven", Family::kLayout, {f32({8, 4})},
+      single("split", {{"sizes", ParamValue::int_tuple({2, 6})}, {"axis", int64_t{0}}}));
+  const ParamValue interior = ParamValue::tuple({ParamValue::int_tuple({1, 2, 0}), ParamValue::int_tuple({0, 0, 1})});
+  add(out, "pad", "interior", Family::kLayout, {f32({4, 8}), f32({})}, single("pad", {{"padding_config", interior}}));
+  const ParamValue negative = ParamValue::tuple({ParamValue::int_tuple({-1, 1, 0}), ParamValue::int_tuple({0, 0, 0})});
+  add(out, "pad", "negative low", Family::kLayout, {f32({4, 8}), f32({})},
+      single("pad", {{"padding_config", negative}}));
+  const ParamValue minor_only = ParamValue::tuple({ParamValue::int_tuple({0, 0, 0}), ParamValue::int_tuple({2, 2, 0})});
+  add(out, "pad", "minor dim only", Family::kLayout, {i32({8, 4}), i32({})},
+      single("pad", {{"padding_config", minor_only}}));
+  add(out, "rev", "one dim", Family::kLayout, {f32({4, 8})},
+      single("rev", {{"dimensions", ParamValue::int_tuple({0})}}));
+  add(out, "rev", "two dims", Family::kLayout, {i32({4, 8})},
+      single("rev", {{"dimensions", ParamValue::int_tuple({0, 1})}}));
+  add(out, "slice", "window", Family::kLayout, {f32({8, 8})},
+      single("slice", {{"start_indices", ParamValue::int_tuple({2, 0})},
+                       {"limit_indices", ParamValue::int_tuple({6, 8})},
+                       {"strides", ParamValue::None{}}}));
+  add(out, "slice", "strided", Family::kLayout, {f32({8, 8})},
+      single("slice", {{"start_indices", ParamValue::int_tuple({0, 0})},
+                       {"limit_indices", ParamValue::int_tuple({8, 8})},
+                       {"strides", ParamValue::int_tuple({2, 1})}}));
+  add(out, "iota", "added to an input", Family::kLayout, {i32({4, 8})},
+      [](JaxprBuilder& b, const std::vector<Atom>& a, const Mesh&) {
+        const Atom iota = b.bind1(
+            "iota", {},
+            no_sharding(
+                {{"dtype", DType::kInt32}, {"shape", ParamValue::int_tuple({4, 8})}, {"dimension", int64_t{1}}}));
+        return std::vector<Atom>{b.bind1("add", {a[0], iota})};
+      });
+}
+
+void indexing_samples(std::vector<Sample>& out) {
+  add(out, "dynamic_slice", "block", Family::kIndexing, {f32({8, 8}), i32({}), i32({})},
+      single("dynamic_slice", {{"slice_sizes", ParamValue::int_tuple({4, 4})}}));
+  add(out, "dynamic_slice", "full minor dim", Family::kIndexing, {f32({8, 8}), i32({}), i32({})},
+      single("dynamic_slice", {{"slice_sizes", ParamValue::int_tuple({2, 8})}}));
+  add(out, "dynamic_update_slice", "block", Family::kIndexing, {f32({8, 8}), f32({4, 4}), i32({}), i32({})},
+      single("dynamic_update_slice", {}));
+  add(out, "dynamic_update_slice", "whole major dim", Family::kIndexing, {i32({8, 8}), i32({8, 4}), i32({}), i32({})},
+      single("dynamic_update_slice", {}));
+  const Params gather = {
+      {"dimension_numbers", gather_dimension_numbers_param({{1}, {0}, {0}, {}, {}})},
+      {"slice_sizes", ParamValue::int_tuple({1, 4})},
+      {"indices_are_sorted", false},
+      {"unique_indices", false},
+      {"mode", gather_mode_param(GatherMode::kClip)},
+      {"fill_value", ParamValue::None{}},
+  };
+  add(out, "gather", "rows", Family::kIndexing, {f32({8, 4}), i32({4, 1})}, single("gather", gather));
+  const Params scatter = {
+      {"dimension_numbers",
+       ParamValue::tuple({ParamValue::int_tuple({1}), ParamValue::int_tuple({0}), ParamValue::int_tuple({0}),
+                          ParamValue::int_tuple({}), ParamValue::int_tuple({})})},
+      {"indices_are_sorted", false},
+      {"unique_indices", false},
+      {"mode", gather_mode_param(GatherMode::kClip)},
+      {"update_jaxpr", ParamValue::None{}},
+      {"update_consts", ParamValue::tuple({})},
+  };
+  add(out, "scatter-add", "rows", Family::kIndexing, {f32({8, 4}), i32({4, 1}), f32({4, 4})},
+      single("scatter-add", scatter));
+}
+
+void reduction_samples(std::vector<Sample>& out) {
+  const auto axes = [](std::vector<int64_t> a) {
+    return Params{{"axes", ParamValue::int_tuple(a)}, {"out_sharding", ParamValue::None{}}};
+  };
+  for (const char* name : {"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"}) {
+    add(out, name, "minor", Family::kReduction, {f32({4, 8})}, single(name, axes({1})));
+    add(out, name, "outer dims of rank 3", Family::kReduction, {f32({2, 4, 8})}, single(name, axes({0, 2})));
+    add(out, name, "to scalar", Family::kReduction, {f32({4, 8})}, single(name, axes({0, 1})));
+  }
+  add(out, "reduce_sum", "integers", Family::kReduction, {i32({4, 8})}, single("reduce_sum", axes({0})));
+  for (const char* name : {"reduce_and", "reduce_or", "reduce_xor"}) {
+    add(out, name, "minor", Family::kReduction, {boolean({4, 8})},
+        single(name, {{"axes", ParamValue::int_tuple({1})}}));
+    add(out, name, "major", Family::kReduction, {boolean({4, 8})},
+        single(name, {{"axes", ParamValue::int_tuple({0})}}));
+  }
+  for (const char* name : {"argmax", "argmin"}) {
+    for (const int64_t axis : {0, 1}) {
+      add(out, name, "axis " + std::to_string(axis), Family::kReduction, {f32({4, 8})},
+          single(name, {{"axes", ParamValue::int_tuple({axis})}, {"index_dtype", DType::kInt32}}));
+    }
+  }
+  for (const char* name : {"cumsum", "cumprod", "cummax", "cummin"}) {
+    add(out, name, "minor", Family::kReduction, {f32({4, 8})},
+        single(name, {{"axis", int64_t{1}}, {"reverse", false}}));
+    add(out, name, "major reversed", Family::kReduction, {f32({4, 8})},
+        single(name, {{"axis", int64_t{0}}, {"reverse", true}}));
+  }
+}
+
+void contraction_samples(std::vector<Sample>& out) {
+  const auto dot = [](std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb,
+                      std::vector<int64_t> rb) {
+    return single("dot_general", {{"dimension_numbers", dot_dimension_numbers_param(lc, rc, lb, rb)},
+                                  {"precision", ParamValue::None{}},
+                                  {"preferred_element_type", ParamValue::None{}}});
+  };
+  add(out, "dot_general", "matmul", Family::kContraction, {f32({4, 8}), f32({8, 4})}, dot({1}, {0}, {}, {}));
+  add(out, "dot_general", "batched", Family::kContraction, {f32({2, 4, 8}), f32({2, 8, 4})}, dot({2}, {1}, {0}, {0}));
+  add(out, "dot_general", "inner product", Family::kContraction, {f32({8}), f32({8})}, dot({0}, {0}, {}, {}));
+  add(out, "dot_general", "transposed operands", Family::kContraction, {f32({8, 4}), f32({2, 8})},
+      dot({0}, {1}, {}, {}));
+  add(out, "dot_general", "integers", Family::kContraction, {i32({4, 8}), i32({8, 4})}, dot({1}, {0}, {}, {}));
+}
+
+void program_samples(std::vector<Sample>& out) {
+  JaxprBuilder inner;
+  const Var x = inner.arg(f32({4, 8}));
+  const Var y = inner.arg(f32({4, 8}));
+  const JaxprPtr body = inner.build({inner.bind1("mul", {inner.bind1("sin", {x}), y}), y});
+  add(out, "jit", "two outputs", Family::kProgram, {f32({4, 8}), f32({4, 8})},
+      single("jit", {{"jaxpr", ParamValue::JaxprRef(body)}, {"name", "f"}}));
+  add(out, "sharding_constraint", "unconstrained", Family::kProgram, {f32({4, 8})},
+      single("sharding_constraint", {{"sharding", ParamValue::None{}}}));
+  // A constraint naming the mesh's first axis on the major dim (8 divides by every mesh size used).
+  add(out, "sharding_constraint", "first mesh axis", Family::kProgram, {f32({8, 4})},
+      [](JaxprBuilder& b, const std::vector<Atom>& a, const Mesh& mesh) {
+        static const JaxProfile profile;
+        const NamedSharding sharding =
+            make_named_sharding(mesh, PartitionSpec({SpecEntry::of_axes({mesh.axis_names().front()})}), profile);
+        return b.bind("sharding_constraint", a, {{"sharding", sharding}});
+      });
+  add(out, "pvary", "no axes", Family::kProgram, {f32({4, 8})},
+      single("pvary", {{"axes", ParamValue::name_tuple({})}}));
+  add(out, "reshard", "identity", Family::kProgram, {f32({4, 8})}, single("reshard", {}));
+  add(out, "mesh_cast", "identity", Family::kProgram, {f32({4, 8})}, single("mesh_cast", {}));
+}
+
+void random_samples(std::vector<Sample>& out) {
+  const Params impl = {{"impl", ParamValue::Verbatim{"fry"}}};
+  add(out, "random_seed", "batch of seeds", Family::kRandom, {i32({4})}, single("random_seed", impl));
+  for (const bool partitionable : {false, true}) {
+    const std::string mode = partitionable ? "partitionable" : "original";
+    add(out, "random_bits", mode, Family::kRandom, {u32({4, 2})},
+        single("random_bits",
+               {{"bit_width", int64_t{32}}, {"shape", ParamValue::int_tuple({8})}, {"partitionable", partitionable}}));
+    add(out, "random_split", mode, Family::kRandom, {u32({4, 2})},
+        single("random_split", {{"shape", ParamValue::int_tuple({2})}, {"partitionable", partitionable}}));
+  }
+  add(out, "random_fold_in", "batch", Family::kRandom, {u32({4, 2}), u32({4})}, single("random_fold_in", {}));
+}
+
+}  // namespace
+
+bool needs_named_axis_or_nested_map(const std::string& primitive) {
+  const Primitive* p = find_primitive(primitive);
+  if (p != nullptr && p->collective_impl) return true;  // psum, all_gather, axis_index, ...: named axes only
+  return primitive == "shard_map" || primitive == "xla_pmap";
+}
+
+std::vector<Sample> conformance_samples() {
+  ensure_core_primitives();
+  std::vector<Sample> samples;
+  elementwise_samples(samples);
+  layout_samples(samples);
+  indexing_samples(samples);
+  reduction_samples(samples);
+  contraction_samples(samples);
+  program_samples(samples);
+  random_samples(samples);
+  return samples;
+}
+
+JaxprPtr trace_sample(const Sample& sample, const Mesh& mesh) {
+  JaxprBuilder builder;
+  std::vector<Atom> args;
+  for (const Aval& aval : sample.inputs) args.emplace_back(builder.arg(aval));
+  return builder.build(sample.program(builder, args, mesh));
+}
+
+}  // namespace shardscope::conformance

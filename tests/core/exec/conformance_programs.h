@@ -1,0 +1,35 @@
+// One-equation sample programs for every registered primitive, for the sharded conformance test.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "exec/builder.h"
+#include "mesh/mesh.h"
+
+namespace shardscope::conformance {
+
+// Builds the sample's equation(s) on `args`; `mesh` is the mesh of the run (for params naming its axes).
+using SampleProgram = std::function<std::vector<Atom>(JaxprBuilder&, const std::vector<Atom>&, const Mesh&)>;
+
+enum class Family { kElementwise, kLayout, kIndexing, kReduction, kContraction, kProgram, kRandom };
+
+struct Sample {
+  std::string primitive;  // the registered primitive the sample exercises
+  std::string label;      // unique, for failure messages
+  Family family;
+  std::vector<Aval> inputs;
+  SampleProgram program;
+};
+
+// Every sample, covering each registered primitive that can run outside shard_map.
+[[nodiscard]] std::vector<Sample> conformance_samples();
+
+// Primitives that only make sense inside shard_map/pmap (named axes) or that hold nested mapped programs.
+[[nodiscard]] bool needs_named_axis_or_nested_map(const std::string& primitive);
+
+[[nodiscard]] JaxprPtr trace_sample(const Sample& sample, const Mesh& mesh);
+
+}  // namespace shardscope::conformance
