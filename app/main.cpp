@@ -20,6 +20,11 @@ Usage:
                  beyond JAX: [--small-multiples] [--uneven] [--labels ids|coords|mesh]
   shardscope devices [--devices PRESET] [--describe] [--jax-version V]
   shardscope profiles             list the JAX behaviour changes the version profiles follow
+  shardscope run FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--check]
+                                  run a script or notebook cell by cell; --check compares an
+                                  .ipynb's recorded outputs and prints a pass/FAIL table
+  shardscope repl [--devices PRESET] [--jax-version V]
+                                  interactive Python with the simulated jax package
 
 Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, tpu-v5e-8,
          tpu-v5e-16 ... tpu-v5e-256, tpu-v5p-8, tpu-v6e-8 ... tpu-v6e-256 (default tpu-v3-8)
@@ -37,6 +42,8 @@ int main(int argc, char** argv) {
   if (command == "devices") return run_devices(rest, std::cout, std::cerr);
   if (command == "scene" || command == "demo") return run_scene(rest, std::cout, std::cerr);
   if (command == "profiles") return run_profiles(std::cout);
+  if (command == "run") return run_notebook(rest, std::cout, std::cerr);
+  if (command == "repl") return run_repl(rest, std::cout, std::cerr);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

@@ -12,6 +12,12 @@ int run_viz(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 int run_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_profiles(std::ostream& out);
+int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_repl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+class Arguments;
+// Validates --devices and --jax-version and stores them where the simulated `jax` package reads them.
+void apply_python_session_options(const Arguments& arguments);
 
 const char* default_scene_json();
 

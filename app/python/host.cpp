@@ -49,11 +49,17 @@ void load_host_modules() {
     modules[source.module_name] = module;
     const std::string filename = std::string("<shardscope-host:") + source.module_name + ">";
     py::object code = builtins.attr("compile")(source.source, filename, "exec");
-    py::exec(code, globals);
+    builtins.attr("exec")(code, globals);
   }
 }
 
 void configure_and_start(InterpreterState& s) {
+  // UTF-8 mode: shardscope prints box drawing, ± and µ even under the C locale of CI machines.
+  PyPreConfig preconfig;
+  PyPreConfig_InitIsolatedConfig(&preconfig);
+  preconfig.utf8_mode = 1;
+  if (PyStatus_Exception(Py_PreInitialize(&preconfig)))
+    throw std::runtime_error("could not pre-initialize the Python interpreter");
   PyConfig config;
   PyConfig_InitIsolatedConfig(&config);
   config.isolated = 0;
@@ -65,6 +71,12 @@ void configure_and_start(InterpreterState& s) {
   if (PyStatus_Exception(status)) {
     PyConfig_Clear(&config);
     throw std::runtime_error("could not configure the Python interpreter");
+  }
+  // Shard grids are box-drawing text: write UTF-8 whatever the locale says (a C locale would mean ASCII).
+  status = PyConfig_SetString(&config, &config.stdio_encoding, L"utf-8");
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw std::runtime_error("could not configure the Python interpreter's output encoding");
   }
   // The program directory stays off sys.path: a stray numpy.py beside the binary must not shadow numpy.
   s.interpreter = std::make_unique<py::scoped_interpreter>(&config, 0, nullptr, false);

@@ -3,7 +3,9 @@ import ast
 import io
 import linecache
 import os
+import signal
 import sys
+import threading
 import tokenize
 import traceback
 
@@ -119,10 +121,18 @@ def _remember(value, number):
     ns.setdefault("Out", {})[number] = value
 
 
+def _arm_interrupt():
+    # Another library (a GUI toolkit, a test framework) may have taken SIGINT since the last cell;
+    # Ctrl-C must raise KeyboardInterrupt in the code that runs next.
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_cell(source, echo=False):
     """Runs one notebook cell. Returns a dict: stdout, stderr, output (text or None), error, status, exit_code."""
     _counter[0] += 1
     number = _counter[0]
+    _arm_interrupt()
     saved = sys.stdout, sys.stderr
     out = CaptureStream(saved[0] if echo else None)
     err = CaptureStream(saved[1] if echo else None)

@@ -47,8 +47,8 @@ Value typed_scalar(double value, DType dtype, bool weak_type) {
 
 int64_t canonicalize_axis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) {
-    throw Error("AxisError", "axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
-                                 std::to_string(rank));
+    throw Error("AxisError",
+                "axis " + std::to_string(axis) + " is out of bounds for array of dimension " + std::to_string(rank));
   }
   return axis < 0 ? axis + rank : axis;
 }
@@ -286,8 +286,7 @@ Value pmean(const Value& x, const std::vector<std::string>& axes) {
   // x / n with n a Python int: jnp.true_divide's promotion (int operands become float).
   const DType dtype = is_floating(dtype_of(total)) ? dtype_of(total) : default_float_dtype(session().enable_x64);
   const bool weak = total.aval().weak_type;
-  return div(convert_element_type(total, dtype, weak),
-             typed_scalar(static_cast<double>(axes_size(axes)), dtype, weak));
+  return div(convert_element_type(total, dtype, weak), typed_scalar(static_cast<double>(axes_size(axes)), dtype, weak));
 }
 
 Value all_gather(const Value& x, const std::vector<std::string>& axes, int64_t axis, bool tiled) {
@@ -369,8 +368,9 @@ Value axis_index(const std::vector<std::string>& axes) {
 }
 
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding) {
-  return bind1("sharding_constraint", {x},
-               {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});
+  return bind1(
+      "sharding_constraint", {x},
+      {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});
 }
 
 }  // namespace lax

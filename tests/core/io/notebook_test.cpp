@@ -39,8 +39,8 @@ TEST_CASE("percent script without leading code starts at the first marker") {
 }
 
 TEST_CASE("percent script uncomments the magics Jupytext comments out") {
-  const Notebook notebook =
-      parse_percent_script("# %%\n# %timeit f(x)\n# !pip install -U jax\n# a comment\n# 100% sure\n#%%\n# %%timeit\nf(x)\n");
+  const Notebook notebook = parse_percent_script(
+      "# %%\n# %timeit f(x)\n# !pip install -U jax\n# a comment\n# 100% sure\n#%%\n# %%timeit\nf(x)\n");
   REQUIRE(notebook.cells.size() == 2);
   CHECK(notebook.cells[0].source == "%timeit f(x)\n!pip install -U jax\n# a comment\n# 100% sure");
   CHECK(notebook.cells[1].source == "%%timeit\nf(x)");

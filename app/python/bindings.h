@@ -1,0 +1,12 @@
+// The parts of the `_shardscope` module, each bound in its own file.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace shardscope::python {
+
+void bind_core(pybind11::module_& m);
+void bind_transforms(pybind11::module_& m);
+void bind_api(pybind11::module_& m);
+
+}  // namespace shardscope::python

@@ -1,0 +1,341 @@
+// The `_shardscope` module: devices, meshes, specs, shardings and arrays as Python types over core.
+#include <pybind11/embed.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "api/session.h"
+#include "api/transforms.h"
+#include "base/error.h"
+#include "device/presets.h"
+#include "explicit/mesh_context.h"
+#include "explicit/sharding_rules.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+#include "sharding/sharding.h"
+#include "spmd/reshard.h"
+#include "viz/layout.h"
+#include "viz/text_renderer.h"
+
+namespace shardscope::python {
+namespace {
+
+const JaxProfile& profile() { return api::session().profile; }
+
+py::tuple int_tuple(const std::vector<int64_t>& values) {
+  py::tuple out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return out;
+}
+
+py::object sharding_object(const Sharding& sharding) {
+  return std::visit([](const auto& s) { return py::cast(s); }, sharding);
+}
+
+Sharding sharding_from_python(const py::handle& object) {
+  if (py::isinstance<NamedSharding>(object)) return object.cast<NamedSharding>();
+  if (py::isinstance<SingleDeviceSharding>(object)) return object.cast<SingleDeviceSharding>();
+  if (py::isinstance<Device>(object)) return make_single_device_sharding(object.cast<Device>(), profile());
+  throw type_error("expected a Sharding or a Device, got " + py::repr(object).cast<std::string>());
+}
+
+SpecEntry spec_entry(const py::handle& entry) {
+  if (entry.is_none()) return SpecEntry::none();
+  if (py::isinstance<py::str>(entry)) return SpecEntry::of_axes({entry.cast<std::string>()});
+  if (py::isinstance<py::tuple>(entry) || py::isinstance<py::list>(entry)) {
+    std::vector<std::string> names;
+    for (const py::handle name : entry) names.push_back(py::str(name).cast<std::string>());
+    return SpecEntry::of_axes(names);
+  }
+  if (py::hasattr(entry, "_shardscope_unconstrained")) return SpecEntry::unconstrained();
+  throw type_error("PartitionSpec entries must be None, a mesh axis name or a tuple of them, got " +
+                   py::repr(entry).cast<std::string>());
+}
+
+py::tuple spec_entries(const PartitionSpec& spec) {
+  py::tuple out(spec.size());
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const SpecEntry& entry = spec.entries()[i];
+    if (entry.is_none()) {
+      out[i] = py::none();
+    } else if (entry.kind == SpecEntry::Kind::kUnconstrained) {
+      out[i] = py::module_::import("jax.sharding").attr("PartitionSpec").attr("UNCONSTRAINED");
+    } else if (entry.axes.size() == 1) {
+      out[i] = entry.axes[0];
+    } else {
+      out[i] = py::cast(entry.axes).cast<py::tuple>();
+    }
+  }
+  return out;
+}
+
+std::vector<Device> devices_from_python(const py::handle& devices, std::vector<int64_t>* shape) {
+  py::object array = py::module_::import("numpy").attr("asarray")(devices, "object");
+  if (shape != nullptr) *shape = array.attr("shape").cast<std::vector<int64_t>>();
+  std::vector<Device> flat;
+  for (const py::handle item : array.attr("flat")) flat.push_back(item.cast<Device>());
+  return flat;
+}
+
+py::object device_array(const std::vector<Device>& devices, const std::vector<int64_t>& shape) {
+  py::list items;
+  for (const Device& device : devices) items.append(py::cast(device));
+  py::object numpy = py::module_::import("numpy");
+  py::object array = numpy.attr("empty")(devices.size(), "object");
+  for (std::size_t i = 0; i < devices.size(); ++i) array[py::int_(i)] = items[i];
+  return array.attr("reshape")(int_tuple(shape));
+}
+
+py::object index_tuple(const std::vector<DimSlice>& index) {
+  py::object slice = py::module_::import("builtins").attr("slice");
+  py::tuple out(index.size());
+  for (std::size_t d = 0; d < index.size(); ++d) {
+    out[d] =
+        index[d].full ? slice(py::none(), py::none(), py::none()) : slice(index[d].start, index[d].stop, py::none());
+  }
+  return out;
+}
+
+void bind_devices(py::module_& m) {
+  py::class_<Device>(m, "Device")
+      .def_property_readonly("id", [](const Device& d) { return d.id; })
+      .def_property_readonly("platform", [](const Device& d) { return platform_name(d.platform); })
+      .def_property_readonly("device_kind", [](const Device& d) { return d.device_kind; })
+      .def_property_readonly("process_index", [](const Device& d) { return d.process_index; })
+      .def_property_readonly("coords",
+                             [](const Device& d) { return py::make_tuple(d.coords[0], d.coords[1], d.coords[2]); })
+      .def_property_readonly("core_on_chip", [](const Device& d) { return d.core_on_chip; })
+      .def("addressable_memories", [](const Device& d) { return addressable_memory_kinds(d); })
+      .def("__repr__", [](const Device& d) { return device_repr(d); })
+      .def("__str__", [](const Device& d) { return device_str(d, profile()); })
+      .def("__eq__",
+           [](const Device& a, const py::object& b) { return py::isinstance<Device>(b) && a == b.cast<Device>(); })
+      .def("__hash__", [](const Device& d) { return py::hash(py::make_tuple(d.id, static_cast<int>(d.platform))); });
+  m.def("devices", [] { return api::session().devices; });
+  m.def("device_preset", [] { return api::session().device_preset; });
+  m.def("set_device_preset", [](const std::string& preset) { api::set_device_preset(preset); });
+  m.def("jax_version", [] { return profile().version().to_string(); });
+  m.def("set_jax_version",
+        [](const std::string& version) { api::session().profile = JaxProfile(JaxVersion::parse(version)); });
+  m.def("set_enable_x64", [](bool on) { api::session().enable_x64 = on; });
+  m.def("enable_x64", [] { return api::session().enable_x64; });
+}
+
+void bind_meshes(py::module_& m) {
+  py::enum_<AxisType>(m, "AxisType")
+      .value("Auto", AxisType::kAuto)
+      .value("Explicit", AxisType::kExplicit)
+      .value("Manual", AxisType::kManual);
+  py::class_<Mesh>(m, "Mesh")
+      .def(py::init([](const py::object& devices, const std::vector<std::string>& names,
+                       std::optional<std::vector<AxisType>> types) {
+             std::vector<int64_t> shape;
+             std::vector<Device> flat = devices_from_python(devices, &shape);
+             return Mesh(std::move(flat), shape, names,
+                         types.value_or(std::vector<AxisType>(names.size(), AxisType::kAuto)));
+           }),
+           py::arg("devices"), py::arg("axis_names"), py::arg("axis_types") = py::none())
+      .def_property_readonly("axis_names",
+                             [](const Mesh& mesh) { return py::cast(mesh.axis_names()).cast<py::tuple>(); })
+      .def_property_readonly("axis_sizes", [](const Mesh& mesh) { return int_tuple(mesh.axis_sizes()); })
+      .def_property_readonly("axis_types",
+                             [](const Mesh& mesh) { return py::cast(mesh.axis_types()).cast<py::tuple>(); })
+      .def_property_readonly("size", &Mesh::size)
+      .def_property_readonly("devices",
+                             [](const Mesh& mesh) { return device_array(mesh.devices(), mesh.axis_sizes()); })
+      .def_property_readonly("shape",
+                             [](const Mesh& mesh) {
+                               py::object ordered = py::module_::import("collections").attr("OrderedDict")();
+                               for (std::size_t i = 0; i < mesh.axis_names().size(); ++i)
+                                 ordered[py::str(mesh.axis_names()[i])] = mesh.axis_sizes()[i];
+                               return ordered;
+                             })
+      .def("__repr__", [](const Mesh& mesh) { return mesh.repr(profile()); })
+      .def("__str__", [](const Mesh& mesh) { return mesh.str(profile()); })
+      .def("__eq__", [](const Mesh& a, const py::object& b) { return py::isinstance<Mesh>(b) && a == b.cast<Mesh>(); })
+      .def("__hash__", [](const Mesh& mesh) { return py::hash(py::str(mesh.repr(profile()))); });
+  m.def(
+      "make_mesh",
+      [](const std::vector<int64_t>& shape, const std::vector<std::string>& names,
+         std::optional<std::vector<AxisType>> types, const py::object& devices) {
+        const std::vector<Device> pool =
+            devices.is_none() ? api::session().devices : devices_from_python(devices, nullptr);
+        return make_mesh(shape, names, pool, profile(), types);
+      },
+      py::arg("axis_shapes"), py::arg("axis_names"), py::arg("axis_types") = py::none(),
+      py::arg("devices") = py::none());
+  m.def(
+      "create_device_mesh",
+      [](const std::vector<int64_t>& shape, const py::object& devices, bool contiguous, bool allow_split) {
+        const std::vector<Device> pool =
+            devices.is_none() ? api::session().devices : devices_from_python(devices, nullptr);
+        return device_array(create_device_mesh(shape, pool, contiguous, allow_split), shape);
+      },
+      py::arg("mesh_shape"), py::arg("devices") = py::none(), py::arg("contiguous_submeshes") = false,
+      py::arg("allow_split_physical_axes") = false);
+  py::class_<AbstractMesh>(m, "AbstractMesh").def("__repr__", [](const AbstractMesh& mesh) {
+    return abstract_mesh_repr(mesh, profile());
+  });
+  m.def("get_concrete_mesh", [] { return get_concrete_mesh(); });
+  m.def("get_abstract_mesh", [] { return get_abstract_mesh(); });
+  m.def("set_mesh", [](std::optional<Mesh> mesh) { set_mesh(mesh, profile()); });
+}
+
+void bind_shardings(py::module_& m) {
+  py::class_<PartitionSpec>(m, "PartitionSpec")
+      .def(py::init([](const py::args& entries) {
+        std::vector<SpecEntry> parsed;
+        for (const py::handle entry : entries) parsed.push_back(spec_entry(entry));
+        return PartitionSpec(std::move(parsed));
+      }))
+      .def("__repr__", [](const PartitionSpec& spec) { return spec.repr(profile()); })
+      .def("__len__", &PartitionSpec::size)
+      .def("__iter__", [](const PartitionSpec& spec) { return py::iter(spec_entries(spec)); })
+      .def("__getitem__", [](const PartitionSpec& spec, const py::object& key) { return spec_entries(spec)[key]; })
+      .def("__eq__",
+           [](const PartitionSpec& a, const py::object& b) {
+             if (py::isinstance<PartitionSpec>(b)) return a == b.cast<PartitionSpec>();
+             if (py::isinstance<py::tuple>(b)) return spec_entries(a).equal(b);
+             return false;
+           })
+      .def("__hash__", [](const PartitionSpec& spec) { return py::hash(spec_entries(spec)); });
+  py::class_<NamedSharding>(m, "NamedSharding")
+      .def(py::init([](const Mesh& mesh, const PartitionSpec& spec, std::optional<std::string> memory_kind) {
+             return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
+           }),
+           py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
+      .def_property_readonly("mesh", [](const NamedSharding& s) { return s.mesh; })
+      .def_property_readonly("spec", [](const NamedSharding& s) { return s.spec; })
+      .def_property_readonly("memory_kind", [](const NamedSharding& s) { return s.memory_kind; })
+      .def_property_readonly("is_fully_replicated", [](const NamedSharding& s) { return is_fully_replicated(s); })
+      .def_property_readonly("device_set",
+                             [](const NamedSharding& s) {
+                               py::set set;
+                               for (const Device& d : sharding_devices(s)) set.add(py::cast(d));
+                               return set;
+                             })
+      .def("with_memory_kind",
+           [](const NamedSharding& s, const std::string& kind) {
+             return make_named_sharding(s.mesh, s.spec, profile(), kind);
+           })
+      .def("shard_shape",
+           [](const NamedSharding& s, const Shape& shape) { return int_tuple(shard_shape(s, shape, profile())); })
+      .def("devices_indices_map",
+           [](const NamedSharding& s, const Shape& shape) {
+             py::dict out;
+             for (const DeviceIndex& entry : devices_indices_map(s, shape, profile())) {
+               out[py::cast(entry.device)] = index_tuple(entry.index);
+             }
+             return out;
+           })
+      .def("__repr__", [](const NamedSharding& s) { return sharding_repr(s, profile()); })
+      .def("__eq__",
+           [](const NamedSharding& a, const py::object& b) {
+             return py::isinstance<NamedSharding>(b) && a == b.cast<NamedSharding>();
+           })
+      .def("__hash__", [](const NamedSharding& s) { return py::hash(py::str(sharding_repr(s, profile()))); });
+  py::class_<SingleDeviceSharding>(m, "SingleDeviceSharding")
+      .def(py::init([](const Device& device, std::optional<std::string> memory_kind) {
+             return make_single_device_sharding(device, profile(), std::move(memory_kind));
+           }),
+           py::arg("device"), py::kw_only(), py::arg("memory_kind") = py::none())
+      .def_property_readonly("memory_kind", [](const SingleDeviceSharding& s) { return s.memory_kind; })
+      .def_property_readonly("is_fully_replicated", [](const SingleDeviceSharding&) { return true; })
+      .def_property_readonly("device_set",
+                             [](const SingleDeviceSharding& s) {
+                               py::set set;
+                               set.add(py::cast(s.device));
+                               return set;
+                             })
+      .def("with_memory_kind",
+           [](const SingleDeviceSharding& s, const std::string& kind) {
+             return make_single_device_sharding(s.device, profile(), kind);
+           })
+      .def("__repr__", [](const SingleDeviceSharding& s) { return sharding_repr(s, profile()); })
+      .def("__eq__", [](const SingleDeviceSharding& a, const py::object& b) {
+        return py::isinstance<SingleDeviceSharding>(b) && a == b.cast<SingleDeviceSharding>();
+      });
+}
+
+void bind_arrays(py::module_& m) {
+  py::class_<PyValue>(m, "ArrayImpl", py::dynamic_attr())
+      .def_property_readonly("shape", [](const PyValue& v) { return int_tuple(v.value().aval().shape); })
+      .def_property_readonly("ndim", [](const PyValue& v) { return v.value().aval().rank(); })
+      .def_property_readonly("size", [](const PyValue& v) { return product(v.value().aval().shape); })
+      .def_property_readonly("dtype", [](const PyValue& v) { return numpy_dtype(v.value().aval().dtype); })
+      .def_property_readonly("_dtype_name",
+                             [](const PyValue& v) { return std::string(dtype_name(v.value().aval().dtype)); })
+      .def_property_readonly("weak_type", [](const PyValue& v) { return v.value().aval().weak_type; })
+      .def_property_readonly("_is_tracer", [](const PyValue& v) { return !v.value().is_concrete(); })
+      .def_property_readonly("_aval_str", [](const PyValue& v) { return v.value().aval().str_short(false); })
+      .def_property_readonly(
+          "_typeof_str",
+          [](const PyValue& v) {
+            return typeof_str(v.value().is_concrete() ? api::argument_aval(v.value()) : v.value().aval(), profile());
+          })
+      .def_property_readonly("sharding", [](const PyValue& v) { return sharding_object(v.value().array().sharding()); })
+      .def_property_readonly("nbytes", [](const PyValue& v) { return v.value().array().nbytes(); })
+      .def("_value", [](const PyValue& v) { return to_numpy(v.value().array()); })
+      .def("devices",
+           [](const PyValue& v) {
+             py::set set;
+             for (const Device& d : sharding_devices(v.value().array().sharding())) set.add(py::cast(d));
+             return set;
+           })
+      .def("_shards",
+           [](const PyValue& v) {
+             py::list shards;
+             for (const Array::Shard& shard : v.value().array().shards()) {
+               py::object data = shard.data
+                                     ? to_numpy(Array::from_host(
+                                           shard.data, make_single_device_sharding(shard.device, profile()), profile()))
+                                     : py::none();
+               shards.append(py::make_tuple(py::cast(shard.device), index_tuple(shard.index), shard.replica_id, data));
+             }
+             return shards;
+           })
+      .def("_bytes_per_device", [](const PyValue& v) { return v.value().array().bytes_per_device(); });
+  m.def(
+      "asarray",
+      [](const py::object& data, const py::object& dtype) {
+        const std::optional<DType> target =
+            dtype.is_none() ? std::nullopt : std::optional<DType>(dtype_from_python(dtype));
+        const BufferPtr buffer = buffer_from_python(data, target);
+        return PyValue(api::Value::concrete(
+            Array::from_host(buffer, make_single_device_sharding(api::default_device(), profile()), profile())));
+      },
+      py::arg("data"), py::arg("dtype") = py::none());
+  m.def("device_put", [](const py::object& x, const py::object& target) {
+    const api::Value value = to_value(x);
+    const Array array =
+        value.is_concrete() ? value.array() : to_value(py::module_::import("numpy").attr("asarray")(x)).array();
+    if (target.is_none()) return PyValue(value.is_concrete() ? value : api::Value::concrete(array));
+    return PyValue(
+        api::Value::concrete(reshard(array, sharding_from_python(target), profile(), nullptr, "device_put")));
+  });
+  m.def("bind", [](const std::string& primitive, const py::list& inputs, const py::dict& params) {
+    return from_values(api::bind(primitive, to_values(inputs), params_from_python(params)));
+  });
+  m.def(
+      "visualize_sharding",
+      [](const Shape& shape, const py::object& sharding, bool use_color, double scale, int min_width, int max_width) {
+        VizOptions options;
+        options.use_color = use_color;
+        options.scale = scale;
+        options.min_width = min_width;
+        options.max_width = max_width;
+        return render_text(compute_layout(shape, sharding_from_python(sharding), options, profile()));
+      },
+      py::arg("shape"), py::arg("sharding"), py::arg("use_color") = false, py::arg("scale") = 1.0,
+      py::arg("min_width") = 9, py::arg("max_width") = 80);
+}
+
+}  // namespace
+
+void bind_core(py::module_& m) {
+  bind_devices(m);
+  bind_meshes(m);
+  bind_shardings(m);
+  bind_arrays(m);
+}
+
+}  // namespace shardscope::python

@@ -1,0 +1,410 @@
+// `_shardscope.numpy`, `.lax` and `.nn`: the engine's jnp/lax/nn functions with Python's argument forms.
+#include <pybind11/stl.h>
+
+#include "api/nn.h"
+#include "api/numpy.h"
+#include "base/error.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+
+namespace shardscope::python {
+namespace {
+
+using api::Value;
+namespace jnp = api::jnp;
+
+std::optional<DType> dtype_arg(const py::object& dtype) {
+  if (dtype.is_none()) return std::nullopt;
+  return dtype_from_python(dtype);
+}
+
+jnp::Axis axis_arg(const py::object& axis) {
+  if (axis.is_none()) return std::nullopt;
+  if (py::isinstance<py::int_>(axis)) return std::vector<int64_t>{axis.cast<int64_t>()};
+  return axis.cast<std::vector<int64_t>>();
+}
+
+std::optional<int64_t> int_or_none(const py::object& value) {
+  if (value.is_none()) return std::nullopt;
+  return value.cast<int64_t>();
+}
+
+Shape shape_arg(const py::object& shape) {
+  if (py::isinstance<py::int_>(shape)) return {shape.cast<int64_t>()};
+  return shape.cast<std::vector<int64_t>>();
+}
+
+std::optional<Value> optional_value(const py::object& value) {
+  if (value.is_none()) return std::nullopt;
+  return to_value(value);
+}
+
+jnp::IndexItem index_item(const py::handle& item) {
+  if (item.is_none()) return jnp::IndexItem::newaxis();
+  if (item.is(py::ellipsis())) return jnp::IndexItem::ellipsis();
+  if (py::isinstance<py::slice>(item)) {
+    return jnp::IndexItem::range(int_or_none(item.attr("start")), int_or_none(item.attr("stop")),
+                                 int_or_none(item.attr("step")));
+  }
+  if (py::isinstance<py::int_>(item) || py::hasattr(item, "__index__")) {
+    return jnp::IndexItem::at(py::int_(py::reinterpret_borrow<py::object>(item)).cast<int64_t>());
+  }
+  throw not_implemented_error("indexing with " + py::repr(item).cast<std::string>() +
+                              " (arrays or booleans as indices) is not supported by shardscope yet");
+}
+
+py::object wrap(Value value) { return from_value(std::move(value)); }
+
+using Unary = Value (*)(const Value&);
+using Binary = Value (*)(const Value&, const Value&);
+
+void bind_numpy(py::module_& m) {
+  const std::vector<std::pair<const char*, Unary>> unary = {{"negative", jnp::negative},
+                                                            {"positive", jnp::positive},
+                                                            {"abs", jnp::abs},
+                                                            {"absolute", jnp::abs},
+                                                            {"sign", jnp::sign},
+                                                            {"square", jnp::square},
+                                                            {"reciprocal", jnp::reciprocal},
+                                                            {"floor", jnp::floor},
+                                                            {"ceil", jnp::ceil},
+                                                            {"isfinite", jnp::isfinite},
+                                                            {"isnan", jnp::isnan},
+                                                            {"exp", jnp::exp},
+                                                            {"log", jnp::log},
+                                                            {"sqrt", jnp::sqrt},
+                                                            {"tanh", jnp::tanh},
+                                                            {"sin", jnp::sin},
+                                                            {"cos", jnp::cos},
+                                                            {"logical_not", jnp::logical_not},
+                                                            {"ravel", jnp::ravel}};
+  for (const auto& [name, fn] : unary) {
+    m.def(name, [fn = fn](const py::object& x) { return wrap(fn(to_value(x))); });
+  }
+  for (const char* name : {"tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+                           "log1p", "expm1", "log2", "log10", "exp2", "cbrt", "rint", "round", "trunc", "invert"}) {
+    const std::string fn_name = name;
+    m.def(name, [fn_name](const py::object& x) { return wrap(jnp::math(fn_name, to_value(x))); });
+  }
+  const std::vector<std::pair<const char*, Binary>> binary = {
+      {"add", jnp::add},
+      {"subtract", jnp::subtract},
+      {"multiply", jnp::multiply},
+      {"true_divide", jnp::true_divide},
+      {"divide", jnp::true_divide},
+      {"floor_divide", jnp::floor_divide},
+      {"remainder", jnp::remainder},
+      {"mod", jnp::remainder},
+      {"power", jnp::power},
+      {"maximum", jnp::maximum},
+      {"minimum", jnp::minimum},
+      {"equal", jnp::equal},
+      {"not_equal", jnp::not_equal},
+      {"less", jnp::less},
+      {"less_equal", jnp::less_equal},
+      {"greater", jnp::greater},
+      {"greater_equal", jnp::greater_equal},
+      {"logical_and", jnp::logical_and},
+      {"logical_or", jnp::logical_or},
+      {"logical_xor", jnp::logical_xor},
+      {"bitwise_and", jnp::bitwise_and},
+      {"bitwise_or", jnp::bitwise_or},
+      {"logaddexp", jnp::logaddexp},
+      {"arctan2", jnp::arctan2},
+      {"dot", [](const Value& a, const Value& b) { return jnp::dot(a, b); }},
+      {"vdot", jnp::vdot},
+      {"matmul", [](const Value& a, const Value& b) { return jnp::matmul(a, b); }},
+      {"inner", jnp::inner},
+      {"outer", jnp::outer}};
+  for (const auto& [name, fn] : binary) {
+    m.def(name, [fn = fn](const py::object& x, const py::object& y) { return wrap(fn(to_value(x), to_value(y))); });
+  }
+  m.def("where", [](const py::object& c, const py::object& x, const py::object& y) {
+    return wrap(jnp::where(to_value(c), to_value(x), to_value(y)));
+  });
+  m.def(
+      "clip",
+      [](const py::object& x, const py::object& lo, const py::object& hi) {
+        return wrap(jnp::clip(to_value(x), optional_value(lo), optional_value(hi)));
+      },
+      py::arg("x"), py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def(
+      "asarray",
+      [](const py::object& x, const py::object& dtype) {
+        if (py::isinstance<PyValue>(x)) return wrap(jnp::asarray(to_value(x), dtype_arg(dtype)));
+        return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
+      },
+      py::arg("a"), py::arg("dtype") = py::none());
+  m.def(
+      "array",
+      [](const py::object& x, const py::object& dtype) {
+        if (py::isinstance<PyValue>(x)) return wrap(jnp::asarray(to_value(x), dtype_arg(dtype)));
+        return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
+      },
+      py::arg("object"), py::arg("dtype") = py::none());
+  m.def("astype", [](const py::object& x, const py::object& dtype) {
+    return wrap(jnp::astype(to_value(x), dtype_from_python(dtype)));
+  });
+  m.def(
+      "zeros",
+      [](const py::object& shape, const py::object& dtype) {
+        return wrap(jnp::zeros(shape_arg(shape), dtype_arg(dtype)));
+      },
+      py::arg("shape"), py::arg("dtype") = py::none());
+  m.def(
+      "ones",
+      [](const py::object& shape, const py::object& dtype) {
+        return wrap(jnp::ones(shape_arg(shape), dtype_arg(dtype)));
+      },
+      py::arg("shape"), py::arg("dtype") = py::none());
+  m.def(
+      "full",
+      [](const py::object& shape, const py::object& fill, const py::object& dtype) {
+        return wrap(jnp::full(shape_arg(shape), to_value(fill), dtype_arg(dtype)));
+      },
+      py::arg("shape"), py::arg("fill_value"), py::arg("dtype") = py::none());
+  m.def(
+      "zeros_like",
+      [](const py::object& x, const py::object& dtype) { return wrap(jnp::zeros_like(to_value(x), dtype_arg(dtype))); },
+      py::arg("a"), py::arg("dtype") = py::none());
+  m.def(
+      "ones_like",
+      [](const py::object& x, const py::object& dtype) { return wrap(jnp::ones_like(to_value(x), dtype_arg(dtype))); },
+      py::arg("a"), py::arg("dtype") = py::none());
+  m.def(
+      "full_like",
+      [](const py::object& x, const py::object& fill, const py::object& dtype) {
+        return wrap(jnp::full_like(to_value(x), to_value(fill), dtype_arg(dtype)));
+      },
+      py::arg("a"), py::arg("fill_value"), py::arg("dtype") = py::none());
+  m.def(
+      "arange",
+      [](const py::object& start, const py::object& stop, const py::object& step, const py::object& dtype) {
+        const auto is_int = [](const py::object& v) { return v.is_none() || py::isinstance<py::int_>(v); };
+        const bool integer_args = is_int(start) && is_int(stop) && is_int(step);
+        const auto number = [](const py::object& v) {
+          return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
+        };
+        return wrap(jnp::arange(start.cast<double>(), number(stop), number(step), dtype_arg(dtype), integer_args));
+      },
+      py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "eye",
+      [](int64_t n, const py::object& cols, int64_t k, const py::object& dtype) {
+        return wrap(jnp::eye(n, int_or_none(cols), k, dtype_arg(dtype)));
+      },
+      py::arg("N"), py::arg("M") = py::none(), py::arg("k") = 0, py::arg("dtype") = py::none());
+  m.def(
+      "linspace",
+      [](double start, double stop, int64_t num, bool endpoint, const py::object& dtype) {
+        return wrap(jnp::linspace(start, stop, num, endpoint, dtype_arg(dtype)));
+      },
+      py::arg("start"), py::arg("stop"), py::arg("num") = 50, py::arg("endpoint") = true,
+      py::arg("dtype") = py::none());
+  const auto reduction = [&m](const char* name, auto fn) {
+    m.def(
+        name,
+        [fn](const py::object& x, const py::object& axis, const py::object& dtype, const py::object& out,
+             bool keepdims) {
+          if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp reductions is not supported.");
+          return wrap(fn(to_value(x), axis_arg(axis), dtype_arg(dtype), keepdims));
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+        py::arg("keepdims") = false);
+  };
+  reduction("sum",
+            [](const Value& x, const jnp::Axis& a, std::optional<DType> d, bool k) { return jnp::sum(x, a, d, k); });
+  reduction("prod",
+            [](const Value& x, const jnp::Axis& a, std::optional<DType> d, bool k) { return jnp::prod(x, a, d, k); });
+  reduction("mean",
+            [](const Value& x, const jnp::Axis& a, std::optional<DType> d, bool k) { return jnp::mean(x, a, d, k); });
+  const auto simple_reduction = [&m](const char* name, auto fn) {
+    m.def(
+        name,
+        [fn](const py::object& x, const py::object& axis, const py::object& out, bool keepdims) {
+          if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp reductions is not supported.");
+          return wrap(fn(to_value(x), axis_arg(axis), keepdims));
+        },
+        py::arg("a"), py::arg("axis") = py::none(), py::arg("out") = py::none(), py::arg("keepdims") = false);
+  };
+  simple_reduction("max", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::max(x, a, k); });
+  simple_reduction("min", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::min(x, a, k); });
+  simple_reduction("amax", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::max(x, a, k); });
+  simple_reduction("amin", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::min(x, a, k); });
+  simple_reduction("all", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::all(x, a, k); });
+  simple_reduction("any", [](const Value& x, const jnp::Axis& a, bool k) { return jnp::any(x, a, k); });
+  m.def(
+      "var",
+      [](const py::object& x, const py::object& axis, const py::object& dtype, int64_t ddof, bool keepdims) {
+        return wrap(jnp::var(to_value(x), axis_arg(axis), dtype_arg(dtype), ddof, keepdims));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("ddof") = 0,
+      py::arg("keepdims") = false);
+  m.def(
+      "std",
+      [](const py::object& x, const py::object& axis, const py::object& dtype, int64_t ddof, bool keepdims) {
+        return wrap(jnp::stddev(to_value(x), axis_arg(axis), dtype_arg(dtype), ddof, keepdims));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("ddof") = 0,
+      py::arg("keepdims") = false);
+  m.def(
+      "argmax",
+      [](const py::object& x, const py::object& axis, bool keepdims) {
+        return wrap(jnp::argmax(to_value(x), int_or_none(axis), keepdims));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+  m.def(
+      "argmin",
+      [](const py::object& x, const py::object& axis, bool keepdims) {
+        return wrap(jnp::argmin(to_value(x), int_or_none(axis), keepdims));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+  m.def(
+      "cumsum",
+      [](const py::object& x, const py::object& axis, const py::object& dtype) {
+        return wrap(jnp::cumsum(to_value(x), int_or_none(axis), dtype_arg(dtype)));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "cumprod",
+      [](const py::object& x, const py::object& axis, const py::object& dtype) {
+        return wrap(jnp::cumprod(to_value(x), int_or_none(axis), dtype_arg(dtype)));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none());
+  m.def("reshape",
+        [](const py::object& x, const py::object& shape) { return wrap(jnp::reshape(to_value(x), shape_arg(shape))); });
+  m.def(
+      "transpose",
+      [](const py::object& x, const py::object& axes) {
+        return wrap(jnp::transpose(
+            to_value(x),
+            axes.is_none() ? std::nullopt : std::optional<std::vector<int64_t>>(axes.cast<std::vector<int64_t>>())));
+      },
+      py::arg("a"), py::arg("axes") = py::none());
+  m.def("swapaxes", [](const py::object& x, int64_t a, int64_t b) { return wrap(jnp::swapaxes(to_value(x), a, b)); });
+  m.def("expand_dims", [](const py::object& x, const py::object& axis) {
+    return wrap(jnp::expand_dims(to_value(x), *axis_arg(axis)));
+  });
+  m.def(
+      "squeeze",
+      [](const py::object& x, const py::object& axis) { return wrap(jnp::squeeze(to_value(x), axis_arg(axis))); },
+      py::arg("a"), py::arg("axis") = py::none());
+  m.def(
+      "concatenate",
+      [](const py::object& arrays, const py::object& axis) {
+        return wrap(jnp::concatenate(to_values(arrays), int_or_none(axis)));
+      },
+      py::arg("arrays"), py::arg("axis") = 0);
+  m.def(
+      "stack", [](const py::object& arrays, int64_t axis) { return wrap(jnp::stack(to_values(arrays), axis)); },
+      py::arg("arrays"), py::arg("axis") = 0);
+  m.def(
+      "split",
+      [](const py::object& x, const py::object& sections, int64_t axis) {
+        if (py::isinstance<py::int_>(sections))
+          return from_values(jnp::split(to_value(x), sections.cast<int64_t>(), axis));
+        return from_values(jnp::split_at(to_value(x), sections.cast<std::vector<int64_t>>(), axis));
+      },
+      py::arg("ary"), py::arg("indices_or_sections"), py::arg("axis") = 0);
+  m.def("broadcast_to", [](const py::object& x, const py::object& shape) {
+    return wrap(jnp::broadcast_to(to_value(x), shape_arg(shape)));
+  });
+  m.def("tile",
+        [](const py::object& x, const py::object& reps) { return wrap(jnp::tile(to_value(x), shape_arg(reps))); });
+  m.def("einsum", [](const std::string& subscripts, const py::object& a, const py::object& b) {
+    return wrap(jnp::einsum(subscripts, to_value(a), to_value(b)));
+  });
+  m.def(
+      "tensordot",
+      [](const py::object& a, const py::object& b, int64_t axes) {
+        return wrap(jnp::tensordot(to_value(a), to_value(b), axes));
+      },
+      py::arg("a"), py::arg("b"), py::arg("axes") = 2);
+  m.def("_getitem", [](const py::object& x, const py::object& index) {
+    std::vector<jnp::IndexItem> items;
+    if (py::isinstance<py::tuple>(index)) {
+      for (const py::handle item : index) items.push_back(index_item(item));
+    } else {
+      items.push_back(index_item(index));
+    }
+    return wrap(jnp::getitem(to_value(x), items));
+  });
+}
+
+void bind_nn(py::module_& m) {
+  const std::vector<std::pair<const char*, Unary>> unary = {
+      {"relu", api::nn::relu}, {"relu6", api::nn::relu6}, {"sigmoid", api::nn::sigmoid},
+      {"silu", api::nn::silu}, {"swish", api::nn::silu},  {"softplus", api::nn::softplus}};
+  for (const auto& [name, fn] : unary) {
+    m.def(name, [fn = fn](const py::object& x) { return wrap(fn(to_value(x))); });
+  }
+  m.def(
+      "gelu", [](const py::object& x, bool approximate) { return wrap(api::nn::gelu(to_value(x), approximate)); },
+      py::arg("x"), py::arg("approximate") = true);
+  m.def(
+      "softmax", [](const py::object& x, int64_t axis) { return wrap(api::nn::softmax(to_value(x), axis)); },
+      py::arg("x"), py::arg("axis") = -1);
+  m.def(
+      "log_softmax", [](const py::object& x, int64_t axis) { return wrap(api::nn::log_softmax(to_value(x), axis)); },
+      py::arg("x"), py::arg("axis") = -1);
+  m.def(
+      "logsumexp",
+      [](const py::object& x, const py::object& axis, bool keepdims) {
+        return wrap(api::nn::logsumexp(to_value(x), axis_arg(axis), keepdims));
+      },
+      py::arg("a"), py::arg("axis") = py::none(), py::arg("keepdims") = false);
+  m.def(
+      "one_hot",
+      [](const py::object& x, int64_t n, const py::object& dtype, int64_t axis) {
+        return wrap(api::nn::one_hot(to_value(x), n, dtype_arg(dtype), axis));
+      },
+      py::arg("x"), py::arg("num_classes"), py::arg("dtype") = py::none(), py::arg("axis") = -1);
+}
+
+std::vector<std::string> axis_names(const py::object& names) {
+  if (py::isinstance<py::str>(names)) return {names.cast<std::string>()};
+  return names.cast<std::vector<std::string>>();
+}
+
+void bind_lax(py::module_& m) {
+  m.def("psum", [](const py::object& x, const py::object& axes) {
+    return wrap(api::lax::psum(to_value(x), axis_names(axes)));
+  });
+  m.def("pmax", [](const py::object& x, const py::object& axes) {
+    return wrap(api::lax::pmax(to_value(x), axis_names(axes)));
+  });
+  m.def("pmin", [](const py::object& x, const py::object& axes) {
+    return wrap(api::lax::pmin(to_value(x), axis_names(axes)));
+  });
+  m.def("pmean", [](const py::object& x, const py::object& axes) {
+    return wrap(api::lax::pmean(to_value(x), axis_names(axes)));
+  });
+  m.def(
+      "all_gather",
+      [](const py::object& x, const py::object& axes, int64_t axis, bool tiled) {
+        return wrap(api::lax::all_gather(to_value(x), axis_names(axes), axis, tiled));
+      },
+      py::arg("x"), py::arg("axis_name"), py::kw_only(), py::arg("axis") = 0, py::arg("tiled") = false);
+  m.def("axis_index", [](const py::object& axes) { return wrap(api::lax::axis_index(axis_names(axes))); });
+  m.def("with_sharding_constraint", [](const py::object& x, const NamedSharding& sharding) {
+    return wrap(api::lax::with_sharding_constraint(to_value(x), sharding));
+  });
+  m.def("sin", [](const py::object& x) { return wrap(api::lax::unary("sin", to_value(x))); });
+  m.def("cos", [](const py::object& x) { return wrap(api::lax::unary("cos", to_value(x))); });
+  m.def("exp", [](const py::object& x) { return wrap(api::lax::unary("exp", to_value(x))); });
+  m.def("add", [](const py::object& x, const py::object& y) { return wrap(api::lax::add(to_value(x), to_value(y))); });
+  m.def("mul", [](const py::object& x, const py::object& y) { return wrap(api::lax::mul(to_value(x), to_value(y))); });
+}
+
+}  // namespace
+
+void bind_api(py::module_& m) {
+  py::module_ numpy = m.def_submodule("numpy");
+  bind_numpy(numpy);
+  py::module_ nn = m.def_submodule("nn");
+  bind_nn(nn);
+  py::module_ lax = m.def_submodule("lax");
+  bind_lax(lax);
+}
+
+}  // namespace shardscope::python

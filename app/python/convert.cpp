@@ -1,0 +1,142 @@
+// Python <-> core conversions: numpy data through the buffer protocol, scalars as weak literals.
+#include "python/convert.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "api/session.h"
+#include "base/error.h"
+#include "base/half_float.h"
+#include "sharding/sharding.h"
+
+namespace shardscope::python {
+namespace {
+
+py::module_ numpy() { return py::module_::import("numpy"); }
+
+}  // namespace
+
+py::object numpy_dtype(DType dtype) {
+  const std::string name = dtype == DType::kBFloat16 ? "float32" : std::string(dtype_name(dtype));
+  return numpy().attr("dtype")(name);
+}
+
+DType dtype_from_python(const py::handle& object) {
+  py::object candidate = py::reinterpret_borrow<py::object>(object);
+  if (py::hasattr(candidate, "_shardscope_dtype"))
+    return parse_dtype(candidate.attr("_shardscope_dtype").cast<std::string>()).value();
+  std::string name;
+  if (py::isinstance<py::str>(candidate)) {
+    name = candidate.cast<std::string>();
+  } else if (py::isinstance<py::type>(candidate) && candidate.is(py::module_::import("builtins").attr("float"))) {
+    name = "float";
+  } else if (py::isinstance<py::type>(candidate) && candidate.is(py::module_::import("builtins").attr("int"))) {
+    name = "int";
+  } else if (py::isinstance<py::type>(candidate) && candidate.is(py::module_::import("builtins").attr("bool"))) {
+    name = "bool";
+  } else {
+    name = py::str(numpy().attr("dtype")(candidate).attr("name")).cast<std::string>();
+  }
+  const std::optional<DType> dtype = parse_dtype(name);
+  if (!dtype) throw type_error("Cannot interpret '" + py::repr(candidate).cast<std::string>() + "' as a data type");
+  return canonicalize_dtype(*dtype, api::session().enable_x64);
+}
+
+BufferPtr buffer_from_python(const py::handle& data, std::optional<DType> dtype) {
+  py::object array = numpy().attr("asarray")(data);
+  DType source = dtype_from_python(array.attr("dtype"));
+  const DType target = dtype.value_or(source);
+  if (target == DType::kBFloat16) {
+    py::array_t<float, py::array::c_style | py::array::forcecast> as_float(array);
+    Shape shape(as_float.shape(), as_float.shape() + as_float.ndim());
+    auto buffer = std::make_shared<Buffer>(DType::kBFloat16, shape);
+    auto out = buffer->as_mutable<uint16_t>();
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = float_to_bf16(as_float.data()[i]);
+    return buffer;
+  }
+  py::array contiguous = py::array::ensure(array.attr("astype")(numpy_dtype(target)), py::array::c_style);
+  Shape shape(contiguous.shape(), contiguous.shape() + contiguous.ndim());
+  auto buffer = std::make_shared<Buffer>(target, shape);
+  std::memcpy(buffer->mutable_bytes().data(), contiguous.data(), buffer->nbytes());
+  return buffer;
+}
+
+py::object to_numpy(const Array& array) {
+  if (array.is_abstract()) throw value_error("an abstract array has no values");
+  const BufferPtr global = array.gather();
+  std::vector<py::ssize_t> shape(global->shape().begin(), global->shape().end());
+  if (global->dtype() == DType::kBFloat16) {
+    py::array_t<float> out(shape);
+    const auto bits = global->as<uint16_t>();
+    for (std::size_t i = 0; i < bits.size(); ++i) out.mutable_data()[i] = bf16_to_float(bits[i]);
+    return out;
+  }
+  py::array out(numpy_dtype(global->dtype()), shape);
+  std::memcpy(out.mutable_data(), global->bytes().data(), global->nbytes());
+  return out;
+}
+
+api::Value to_value(const py::handle& object) {
+  if (py::isinstance<PyValue>(object)) return object.cast<const PyValue&>().value();
+  const bool x64 = api::session().enable_x64;
+  if (py::isinstance<py::bool_>(object)) {
+    return api::Value::scalar(scalar_literal(object.cast<bool>() ? 1.0 : 0.0, DType::kBool, false));
+  }
+  if (py::isinstance<py::int_>(object)) {
+    return api::Value::scalar(scalar_literal(object.cast<double>(), default_int_dtype(x64), true));
+  }
+  if (py::isinstance<py::float_>(object)) {
+    return api::Value::scalar(scalar_literal(object.cast<double>(), default_float_dtype(x64), true));
+  }
+  if (py::hasattr(object, "__jax_array__")) return to_value(object.attr("__jax_array__")());
+  py::object array = numpy().attr("asarray")(object);
+  const DType dtype = dtype_from_python(array.attr("dtype"));
+  const JaxProfile& profile = api::session().profile;
+  return api::Value::concrete(Array::from_host(buffer_from_python(array, dtype),
+                                               make_single_device_sharding(api::default_device(), profile), profile));
+}
+
+std::vector<api::Value> to_values(const py::handle& sequence) {
+  std::vector<api::Value> values;
+  for (const py::handle item : sequence) values.push_back(to_value(item));
+  return values;
+}
+
+py::object from_value(api::Value value) { return py::cast(PyValue(std::move(value))); }
+
+py::list from_values(std::vector<api::Value> values) {
+  py::list list;
+  for (api::Value& value : values) list.append(from_value(std::move(value)));
+  return list;
+}
+
+namespace {
+
+ParamValue param_from_python(const py::handle& object) {
+  if (object.is_none()) return ParamValue::None{};
+  if (py::isinstance<py::bool_>(object)) return object.cast<bool>();
+  if (py::isinstance<py::int_>(object)) return object.cast<int64_t>();
+  if (py::isinstance<py::float_>(object)) return object.cast<double>();
+  if (py::isinstance<py::str>(object)) return object.cast<std::string>();
+  if (py::isinstance<PartitionSpec>(object)) return object.cast<PartitionSpec>();
+  if (py::isinstance<NamedSharding>(object)) return object.cast<NamedSharding>();
+  if (py::isinstance<Mesh>(object)) return object.cast<Mesh>();
+  if (py::isinstance<py::tuple>(object) || py::isinstance<py::list>(object)) {
+    std::vector<ParamValue> items;
+    for (const py::handle item : object) items.push_back(param_from_python(item));
+    return py::isinstance<py::list>(object) ? ParamValue::list(std::move(items)) : ParamValue::tuple(std::move(items));
+  }
+  return dtype_from_python(object);
+}
+
+}  // namespace
+
+Params params_from_python(const py::dict& params) {
+  Params out;
+  for (const auto& [key, value] : params) out.emplace_back(key.cast<std::string>(), param_from_python(value));
+  return out;
+}
+
+}  // namespace shardscope::python

@@ -1,0 +1,116 @@
+# shardscope's simulated `jax`: the engine runs every program on simulated devices; unsupported APIs raise
+# NotImplementedError naming themselves.
+import os as _os
+
+import _shardscope
+
+
+def _configure_from_environment():
+    flags = _os.environ.get('XLA_FLAGS', '')
+    platforms = _os.environ.get('JAX_PLATFORMS', '')
+    for flag in flags.split():
+        if flag.startswith('--xla_force_host_platform_device_count='):
+            if platforms.split(',')[0] in ('', 'cpu'):
+                count = int(flag.split('=', 1)[1])
+                if platforms == 'cpu' or _shardscope.device_preset().startswith('cpu'):
+                    _shardscope.set_device_preset(f'cpu:{count}')
+    if platforms.split(',')[0] == 'cpu' and not _shardscope.device_preset().startswith('cpu'):
+        _shardscope.set_device_preset('cpu:1')
+
+
+_configure_from_environment()
+
+__version__ = _shardscope.jax_version()
+
+from jax._src import array_methods as _array_methods  # noqa: E402  (installs jax.Array's methods)
+from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map)  # noqa: E402
+from jax._src.mesh_context import set_mesh  # noqa: E402
+from jax._src import tree as _tree  # noqa: E402
+from jax import config as _config_module  # noqa: E402
+
+config = _config_module.config
+Array = _array_methods.ArrayImpl
+
+
+def devices(backend=None):
+    return list(_shardscope.devices())
+
+
+def local_devices(process_index=None, backend=None):
+    index = 0 if process_index is None else process_index
+    return [d for d in _shardscope.devices() if d.process_index == index]
+
+
+def device_count(backend=None):
+    return len(_shardscope.devices())
+
+
+def local_device_count(backend=None):
+    return len(local_devices())
+
+
+def process_index(backend=None):
+    return 0
+
+
+def process_count(backend=None):
+    return 1 + max(d.process_index for d in _shardscope.devices())
+
+
+def default_backend():
+    return _shardscope.devices()[0].platform
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    return _shardscope.make_mesh(tuple(axis_shapes), tuple(axis_names),
+                                 None if axis_types is None else tuple(axis_types), devices)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    leaves, treedef = _tree.tree_flatten(x)
+    targets = _tree.broadcast_prefix(device, x) if isinstance(device, (tuple, list, dict)) else [device] * len(leaves)
+    return _tree.tree_unflatten(treedef, [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)])
+
+
+def block_until_ready(x):
+    return x
+
+
+def typeof(x):
+    from jax._src.array_methods import _shapedarray
+    if not isinstance(x, Array):
+        import jax.numpy as jnp
+        x = jnp.asarray(x)
+    return _shapedarray(x)
+
+
+class ShapeDtypeStruct:
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        import numpy as np
+        self.shape, self.dtype, self.sharding, self.weak_type = tuple(shape), np.dtype(dtype), sharding, weak_type
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        import math
+        return math.prod(self.shape)
+
+    def __repr__(self):
+        sharding = f', sharding={self.sharding}' if self.sharding is not None else ''
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})'
+
+
+def eval_shape(fun, *args, **kwargs):
+    raise NotImplementedError('jax.eval_shape is not supported by shardscope yet')
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    return _tree.tree_map(f, tree, *rest, is_leaf=is_leaf)
+
+
+from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental  # noqa: E402,F401
+from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401

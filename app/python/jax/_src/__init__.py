@@ -1,0 +1,1 @@
+# Internals of shardscope's simulated jax package.

@@ -1,0 +1,284 @@
+# jit, vmap, grad, jvp, pmap, shard_map and make_jaxpr: pytrees flattened here, the work done by the engine.
+import functools
+import inspect
+
+import _shardscope
+from jax._src import tree as tree_util
+from jax._src.array_methods import ArrayImpl
+
+
+def _name(fun):
+    return getattr(fun, '__name__', 'fun').replace('<lambda>', '<lambda>')
+
+
+def _flat_function(fun, in_tree, out_store, args_are_leaves=True):
+    """`fun` over a flat list of leaves; remembers its output tree in out_store[0]."""
+    def flat(leaves):
+        args, kwargs = tree_util.tree_unflatten(in_tree, list(leaves))
+        out = fun(*args, **kwargs)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_store[0] = out_tree
+        return out_leaves
+    return flat
+
+
+def _static_split(args, static_argnums):
+    dynamic = [a for i, a in enumerate(args) if i not in static_argnums]
+    def rebuild(dynamic_args):
+        it = iter(dynamic_args)
+        return tuple(args[i] if i in static_argnums else next(it) for i in range(len(args)))
+    return dynamic, rebuild
+
+
+def _normalize_argnums(fun, static_argnums, static_argnames):
+    if static_argnums is None:
+        static_argnums = ()
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    static_argnums = tuple(static_argnums)
+    if static_argnames:
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        try:
+            params = list(inspect.signature(fun).parameters)
+            static_argnums += tuple(params.index(n) for n in names if n in params)
+        except (TypeError, ValueError):
+            pass
+    return frozenset(static_argnums)
+
+
+def _shardings_list(shardings, count):
+    if shardings is None:
+        return None
+    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)
+    if len(leaves) == 1 and count != 1:
+        leaves = leaves * count
+    return leaves
+
+
+class _Jitted:
+    def __init__(self, fun, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,
+                 donate_argnums=None, **_):
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._static = _normalize_argnums(fun, static_argnums, static_argnames)
+
+    def __call__(self, *args, **kwargs):
+        dynamic, rebuild = _static_split(args, self._static)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dynamic), kwargs))
+        out_store = [None]
+        fun = self._fun
+
+        def call(*dyn, **kw):
+            return fun(*rebuild(dyn), **kw)
+
+        flat = _flat_function(call, in_tree, out_store)
+        in_shardings = _shardings_list(self._in_shardings, len(leaves))
+        out_shardings = _shardings_list(self._out_shardings, 1)
+        outs = _shardscope.jit_call(flat, leaves, _name(self._fun), in_shardings, out_shardings)
+        return tree_util.tree_unflatten(out_store[0], outs)
+
+    def lower(self, *args, **kwargs):
+        raise NotImplementedError('jax.jit(...).lower is not supported by shardscope yet')
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+        abstracted_axes=None, compiler_options=None):
+    if fun is None:
+        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
+                             static_argnums=static_argnums, static_argnames=static_argnames)
+    return _Jitted(fun, in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
+                   static_argnames=static_argnames)
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):
+    static = _normalize_argnums(fun, static_argnums, None)
+
+    def make(*args, **kwargs):
+        dynamic, rebuild = _static_split(args, static)
+        leaves, in_tree = tree_util.tree_flatten((tuple(dynamic), kwargs))
+        out_store = [None]
+
+        def call(*dyn, **kw):
+            return fun(*rebuild(dyn), **kw)
+
+        text = _shardscope.make_jaxpr(_flat_function(call, in_tree, out_store), leaves, _name(fun))
+        return ClosedJaxpr(text)
+    return make
+
+
+class ClosedJaxpr:
+    def __init__(self, text):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+    def pretty_print(self, **_):
+        return self._text
+
+
+def _axes_per_leaf(axes, tree, what):
+    if isinstance(axes, list):
+        axes = tuple(axes)
+    return tree_util.broadcast_prefix(axes, tree)
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    @functools.wraps(fun)
+    def batched(*args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        axes = in_axes if isinstance(in_axes, (int, type(None))) else tuple(in_axes)
+        flat_axes = tree_util.broadcast_prefix((axes, 0), (args, kwargs)) if not isinstance(axes, tuple) or \
+            len(axes) == len(args) else tree_util.broadcast_prefix((axes, 0), (args, kwargs))
+        out_store = [None]
+        flat = _flat_function(fun, in_tree, out_store)
+        probe_out = out_axes if isinstance(out_axes, (int, type(None))) else None
+        outs = _shardscope.vmap_call(flat, leaves, flat_axes, [probe_out] if probe_out is not None or out_axes is None
+                                     else tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
+                                     axis_name, _name(fun))
+        return tree_util.tree_unflatten(out_store[0], outs)
+    return batched
+
+
+def _grad_impl(fun, argnums, has_aux, with_value):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def wrapped(*args, **kwargs):
+        # Every differentiated argument may be a pytree: its leaves become separate flat arguments.
+        flat_args, trees, positions = [], [], []
+        for i, arg in enumerate(args):
+            leaves, treedef = tree_util.tree_flatten(arg)
+            positions.append((len(flat_args), len(leaves)))
+            flat_args.extend(leaves)
+            trees.append(treedef)
+        out_store = [None]
+
+        def flat(leaves):
+            rebuilt = [tree_util.tree_unflatten(trees[i], leaves[start:start + count])
+                       for i, (start, count) in enumerate(positions)]
+            out = fun(*rebuilt, **kwargs)
+            if has_aux:
+                value, aux = out
+                aux_leaves, aux_tree = tree_util.tree_flatten(aux)
+                out_store[0] = aux_tree
+                return [value] + aux_leaves
+            return [out]
+
+        flat_nums = [start + k for n in nums for start, count in [positions[n]] for k in range(count)]
+        outs = _shardscope.grad_call(flat, flat_args, flat_nums, has_aux, with_value, _name(fun))
+        n_grads = len(flat_nums)
+        if with_value:
+            value = outs[0]
+            aux_leaves = outs[1:len(outs) - n_grads]
+            grad_leaves = outs[len(outs) - n_grads:]
+        else:
+            grad_leaves = outs[:n_grads]
+            aux_leaves = outs[n_grads:]
+        grads, next_leaf = [], 0
+        for n in nums:
+            start, count = positions[n]
+            grads.append(tree_util.tree_unflatten(trees[n], grad_leaves[next_leaf:next_leaf + count]))
+            next_leaf += count
+        grad = grads[0] if single else tuple(grads)
+        aux = tree_util.tree_unflatten(out_store[0], aux_leaves) if has_aux else None
+        if with_value:
+            return ((value, aux), grad) if has_aux else (value, grad)
+        return (grad, aux) if has_aux else grad
+    return wrapped
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    return functools.wraps(fun)(_grad_impl(fun, argnums, has_aux, with_value=False))
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    return functools.wraps(fun)(_grad_impl(fun, argnums, has_aux, with_value=True))
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves, _ = tree_util.tree_flatten(tuple(tangents))
+    out_store = [None]
+    flat = _flat_function(lambda *a: fun(*a), tree_util.tree_structure((tuple(primals), {})), out_store)
+    outs = _shardscope.jvp_call(lambda leaves: flat(leaves), p_leaves, t_leaves, _name(fun))
+    half = len(outs) // 2
+    return (tree_util.tree_unflatten(out_store[0], outs[:half]), tree_util.tree_unflatten(out_store[0], outs[half:]))
+
+
+def _flat_specs(specs, tree):
+    from jax.sharding import PartitionSpec
+    return tree_util.broadcast_prefix(specs, tree, is_leaf=lambda x: isinstance(x, PartitionSpec))
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(), check_vma=True,
+              check_rep=None):
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
+                                   check_vma=check_vma, check_rep=check_rep)
+    if check_rep is not None:
+        check_vma = check_rep
+    if mesh is None:
+        from jax._src.mesh_context import concrete_mesh
+        mesh = concrete_mesh()
+        if mesh is None:
+            raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh '
+                             'context')
+
+    @functools.wraps(f)
+    def mapped(*args):
+        leaves, in_tree = tree_util.tree_flatten((args, {}))
+        if in_specs is None:
+            raise NotImplementedError('shard_map with in_specs=None (inferred from Explicit types) is not supported '
+                                      'by shardscope yet')
+        specs = (in_specs,) * len(args) if _is_spec(in_specs) else tuple(in_specs)
+        flat_in = tree_util.broadcast_prefix(specs, args, is_leaf=_is_spec)
+        out_store = [None]
+        flat = _flat_function(f, in_tree, out_store)
+
+        def flat_with_specs(inner_leaves):
+            outs = flat(inner_leaves)
+            return outs
+
+        probe = out_specs
+        outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, _OutSpecs(probe), check_vma, _name(f))
+        return tree_util.tree_unflatten(out_store[0], outs)
+    return mapped
+
+
+class _OutSpecs(list):
+    """out_specs flattened lazily: a single spec applies to every output."""
+    def __init__(self, specs):
+        super().__init__(tree_util.tree_leaves(specs, is_leaf=_is_spec))
+
+
+def _is_spec(x):
+    from jax.sharding import PartitionSpec
+    return isinstance(x, PartitionSpec)
+
+
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, backend=None,
+         axis_size=None, donate_argnums=(), global_arg_shapes=None):
+    @functools.wraps(fun)
+    def mapped(*args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        axes = in_axes if isinstance(in_axes, (int, type(None))) else tuple(in_axes)
+        flat_axes = tree_util.broadcast_prefix((axes, 0), (args, kwargs))
+        out_store = [None]
+        flat = _flat_function(fun, in_tree, out_store)
+        outs = _shardscope.pmap_call(flat, leaves, axis_name, flat_axes,
+                                     [out_axes] if isinstance(out_axes, (int, type(None))) else
+                                     tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
+                                     axis_size, devices, _name(fun))
+        for out in outs:
+            out._from_pmap = True
+        return tree_util.tree_unflatten(out_store[0], outs)
+    return mapped

@@ -1,0 +1,179 @@
+# jax.Array's Python surface: operators, methods, numpy interop and JAX's reprs, on the engine's value type.
+import numpy as np
+import _shardscope
+
+ArrayImpl = _shardscope.ArrayImpl
+
+
+def _jnp():
+    import jax.numpy as jnp
+    return jnp
+
+
+def _repr(self):
+    if self._is_tracer:
+        return f'Traced<{self._aval_str}>with<DynamicJaxprTrace>'
+    version = tuple(int(p) for p in _shardscope.jax_version().split('.'))
+    prefix = 'Array(' if version >= (0, 4, 1) else _legacy_prefix(self)
+    dtype_str = f'dtype={self._dtype_name}'
+    if self.weak_type:
+        dtype_str += ', weak_type=True'
+    line_width = np.get_printoptions()['linewidth']
+    if self.size == 0:
+        s = f'[], shape={self.shape}'
+    else:
+        s = np.array2string(self._value(), prefix=prefix, suffix=',', separator=', ', max_line_width=line_width)
+    last_line_len = len(s) - s.rfind('\n') + 1
+    sep = ' '
+    if last_line_len + len(dtype_str) + 2 > line_width:
+        sep = ' ' * len(prefix)
+    return f'{prefix}{s},{sep}{dtype_str})'
+
+
+def _legacy_prefix(self):
+    return 'ShardedDeviceArray(' if getattr(self, '_from_pmap', False) else 'DeviceArray('
+
+
+def _str(self):
+    if self._is_tracer:
+        return _repr(self)
+    return str(self._value())
+
+
+def _format(self, spec):
+    if self._is_tracer:
+        return _repr(self)
+    value = self._value()
+    return format(value if self.ndim else value[()], spec)
+
+
+def _array(self, dtype=None, copy=None):
+    value = self._value()
+    return value.astype(dtype) if dtype is not None else value
+
+
+def _concrete_error(self, what):
+    raise TypeError(f'Abstract tracer value encountered where concrete value is expected: {self!r}\n'
+                    f'The problem arose with the `{what}` function.')
+
+
+def _scalar(kind):
+    def convert(self):
+        if self._is_tracer:
+            _concrete_error(self, kind.__name__)
+        if self.size != 1:
+            raise TypeError(f'only length-1 arrays can be converted to Python scalars')
+        return kind(self._value().reshape(()))
+    return convert
+
+
+def _binary(name, swap=False):
+    def op(self, other):
+        fn = getattr(_jnp(), name)
+        return fn(other, self) if swap else fn(self, other)
+    op.__name__ = name
+    return op
+
+
+def _method(name):
+    def call(self, *args, **kwargs):
+        return getattr(_jnp(), name)(self, *args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+class _Shard:
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self._data = device, index, replica_id, data
+
+    @property
+    def data(self):
+        return _shardscope.asarray(self._data) if self._data is not None else None
+
+    def __repr__(self):
+        return f'Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})'
+
+
+def _install():
+    A = ArrayImpl
+    A.__repr__ = _repr
+    A.__str__ = _str
+    A.__format__ = _format
+    A.__array__ = _array
+    A.__array_priority__ = 100
+    A.__float__ = _scalar(float)
+    A.__int__ = _scalar(int)
+    A.__bool__ = _scalar(bool)
+    A.__index__ = _scalar(int)
+    A.__complex__ = _scalar(complex)
+    A.__len__ = lambda self: self.shape[0] if self.ndim else (_ for _ in ()).throw(TypeError('len() of unsized object'))
+    A.__iter__ = lambda self: (self[i] for i in range(self.shape[0]))
+    A.__hash__ = None
+    for dunder, name in [('add', 'add'), ('sub', 'subtract'), ('mul', 'multiply'), ('truediv', 'true_divide'),
+                         ('floordiv', 'floor_divide'), ('mod', 'mod'), ('pow', 'power'), ('matmul', 'matmul'),
+                         ('and', 'bitwise_and'), ('or', 'bitwise_or'), ('xor', 'bitwise_xor'),
+                         ('lshift', 'left_shift'), ('rshift', 'right_shift')]:
+        setattr(A, f'__{dunder}__', _binary(name))
+        setattr(A, f'__r{dunder}__', _binary(name, swap=True))
+    for dunder, name in [('eq', 'equal'), ('ne', 'not_equal'), ('lt', 'less'), ('le', 'less_equal'),
+                         ('gt', 'greater'), ('ge', 'greater_equal')]:
+        setattr(A, f'__{dunder}__', _binary(name))
+    A.__neg__ = _method('negative')
+    A.__pos__ = _method('positive')
+    A.__abs__ = _method('abs')
+    A.__invert__ = _method('invert')
+    A.__getitem__ = lambda self, index: _jnp()._getitem(self, index)
+    for name in ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'all', 'any', 'var', 'std', 'cumsum',
+                 'cumprod', 'transpose', 'squeeze', 'ravel', 'flatten', 'dot', 'clip', 'round', 'conj', 'swapaxes',
+                 'repeat', 'take']:
+        setattr(A, name, _method(name))
+    A.reshape = lambda self, *shape, order='C': _jnp().reshape(
+        self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+    A.astype = lambda self, dtype: _jnp().astype(self, dtype)
+    A.T = property(lambda self: _jnp().transpose(self))
+    A.real = property(lambda self: self)
+    A.item = lambda self, *args: self._value().item(*args)
+    A.tolist = lambda self: self._value().tolist()
+    A.copy = lambda self: _shardscope.device_put(self, self.sharding)
+    A.block_until_ready = lambda self: self
+    A.is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
+    A.is_fully_addressable = property(lambda self: True)
+    A.committed = property(lambda self: True)
+    A.aval = property(lambda self: _shapedarray(self))
+    A.addressable_shards = property(lambda self: [_Shard(*s) for s in self._shards()])
+    A.global_shards = A.addressable_shards
+    A.addressable_data = lambda self, i: self.addressable_shards[i].data
+    A.device = property(lambda self: next(iter(self.devices())) if len(self.devices()) == 1 else self.sharding)
+    A.at = property(lambda self: _jnp()._IndexUpdateHelper(self))
+
+
+class ShapedArray:
+    def __init__(self, shape, dtype, weak_type=False, text=None):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+        self._text = text
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        return self._text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return f'ShapedArray({self._text}{", weak_type=True" if self.weak_type else ""})'
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and str(self) == str(other) and self.weak_type == other.weak_type
+
+    def __hash__(self):
+        return hash((self._text, self.weak_type))
+
+
+def _shapedarray(x):
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str)
+
+
+_install()

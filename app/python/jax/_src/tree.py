@@ -1,0 +1,166 @@
+# Pytrees as jax.tree_util defines them: tuples, lists, dicts (sorted keys), None, namedtuples, registered nodes.
+import collections
+
+_registry = {}
+
+
+class PyTreeDef:
+    def __init__(self, kind, aux, children):
+        self.kind = kind          # 'leaf', 'none', 'tuple', 'list', 'dict', 'namedtuple' or a registered type
+        self.aux = aux
+        self.children = children  # child PyTreeDefs
+
+    @property
+    def num_leaves(self):
+        if self.kind == 'leaf':
+            return 1
+        return sum(child.num_leaves for child in self.children)
+
+    def __eq__(self, other):
+        return (isinstance(other, PyTreeDef) and self.kind == other.kind and self.aux == other.aux
+                and self.children == other.children)
+
+    def __hash__(self):
+        return hash((str(self.kind), len(self.children)))
+
+    def _text(self):
+        if self.kind == 'leaf':
+            return '*'
+        if self.kind == 'none':
+            return 'None'
+        inner = [child._text() for child in self.children]
+        if self.kind == 'tuple':
+            return '(' + ', '.join(inner) + (',)' if len(inner) == 1 else ')')
+        if self.kind == 'list':
+            return '[' + ', '.join(inner) + ']'
+        if self.kind == 'dict':
+            return '{' + ', '.join(f'{key!r}: {text}' for key, text in zip(self.aux, inner)) + '}'
+        name = getattr(self.kind, '__name__', str(self.kind))
+        return f'CustomNode({name}[{self.aux!r}], [' + ', '.join(inner) + '])'
+
+    def __repr__(self):
+        return f'PyTreeDef({self._text()})'
+
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    _registry[nodetype] = (flatten_func, unflatten_func)
+
+
+def register_pytree_node_class(cls):
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, '_fields')
+
+
+def _flatten(tree, is_leaf, leaves):
+    if is_leaf is not None and is_leaf(tree):
+        leaves.append(tree)
+        return PyTreeDef('leaf', None, [])
+    if tree is None:
+        return PyTreeDef('none', None, [])
+    kind = type(tree)
+    if kind in _registry:
+        children, aux = _registry[kind][0](tree)
+        return PyTreeDef(kind, aux, [_flatten(child, is_leaf, leaves) for child in children])
+    if _is_namedtuple(tree):
+        return PyTreeDef('namedtuple', kind, [_flatten(child, is_leaf, leaves) for child in tree])
+    if isinstance(tree, tuple):
+        return PyTreeDef('tuple', None, [_flatten(child, is_leaf, leaves) for child in tree])
+    if isinstance(tree, list):
+        return PyTreeDef('list', None, [_flatten(child, is_leaf, leaves) for child in tree])
+    if isinstance(tree, dict):
+        keys = sorted(tree)
+        return PyTreeDef('dict', tuple(keys), [_flatten(tree[key], is_leaf, leaves) for key in keys])
+    leaves.append(tree)
+    return PyTreeDef('leaf', None, [])
+
+
+def tree_flatten(tree, is_leaf=None):
+    leaves = []
+    treedef = _flatten(tree, is_leaf, leaves)
+    return leaves, treedef
+
+
+def tree_unflatten(treedef, leaves):
+    iterator = iter(leaves)
+
+    def build(node):
+        if node.kind == 'leaf':
+            return next(iterator)
+        if node.kind == 'none':
+            return None
+        children = [build(child) for child in node.children]
+        if node.kind == 'tuple':
+            return tuple(children)
+        if node.kind == 'list':
+            return children
+        if node.kind == 'dict':
+            return dict(zip(node.aux, children))
+        if node.kind == 'namedtuple':
+            return node.aux(*children)
+        return _registry[node.kind][1](node.aux, children)
+
+    return build(treedef)
+
+
+def tree_leaves(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) if hasattr(treedef, 'flatten_up_to') else flatten_up_to(treedef, r)
+              for r in rest]
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def flatten_up_to(treedef, tree):
+    """The subtrees of `tree` at the leaves of `treedef` (tree must have treedef's structure as a prefix)."""
+    out = []
+
+    def walk(node, value):
+        if node.kind == 'leaf':
+            out.append(value)
+            return
+        if node.kind == 'none':
+            return
+        if node.kind == 'dict':
+            children = [value[key] for key in node.aux]
+        elif node.kind in ('tuple', 'list', 'namedtuple'):
+            children = list(value)
+        else:
+            children = _registry[node.kind][0](value)[0]
+        if len(children) != len(node.children):
+            raise ValueError(f'Tree structures do not match: {treedef} vs {tree_structure(tree)}')
+        for child_node, child in zip(node.children, children):
+            walk(child_node, child)
+
+    walk(treedef, tree)
+    return out
+
+
+def broadcast_prefix(prefix, tree, is_leaf=None):
+    """Each leaf of `tree` paired with the value of `prefix` at or above it (vmap's in_axes rule)."""
+    result = []
+    prefix_leaves, prefix_def = tree_flatten(prefix, is_leaf=lambda x: x is None or (is_leaf and is_leaf(x)))
+    subtrees = flatten_up_to(prefix_def, tree)
+    for value, subtree in zip(prefix_leaves, subtrees):
+        result.extend([value] * len(tree_leaves(subtree)))
+    return result
+
+
+def all_leaves(iterable, is_leaf=None):
+    return all(tree_structure(x, is_leaf).kind == 'leaf' for x in iterable)
+
+
+Partial = collections.namedtuple('Partial', ['func', 'args'])

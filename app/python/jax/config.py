@@ -1,0 +1,30 @@
+# jax.config: the flags shardscope honours (the rest are kept and ignored, as JAX's own config would store them).
+import _shardscope
+
+
+class _Config:
+    def __init__(self):
+        self._values = {'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None,
+                        'jax_num_cpu_devices': -1}
+
+    def update(self, name, value):
+        if name == 'jax_enable_x64':
+            _shardscope.set_enable_x64(bool(value))
+        elif name == 'jax_num_cpu_devices':
+            _shardscope.set_device_preset(f'cpu:{int(value)}')
+        elif name == 'jax_platforms' and value and str(value).split(',')[0] == 'cpu':
+            if not _shardscope.device_preset().startswith('cpu'):
+                _shardscope.set_device_preset('cpu:1')
+        self._values[name] = value
+
+    def __getattr__(self, name):
+        if name.startswith('jax_'):
+            return self._values.get(name)
+        raise AttributeError(name)
+
+    def read(self, name):
+        return self._values.get(name)
+
+
+config = _Config()
+update = config.update

@@ -1,0 +1,6 @@
+# jax.experimental.mesh_utils.
+import _shardscope
+
+
+def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False, allow_split_physical_axes=False):
+    return _shardscope.create_device_mesh(tuple(mesh_shape), devices, contiguous_submeshes, allow_split_physical_axes)

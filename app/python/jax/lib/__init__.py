@@ -1,0 +1,2 @@
+# jax.lib.
+from jax.lib import xla_bridge  # noqa: F401

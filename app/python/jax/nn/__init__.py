@@ -1,0 +1,9 @@
+# jax.nn: the engine's activation functions, emitting JAX's primitives.
+import _shardscope
+
+
+def __getattr__(name):
+    engine = getattr(_shardscope, 'nn', None)
+    if engine is not None and hasattr(engine, name):
+        return getattr(engine, name)
+    raise NotImplementedError(f'jax.nn.{name} is not supported by shardscope')

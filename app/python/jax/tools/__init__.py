@@ -1,0 +1,1 @@
+# jax.tools.

@@ -1,0 +1,108 @@
+// jnp array creation: host data, zeros/ones/full (+ _like), arange, eye and linspace.
+#include <cmath>
+
+#include "api/numpy.h"
+#include "api/session.h"
+#include "base/error.h"
+
+namespace shardscope::api::jnp {
+namespace {
+
+DType default_float() { return default_float_dtype(session().enable_x64); }
+
+// Host values from doubles (how numpy builds arange/linspace constants), without running any operation.
+BufferPtr host_buffer(const std::vector<double>& values, DType dtype) {
+  const Shape shape{static_cast<int64_t>(values.size())};
+  const DType canonical = canonicalize_dtype(dtype, session().enable_x64);
+  const auto typed = [&](auto zero) {
+    std::vector<decltype(zero)> converted;
+    for (const double v : values) converted.push_back(static_cast<decltype(zero)>(v));
+    return make_buffer(canonical, shape, converted);
+  };
+  switch (canonical) {
+    case DType::kFloat32: return typed(0.0F);
+    case DType::kFloat64: return typed(0.0);
+    case DType::kInt32: return typed(int32_t{0});
+    case DType::kInt64: return typed(int64_t{0});
+    default: throw not_implemented_error("jax.numpy constants of dtype " + std::string(dtype_name(dtype)));
+  }
+}
+
+}  // namespace
+
+Value asarray(const BufferPtr& host) {
+  const JaxProfile& profile = session().profile;
+  const DType dtype = canonicalize_dtype(host->dtype(), session().enable_x64);
+  Array array = Array::from_host(host, make_single_device_sharding(default_device(), profile), profile);
+  Value value = Value::concrete(std::move(array));
+  return dtype == host->dtype() ? value : astype(value, dtype);
+}
+
+Value asarray(const Value& x, std::optional<DType> dtype) {
+  if (!dtype) return x;
+  return lax::convert_element_type(x, *dtype, false);
+}
+
+Value full(const Shape& shape, const Value& fill_value, std::optional<DType> dtype) {
+  if (ndim_of(fill_value) == 0) return lax::full(shape, fill_value, dtype);
+  return broadcast_to(asarray(fill_value, dtype), shape);
+}
+
+Value zeros(const Shape& shape, std::optional<DType> dtype) {
+  return lax::full(shape, py_int(0), dtype.value_or(default_float()));
+}
+
+Value ones(const Shape& shape, std::optional<DType> dtype) {
+  return lax::full(shape, py_int(1), dtype.value_or(default_float()));
+}
+
+Value full_like(const Value& x, const Value& fill_value, std::optional<DType> dtype) {
+  if (ndim_of(fill_value) != 0) return broadcast_to(asarray(fill_value, dtype.value_or(dtype_of(x))), shape_of(x));
+  const bool weak = !dtype && x.aval().weak_type;
+  return lax::broadcast(lax::convert_element_type(fill_value, dtype.value_or(dtype_of(x)), weak), shape_of(x));
+}
+
+Value zeros_like(const Value& x, std::optional<DType> dtype) { return full_like(x, py_int(0), dtype); }
+Value ones_like(const Value& x, std::optional<DType> dtype) { return full_like(x, py_int(1), dtype); }
+
+Value arange(double start, std::optional<double> stop, std::optional<double> step, std::optional<DType> dtype,
+             bool integer_args) {
+  const DType result = dtype.value_or(integer_args ? default_int_dtype(session().enable_x64) : default_float());
+  if (!stop && !step) {
+    // A single bound: iota, as JAX emits it.
+    const auto size = static_cast<int64_t>(std::max(0.0, std::ceil(start)));
+    return lax::iota(result, size);
+  }
+  const double first = stop ? start : 0.0;
+  const double last = stop.value_or(start);
+  const double delta = step.value_or(1.0);
+  if (delta == 0) throw Error("ZeroDivisionError", "division by zero");
+  const auto count = static_cast<int64_t>(std::max(0.0, std::ceil((last - first) / delta)));
+  std::vector<double> values;
+  for (int64_t i = 0; i < count; ++i) values.push_back(first + static_cast<double>(i) * delta);
+  // numpy computes the values on the host; JAX embeds them as a constant.
+  return asarray(host_buffer(values, result));
+}
+
+Value eye(int64_t n, std::optional<int64_t> m, int64_t k, std::optional<DType> dtype) {
+  const Shape shape{n, m.value_or(n)};
+  const Value rows = lax::broadcasted_iota(DType::kInt32, shape, 0);
+  const Value cols = lax::broadcasted_iota(DType::kInt32, shape, 1);
+  const Value diagonal = lax::binary("eq", lax::add(rows, typed_scalar(static_cast<double>(k), DType::kInt32)), cols);
+  return bind1("convert_element_type", {diagonal},
+               {{"new_dtype", canonicalize_dtype(dtype.value_or(default_float()), session().enable_x64)},
+                {"sharding", ParamValue::None{}},
+                {"weak_type", false}});
+}
+
+Value linspace(double start, double stop, int64_t num, bool endpoint, std::optional<DType> dtype) {
+  if (num < 0) throw value_error("Number of samples, " + std::to_string(num) + ", must be non-negative.");
+  std::vector<double> values;
+  const double divisor = static_cast<double>(endpoint ? num - 1 : num);
+  const double step = divisor > 0 ? (stop - start) / divisor : 0.0;
+  for (int64_t i = 0; i < num; ++i) values.push_back(start + static_cast<double>(i) * step);
+  if (endpoint && num > 1) values.back() = stop;
+  return asarray(host_buffer(values, dtype.value_or(default_float())));
+}
+
+}  // namespace shardscope::api::jnp

@@ -1,0 +1,211 @@
+// jnp products: dot, vdot, matmul, tensordot, inner, outer and two-operand einsum, all through dot_general.
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "api/numpy.h"
+#include "base/error.h"
+
+namespace shardscope::api::jnp {
+namespace {
+
+// dot_general, then the output cast JAX applies (to the promoted type, weak when both operands are).
+Value contract(const Value& a, const Value& b, const lax::DotDimensionNumbers& dims, std::optional<DType> preferred) {
+  WeakDType out{};
+  if (preferred) {
+    out = {*preferred, false};
+  } else {
+    out = result_type({a, b});
+  }
+  return lax::convert_element_type(lax::dot_general(a, b, dims, out.dtype), out.dtype, out.weak);
+}
+
+std::string aval_text(const Value& x) { return x.aval().str_short(false); }
+
+}  // namespace
+
+Value dot(const Value& a, const Value& b, std::optional<DType> preferred_element_type) {
+  const int64_t a_ndim = ndim_of(a);
+  const int64_t b_ndim = ndim_of(b);
+  lax::DotDimensionNumbers dims;
+  if (a_ndim != 0 && b_ndim != 0) {
+    dims.lhs_contract = {a_ndim - 1};
+    dims.rhs_contract = {b_ndim == 1 ? 0 : b_ndim - 2};
+  }
+  return contract(a, b, dims, preferred_element_type);
+}
+
+Value vdot(const Value& a, const Value& b) {
+  const Value flat_a = ravel(a);
+  return dot(flat_a, ravel(b));
+}
+
+Value matmul(const Value& a, const Value& b, std::optional<DType> preferred_element_type) {
+  for (int i = 0; i < 2; ++i) {
+    const Value& x = i == 0 ? a : b;
+    if (ndim_of(x) < 1) {
+      throw value_error("matmul input operand " + std::to_string(i) + " must have ndim at least 1, but it has ndim " +
+                        std::to_string(ndim_of(x)));
+    }
+  }
+  const bool a_is_mat = ndim_of(a) > 1;
+  const bool b_is_mat = ndim_of(b) > 1;
+  std::vector<std::optional<int64_t>> a_batch_dims;
+  std::vector<std::optional<int64_t>> b_batch_dims;
+  if (a_is_mat) a_batch_dims.assign(shape_of(a).begin(), shape_of(a).end() - 2);
+  if (b_is_mat) b_batch_dims.assign(shape_of(b).begin(), shape_of(b).end() - 2);
+  const std::size_t batch = std::max(a_batch_dims.size(), b_batch_dims.size());
+  a_batch_dims.insert(a_batch_dims.begin(), batch - a_batch_dims.size(), std::nullopt);
+  b_batch_dims.insert(b_batch_dims.begin(), batch - b_batch_dims.size(), std::nullopt);
+
+  std::vector<int64_t> a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch, idx_batch, idx_a_other, idx_b_other;
+  const auto count = [](const std::vector<int64_t>& v) { return static_cast<int64_t>(v.size()); };
+  for (std::size_t i = 0; i < batch; ++i) {
+    const auto ba = a_batch_dims[i];
+    const auto bb = b_batch_dims[i];
+    const auto index = static_cast<int64_t>(i);
+    if (!ba) {
+      idx_b_other.push_back(index);
+    } else if (!bb) {
+      idx_a_other.push_back(index);
+    } else if (*ba == 1 && *bb == 1) {
+      a_squeeze.push_back(count(idx_batch) + count(idx_a_other) + count(a_squeeze));
+      b_squeeze.push_back(count(idx_batch) + count(idx_b_other) + count(b_squeeze));
+      both_squeeze.push_back(index);
+    } else if (*ba == 1) {
+      idx_b_other.push_back(index);
+      a_squeeze.push_back(count(idx_batch) + count(idx_a_other) + count(a_squeeze));
+    } else if (*bb == 1) {
+      idx_a_other.push_back(index);
+      b_squeeze.push_back(count(idx_batch) + count(idx_b_other) + count(b_squeeze));
+    } else if (*ba == *bb) {
+      a_batch.push_back(count(idx_batch) + count(idx_a_other));
+      b_batch.push_back(count(idx_batch) + count(idx_b_other));
+      idx_batch.push_back(index);
+    } else {
+      throw value_error("Incompatible types for matmul arguments: " + aval_text(a) + " and " + aval_text(b));
+    }
+  }
+  if (a_is_mat) idx_a_other.push_back(static_cast<int64_t>(batch));
+  if (b_is_mat) idx_b_other.push_back(static_cast<int64_t>(batch) + (a_is_mat ? 1 : 0));
+  std::vector<int64_t> order = idx_batch;
+  order.insert(order.end(), idx_a_other.begin(), idx_a_other.end());
+  order.insert(order.end(), idx_b_other.begin(), idx_b_other.end());
+  std::vector<int64_t> perm(order.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+    return order[static_cast<std::size_t>(x)] < order[static_cast<std::size_t>(y)];
+  });
+
+  const WeakDType out = preferred_element_type ? WeakDType{*preferred_element_type, false} : result_type({a, b});
+  const Value lhs = lax::squeeze(a, a_squeeze);
+  const Value rhs = lax::squeeze(b, b_squeeze);
+  lax::DotDimensionNumbers dims{{ndim_of(lhs) - 1}, {ndim_of(rhs) - 1 - (b_is_mat ? 1 : 0)}, a_batch, b_batch};
+  Value result = lax::transpose(lax::dot_general(lhs, rhs, dims, out.dtype), perm);
+  if (!both_squeeze.empty()) result = lax::expand_dims(result, both_squeeze);
+  return lax::convert_element_type(result, out.dtype, out.weak);
+}
+
+Value tensordot(const Value& a, const Value& b, const std::vector<int64_t>& a_axes,
+                const std::vector<int64_t>& b_axes) {
+  if (a_axes.size() != b_axes.size()) {
+    throw type_error("tensordot requires axes lists to have equal length, got " + std::to_string(a_axes.size()) +
+                     " and " + std::to_string(b_axes.size()) + ".");
+  }
+  lax::DotDimensionNumbers dims;
+  for (const int64_t x : a_axes) dims.lhs_contract.push_back(canonicalize_axis(x, ndim_of(a)));
+  for (const int64_t x : b_axes) dims.rhs_contract.push_back(canonicalize_axis(x, ndim_of(b)));
+  return contract(a, b, dims, std::nullopt);
+}
+
+Value tensordot(const Value& a, const Value& b, int64_t axes) {
+  if (axes > std::min(ndim_of(a), ndim_of(b))) {
+    throw type_error("Number of tensordot axes (axes " + std::to_string(axes) + ") exceeds input ranks (" +
+                     std::to_string(ndim_of(a)) + " and " + std::to_string(ndim_of(b)) + ")");
+  }
+  lax::DotDimensionNumbers dims;
+  for (int64_t i = 0; i < axes; ++i) {
+    dims.lhs_contract.push_back(ndim_of(a) - axes + i);
+    dims.rhs_contract.push_back(i);
+  }
+  return contract(a, b, dims, std::nullopt);
+}
+
+Value inner(const Value& a, const Value& b) {
+  if (ndim_of(a) == 0 || ndim_of(b) == 0) return multiply(a, b);
+  return tensordot(a, b, std::vector<int64_t>{-1}, std::vector<int64_t>{-1});
+}
+
+Value outer(const Value& a, const Value& b) {
+  const auto promoted = promote_dtypes({a, b});
+  const Value column = getitem(ravel(promoted[0]), {IndexItem::all(), IndexItem::newaxis()});
+  const Value row = getitem(ravel(promoted[1]), {IndexItem::newaxis(), IndexItem::all()});
+  return multiply(column, row);
+}
+
+Value einsum(const std::string& subscripts, const Value& a, const Value& b) {
+  const auto arrow = subscripts.find("->");
+  const auto comma = subscripts.find(',');
+  if (comma == std::string::npos) throw value_error("einsum here takes two operands: " + subscripts);
+  const std::string in_a = subscripts.substr(0, comma);
+  const std::string in_b =
+      subscripts.substr(comma + 1, arrow == std::string::npos ? std::string::npos : arrow - comma - 1);
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = subscripts.substr(arrow + 2);
+  } else {
+    // Implicit output: the labels that appear once, in alphabetical order.
+    std::map<char, int> seen;
+    for (const char c : in_a + in_b) ++seen[c];
+    for (const auto& [c, n] : seen) {
+      if (n == 1) out += c;
+    }
+  }
+  if (static_cast<int64_t>(in_a.size()) != ndim_of(a) || static_cast<int64_t>(in_b.size()) != ndim_of(b)) {
+    throw value_error("einsum subscripts do not match the operands' ranks: " + subscripts);
+  }
+  // Labels only one operand has and the output lacks are summed away first.
+  const auto reduce_private = [&out](const Value& x, std::string& labels, const std::string& other) {
+    std::vector<int64_t> axes;
+    std::string kept;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (other.find(labels[i]) == std::string::npos && out.find(labels[i]) == std::string::npos) {
+        axes.push_back(static_cast<int64_t>(i));
+      } else {
+        kept += labels[i];
+      }
+    }
+    labels = kept;
+    return axes.empty() ? x : sum(x, axes);
+  };
+  std::string la = in_a;
+  std::string lb = in_b;
+  const Value x = reduce_private(a, la, in_b);
+  const Value y = reduce_private(b, lb, in_a);
+  lax::DotDimensionNumbers dims;
+  std::string result_labels;
+  for (std::size_t i = 0; i < la.size(); ++i) {
+    const auto j = lb.find(la[i]);
+    if (j == std::string::npos) continue;
+    if (out.find(la[i]) != std::string::npos) {
+      dims.lhs_batch.push_back(static_cast<int64_t>(i));
+      dims.rhs_batch.push_back(static_cast<int64_t>(j));
+      result_labels += la[i];
+    } else {
+      dims.lhs_contract.push_back(static_cast<int64_t>(i));
+      dims.rhs_contract.push_back(static_cast<int64_t>(j));
+    }
+  }
+  for (const char c : la) {
+    if (lb.find(c) == std::string::npos) result_labels += c;
+  }
+  for (const char c : lb) {
+    if (la.find(c) == std::string::npos) result_labels += c;
+  }
+  const Value product = contract(x, y, dims, std::nullopt);
+  std::vector<int64_t> perm;
+  for (const char c : out) perm.push_back(static_cast<int64_t>(result_labels.find(c)));
+  return lax::transpose(product, perm);
+}
+
+}  // namespace shardscope::api::jnp

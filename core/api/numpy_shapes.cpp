@@ -1,0 +1,199 @@
+// jnp shape manipulation: reshape, transposes, squeeze/expand_dims, concatenate/stack/split, tile/repeat.
+#include <algorithm>
+#include <numeric>
+
+#include "api/numpy.h"
+#include "base/error.h"
+
+namespace shardscope::api::jnp {
+namespace {
+
+std::string tuple_text(const std::vector<int64_t>& values) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(values[i]);
+  return text + (values.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+Value reshape(const Value& x, const std::vector<int64_t>& shape) {
+  const int64_t size = product(shape_of(x));
+  Shape resolved(shape.begin(), shape.end());
+  const auto unknown = std::count(shape.begin(), shape.end(), int64_t{-1});
+  if (unknown > 1) throw value_error("can only specify one unknown dimension");
+  if (unknown == 1) {
+    int64_t known = 1;
+    for (const int64_t d : shape) known *= d == -1 ? 1 : d;
+    const auto at = static_cast<std::size_t>(std::find(shape.begin(), shape.end(), -1) - shape.begin());
+    if (known == 0 || size % known != 0) {
+      throw type_error("cannot reshape array of shape " + tuple_text(shape_of(x)) + " (size " + std::to_string(size) +
+                       ") into shape " + tuple_text(shape));
+    }
+    resolved[at] = size / known;
+  }
+  if (product(resolved) != size) {
+    throw type_error("cannot reshape array of shape " + tuple_text(shape_of(x)) + " (size " + std::to_string(size) +
+                     ") into shape " + tuple_text(shape) + " because the product of specified axis sizes (" +
+                     std::to_string(product(resolved)) + ") != " + std::to_string(size));
+  }
+  return lax::reshape(x, resolved);
+}
+
+Value ravel(const Value& x) { return lax::reshape(x, {product(shape_of(x))}); }
+
+Value transpose(const Value& x, const std::optional<std::vector<int64_t>>& axes) {
+  const int64_t rank = ndim_of(x);
+  std::vector<int64_t> perm;
+  if (axes) {
+    for (const int64_t a : *axes) perm.push_back(canonicalize_axis(a, rank));
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
+  }
+  return lax::transpose(x, perm);
+}
+
+Value swapaxes(const Value& x, int64_t axis1, int64_t axis2) {
+  std::vector<int64_t> perm(static_cast<std::size_t>(ndim_of(x)));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[static_cast<std::size_t>(canonicalize_axis(axis1, ndim_of(x)))],
+            perm[static_cast<std::size_t>(canonicalize_axis(axis2, ndim_of(x)))]);
+  return lax::transpose(x, perm);
+}
+
+Value moveaxis(const Value& x, const std::vector<int64_t>& source, const std::vector<int64_t>& destination) {
+  if (source.size() != destination.size()) {
+    throw value_error("Inconsistent number of elements: " + std::to_string(source.size()) + " vs " +
+                      std::to_string(destination.size()));
+  }
+  const int64_t rank = ndim_of(x);
+  std::vector<std::pair<int64_t, int64_t>> moves;
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    moves.emplace_back(canonicalize_axis(destination[i], rank), canonicalize_axis(source[i], rank));
+  }
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::none_of(moves.begin(), moves.end(), [d](const auto& m) { return m.second == d; })) perm.push_back(d);
+  }
+  std::sort(moves.begin(), moves.end());
+  for (const auto& [dest, src] : moves) perm.insert(perm.begin() + dest, src);
+  return lax::transpose(x, perm);
+}
+
+Value expand_dims(const Value& x, const std::vector<int64_t>& axis) { return lax::expand_dims(x, axis); }
+
+Value squeeze(const Value& x, const Axis& axis) {
+  std::vector<int64_t> dims;
+  if (!axis) {
+    for (int64_t d = 0; d < ndim_of(x); ++d) {
+      if (shape_of(x)[static_cast<std::size_t>(d)] == 1) dims.push_back(d);
+    }
+  } else {
+    for (const int64_t a : *axis) {
+      const int64_t d = canonicalize_axis(a, ndim_of(x));
+      if (shape_of(x)[static_cast<std::size_t>(d)] != 1) {
+        throw value_error("cannot select an axis to squeeze out which has size not equal to one, got shape=" +
+                          tuple_text(shape_of(x)) + " and dimensions=" + tuple_text({d}));
+      }
+      dims.push_back(d);
+    }
+  }
+  return lax::squeeze(x, dims);
+}
+
+Value concatenate(const std::vector<Value>& arrays, std::optional<int64_t> axis) {
+  if (arrays.empty()) throw value_error("Need at least one array to concatenate.");
+  if (!axis) {
+    std::vector<Value> flat;
+    for (const Value& a : arrays) flat.push_back(ravel(a));
+    return concatenate(flat, 0);
+  }
+  if (ndim_of(arrays[0]) == 0) throw value_error("Zero-dimensional arrays cannot be concatenated.");
+  const int64_t dim = canonicalize_axis(*axis, ndim_of(arrays[0]));
+  std::vector<Value> promoted = promote_dtypes(arrays);
+  if (promoted.size() == 1) return promoted[0];
+  // JAX concatenates in groups of 16 operands to keep each equation small.
+  constexpr std::size_t kGroup = 16;
+  while (promoted.size() > 1) {
+    std::vector<Value> next;
+    for (std::size_t i = 0; i < promoted.size(); i += kGroup) {
+      const auto end = std::min(promoted.size(), i + kGroup);
+      next.push_back(lax::concatenate(
+          {promoted.begin() + static_cast<std::ptrdiff_t>(i), promoted.begin() + static_cast<std::ptrdiff_t>(end)},
+          dim));
+    }
+    promoted = std::move(next);
+  }
+  return promoted[0];
+}
+
+Value stack(const std::vector<Value>& arrays, int64_t axis) {
+  if (arrays.empty()) throw value_error("Need at least one array to stack.");
+  const Shape& shape0 = shape_of(arrays[0]);
+  const int64_t dim = canonicalize_axis(axis, ndim_of(arrays[0]) + 1);
+  std::vector<Value> expanded;
+  for (const Value& a : arrays) {
+    if (shape_of(a) != shape0) throw value_error("All input arrays must have the same shape.");
+    expanded.push_back(expand_dims(a, {dim}));
+  }
+  return concatenate(expanded, dim);
+}
+
+std::vector<Value> split_at(const Value& x, const std::vector<int64_t>& indices, int64_t axis) {
+  const int64_t dim = canonicalize_axis(axis, ndim_of(x));
+  const int64_t size = shape_of(x)[static_cast<std::size_t>(dim)];
+  std::vector<int64_t> sizes;
+  int64_t previous = 0;
+  for (const int64_t index : indices) {
+    const int64_t at = std::clamp(index < 0 ? index + size : index, previous, size);
+    sizes.push_back(at - previous);
+    previous = at;
+  }
+  sizes.push_back(size - previous);
+  return api::bind("split", {x}, {{"axis", dim}, {"sizes", ParamValue::int_tuple(sizes)}});
+}
+
+std::vector<Value> split(const Value& x, int64_t sections, int64_t axis) {
+  const int64_t dim = canonicalize_axis(axis, ndim_of(x));
+  const int64_t size = shape_of(x)[static_cast<std::size_t>(dim)];
+  if (sections <= 0 || size % sections != 0) {
+    throw value_error("array split does not result in an equal division: " + std::to_string(size) + " % " +
+                      std::to_string(sections) + " != 0");
+  }
+  std::vector<int64_t> indices;
+  for (int64_t i = 1; i < sections; ++i) indices.push_back(i * (size / sections));
+  return split_at(x, indices, dim);
+}
+
+Value tile(const Value& x, const std::vector<int64_t>& reps) {
+  // Each axis of size s repeated r times: broadcast to (r, s) pairs, then merge them.
+  const std::size_t rank = std::max(reps.size(), shape_of(x).size());
+  std::vector<int64_t> padded(rank - reps.size(), 1);
+  padded.insert(padded.end(), reps.begin(), reps.end());
+  Shape shape(rank - shape_of(x).size(), 1);
+  shape.insert(shape.end(), shape_of(x).begin(), shape_of(x).end());
+  const Value a = lax::reshape(x, shape);
+  Shape interleaved;
+  std::vector<int64_t> dims;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    interleaved.push_back(padded[d]);
+    interleaved.push_back(shape[d]);
+    dims.push_back(static_cast<int64_t>(2 * d + 1));
+  }
+  Shape result;
+  for (std::size_t d = 0; d < shape.size(); ++d) result.push_back(padded[d] * shape[d]);
+  return lax::reshape(lax::broadcast_in_dim(a, interleaved, dims), result);
+}
+
+Value repeat(const Value& x, int64_t repeats, std::optional<int64_t> axis) {
+  const Value a = axis ? x : ravel(x);
+  const int64_t dim = canonicalize_axis(axis.value_or(0), ndim_of(a));
+  Shape expanded = shape_of(a);
+  expanded.insert(expanded.begin() + dim + 1, repeats);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < ndim_of(a); ++d) dims.push_back(d <= dim ? d : d + 1);
+  Shape result = shape_of(a);
+  result[static_cast<std::size_t>(dim)] *= repeats;
+  return lax::reshape(lax::broadcast_in_dim(a, expanded, dims), result);
+}
+
+}  // namespace shardscope::api::jnp

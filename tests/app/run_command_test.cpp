@@ -1,0 +1,167 @@
+// `shardscope run` end to end: scripts and notebooks written to a temp dir, run by the built binary.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+struct CliResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::filesystem::path temp_dir() {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("shardscope_run_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string write_file(const std::string& name, const std::string& contents) {
+  const std::filesystem::path path = temp_dir() / name;
+  std::ofstream(path, std::ios::binary) << contents;
+  return path.string();
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& environment = "") {
+  const std::filesystem::path err_path = temp_dir() / "stderr.txt";
+  std::string command = environment + " " + shell_quote(SHARDSCOPE_BINARY);
+  for (const std::string& arg : args) command += " " + shell_quote(arg);
+  command += " 2>" + shell_quote(err_path.string());
+  CliResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err_file(err_path);
+  std::stringstream err;
+  err << err_file.rdbuf();
+  result.err = err.str();
+  return result;
+}
+
+// A one-code-cell-per-entry notebook; each entry is (source, outputs JSON array text).
+std::string notebook(const std::vector<std::pair<std::string, std::string>>& cells) {
+  std::string json = R"({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [)";
+  json += R"({"cell_type": "markdown", "metadata": {}, "source": ["# A title"]})";
+  for (const auto& [source, outputs] : cells) {
+    json += R"(, {"cell_type": "code", "metadata": {}, "execution_count": null, "source": )" + source +
+            R"(, "outputs": )" + outputs + "}";
+  }
+  return json + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("run a plain script: stdout then the last value") {
+  const std::string file = write_file("plain.py", "x = 20\nprint('x is', x)\nx + 1\n");
+  const CliResult result = run_cli({"run", file});
+  CHECK(result.status == 0);
+  CHECK(result.out == "x is 20\n21\n");
+  CHECK(result.err.empty());
+}
+
+TEST_CASE("run a percent script cell by cell, skipping markdown") {
+  const std::string file = write_file("percent.py",
+                                      "# %% [markdown]\n# Some prose\n"
+                                      "# %%\nvalues = [1, 2, 3]\nsum(values)\n"
+                                      "# %%\nprint(len(values))\nvalues[0];\n"
+                                      "# %%\n# %timeit -n 1 -r 1 sum(values)\nmax(values)\n");
+  const CliResult result = run_cli({"run", file});
+  CHECK(result.status == 0);
+  const std::string timing_line_end = " per loop (mean \u00b1 std. dev. of 1 run, 1 loop each)\n";
+  REQUIRE(result.out.starts_with("6\n3\n"));
+  CHECK(result.out.ends_with(timing_line_end + "3\n"));
+}
+
+TEST_CASE("a failing cell prints its traceback and the run goes on") {
+  const std::string file = write_file("failing.py", "# %%\n{}['k']\n# %%\nprint('next cell')\n");
+  const CliResult result = run_cli({"run", file});
+  CHECK(result.status == 1);
+  CHECK(result.out == "next cell\n");
+  CHECK(result.err.find("Traceback (most recent call last):") != std::string::npos);
+  CHECK(result.err.ends_with("KeyError: 'k'\n"));
+}
+
+TEST_CASE("run an ipynb and check it against its recorded outputs") {
+  const std::string passing =
+      write_file("passing.ipynb", notebook({{R"j(["a = 2\n", "print('a =', a)\n", "a * 21"])j",
+                                             R"([{"output_type": "stream", "name": "stdout", "text": ["a = 2\n"]},
+                    {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                     "data": {"text/plain": ["42"]}}])"},
+                                            {R"("b = a + 1")", "[]"},
+                                            {R"j("int('x')")j", R"j([{"output_type": "error", "ename": "ValueError",
+                    "evalue": "invalid literal for int() with base 10: 'x'", "traceback": []}])j"}}));
+  const CliResult run = run_cli({"run", passing});
+  CHECK(run.out == "a = 2\n42\n");
+  const CliResult checked = run_cli({"run", passing, "--check"});
+  CHECK(checked.status == 0);
+  CHECK(checked.out ==
+        "cell  result  first difference\n"
+        "   1  pass  \n"
+        "   2  pass  \n"
+        "   3  pass  \n"
+        "3 passed, 0 failed\n");
+}
+
+TEST_CASE("check reports the first differing line of a failing cell") {
+  const std::string failing = write_file(
+      "failing.ipynb",
+      notebook({{R"j("print('same')")j", R"j([{"output_type": "stream", "name": "stdout", "text": "same\n"}])j"},
+                {R"j("print('one')\nprint('two')")j",
+                 R"([{"output_type": "stream", "name": "stdout", "text": "one\nTWO\n"}])"}}));
+  const CliResult checked = run_cli({"--check", "run", failing});
+  CHECK(checked.status == 2);  // options go after the command
+  const CliResult result = run_cli({"run", "--check", failing});
+  CHECK(result.status == 1);
+  CHECK(result.out ==
+        "cell  result  first difference\n"
+        "   1  pass  \n"
+        "   2  FAIL    line 2: expected 'TWO', got 'two'\n"
+        "1 passed, 1 failed\n");
+}
+
+TEST_CASE("run validates its options like the other commands") {
+  const std::string file = write_file("ok.py", "1\n");
+  const CliResult unknown_preset = run_cli({"run", file, "--devices", "tpu-v9-3"});
+  CHECK(unknown_preset.status == 1);
+  CHECK(unknown_preset.err.starts_with("ValueError: "));
+  CHECK(run_cli({"run", file, "--devices", "cpu:4", "--jax-version", "0.4.26"}).status == 0);
+  CHECK(run_cli({"run"}).status == 2);
+  const CliResult missing = run_cli({"run", (temp_dir() / "absent.py").string()});
+  CHECK(missing.status == 1);
+  CHECK(missing.err.starts_with("FileNotFoundError: "));
+  CHECK(run_cli({"run", file, "--check"}).status == 2);  // a .py has no recorded outputs
+}
+
+TEST_CASE("sys.exit in a script ends the run with its status") {
+  const std::string file =
+      write_file("exit.py", "# %%\nimport sys\nprint('before')\nsys.exit(4)\n# %%\nprint('never')\n");
+  const CliResult result = run_cli({"run", file});
+  CHECK(result.status == 4);
+  CHECK(result.out == "before\n");
+}
+
+TEST_CASE("XLA_FLAGS and JAX_PLATFORMS reach the Python code") {
+  const std::string file = write_file("env.py", "import os\nos.environ['XLA_FLAGS'], os.environ['JAX_PLATFORMS']\n");
+  const CliResult result =
+      run_cli({"run", file}, "XLA_FLAGS=--xla_force_host_platform_device_count=8 JAX_PLATFORMS=cpu");
+  CHECK(result.out == "('--xla_force_host_platform_device_count=8', 'cpu')\n");
+}
