@@ -5,6 +5,7 @@
 
 #include "api/session.h"
 #include "api/transforms.h"
+#include "api/typeof.h"
 #include "base/error.h"
 #include "device/presets.h"
 #include "explicit/mesh_context.h"
@@ -267,11 +268,9 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("weak_type", [](const PyValue& v) { return v.value().aval().weak_type; })
       .def_property_readonly("_is_tracer", [](const PyValue& v) { return !v.value().is_concrete(); })
       .def_property_readonly("_aval_str", [](const PyValue& v) { return v.value().aval().str_short(false); })
-      .def_property_readonly(
-          "_typeof_str",
-          [](const PyValue& v) {
-            return typeof_str(v.value().is_concrete() ? api::argument_aval(v.value()) : v.value().aval(), profile());
-          })
+      .def_property_readonly("_typeof_str", [](const PyValue& v) { return api::typeof_text(v.value(), profile()); })
+      .def_property_readonly("_typeof_repr",
+                             [](const PyValue& v) { return api::typeof_repr_text(v.value(), profile()); })
       .def_property_readonly("sharding", [](const PyValue& v) { return sharding_object(v.value().array().sharding()); })
       .def_property_readonly("nbytes", [](const PyValue& v) { return v.value().array().nbytes(); })
       .def("_value", [](const PyValue& v) { return to_numpy(v.value().array()); })

@@ -57,6 +57,8 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   shardscope::python::bind_core(m);
   shardscope::python::bind_transforms(m);
   shardscope::python::bind_api(m);
+  py::module_ random = m.def_submodule("random");
+  shardscope::python::bind_random(random);
   // The package importer, in Python because it is a few lines of importlib glue.
   py::exec(R"(
 def _install_package(sources):

@@ -101,6 +101,10 @@ def _layout(obj, column, trailing, active):
 
 def display_text(value):
     """What IPython's Out[n] shows for value (None shows nothing and is handled by the caller)."""
+    if isinstance(value, type):
+        # IPython shows a class by its qualified name (builtins unqualified), not `<class '...'>`.
+        module = getattr(value, "__module__", "builtins")
+        return value.__qualname__ if module == "builtins" else module + "." + value.__qualname__
     return _layout(value, 0, 0, frozenset())
 
 

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "api/numpy.h"
+#include "api/session.h"
 #include "base/error.h"
 
 namespace shardscope::api::jnp {
@@ -17,7 +18,10 @@ Value contract(const Value& a, const Value& b, const lax::DotDimensionNumbers& d
   } else {
     out = result_type({a, b});
   }
-  return lax::convert_element_type(lax::dot_general(a, b, dims, out.dtype), out.dtype, out.weak);
+  // Before JAX 0.4.14 jnp.dot left preferred_element_type unset (None).
+  const bool passes_type = preferred || session().profile.has(JaxFeature::kJnpDotPassesPreferredType);
+  return lax::convert_element_type(
+      lax::dot_general(a, b, dims, passes_type ? std::optional<DType>(out.dtype) : std::nullopt), out.dtype, out.weak);
 }
 
 std::string aval_text(const Value& x) { return x.aval().str_short(false); }
@@ -101,7 +105,9 @@ Value matmul(const Value& a, const Value& b, std::optional<DType> preferred_elem
   const Value lhs = lax::squeeze(a, a_squeeze);
   const Value rhs = lax::squeeze(b, b_squeeze);
   lax::DotDimensionNumbers dims{{ndim_of(lhs) - 1}, {ndim_of(rhs) - 1 - (b_is_mat ? 1 : 0)}, a_batch, b_batch};
-  Value result = lax::transpose(lax::dot_general(lhs, rhs, dims, out.dtype), perm);
+  const bool passes_type = preferred_element_type || session().profile.has(JaxFeature::kJnpMatmulPassesPreferredType);
+  Value result = lax::transpose(
+      lax::dot_general(lhs, rhs, dims, passes_type ? std::optional<DType>(out.dtype) : std::nullopt), perm);
   if (!both_squeeze.empty()) result = lax::expand_dims(result, both_squeeze);
   return lax::convert_element_type(result, out.dtype, out.weak);
 }

@@ -68,9 +68,12 @@ enum class JaxFeature {
                                     // auto check_rep in_names out_names rewrite)
   kShardMapNewlyManualAxes,         // shard_map's manual_axes param is named newly_manual_axes
   kShapedArrayStrDropsWrapper,      // str(ShapedArray) is `int32[8]` (was `ShapedArray(int32[8])`)
+  kAvalVaryingManualAxes,           // avals carry varying manual axes, printed `{V:x}` (shard_map bodies)
   kAbstractMeshReprDevice,          // repr(AbstractMesh) ends with the device kind, cores and platform
   kAutoAxesWithoutMeshCast,         // auto_axes/explicit_axes change axis types without a mesh_cast equation
   kReshardHidesParams,              // reshard equations print no params
+  kJnpDotPassesPreferredType,       // jnp.dot/vdot bind dot_general with preferred_element_type=<result dtype>
+  kJnpMatmulPassesPreferredType,    // jnp.matmul does the same (was None)
   kCount
 };
 

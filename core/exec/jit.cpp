@@ -20,15 +20,9 @@ struct Placed {
   DeviceBuffers buffers;
 };
 
-int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
-  int64_t size = 1;
-  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
-  return size;
-}
-
 Aval local_aval(const Aval& global, const Layout& layout, const Mesh& mesh) {
   Aval local = global;
-  for (std::size_t d = 0; d < layout.size() && d < local.rank(); ++d) local.shape[d] /= axes_size(mesh, layout[d]);
+  for (std::size_t d = 0; d < layout.size() && d < local.rank(); ++d) local.shape[d] /= mesh.axes_size(layout[d]);
   return local;
 }
 
@@ -176,7 +170,7 @@ class PartitionedRun {
           for (const int f : rule.operands[o][d]) {
             const auto& list = axes[f];
             required[d].insert(required[d].end(), list.begin(), list.end());
-            if (axes_size(mesh_, list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+            if (mesh_.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
           }
         }
       }

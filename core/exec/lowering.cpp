@@ -13,16 +13,10 @@
 namespace shardscope {
 namespace {
 
-int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
-  int64_t size = 1;
-  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
-  return size;
-}
-
 Aval local_under(const Aval& global, const Layout& layout, const Mesh& mesh) {
   Aval local = Aval::of(global.shape, global.dtype, global.weak_type);
   for (std::size_t d = 0; d < layout.size() && d < local.rank(); ++d) {
-    const int64_t ways = axes_size(mesh, layout[d]);
+    const int64_t ways = mesh.axes_size(layout[d]);
     local.shape[d] = (local.shape[d] + ways - 1) / ways;
   }
   return local;
@@ -152,7 +146,7 @@ class Planner {
           for (const int f : rule.operands[o][d]) {
             const auto& list = axes[f];
             required[d].insert(required[d].end(), list.begin(), list.end());
-            if (axes_size(mesh_, list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+            if (mesh_.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
           }
         }
       }

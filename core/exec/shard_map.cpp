@@ -41,12 +41,6 @@ std::string joined_messages(std::vector<std::string> messages) {
   return join(messages, "\n\n");
 }
 
-int64_t axes_product(const Mesh& mesh, const std::vector<std::string>& axes) {
-  int64_t size = 1;
-  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
-  return size;
-}
-
 }  // namespace
 
 void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& global_avals) {
@@ -88,7 +82,7 @@ void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& glo
     for (std::size_t d = 0; d < s.size(); ++d) {
       const std::vector<std::string>& names = s.entries()[d].axes;
       if (names.empty()) continue;
-      const int64_t size = axes_product(spec.mesh, names);
+      const int64_t size = spec.mesh.axes_size(names);
       if (aval.shape[d] % size == 0) continue;
       std::vector<std::string> quoted;
       for (const std::string& n : names) quoted.push_back(python_string_repr(n));
@@ -121,7 +115,7 @@ Aval shard_map_local_aval(const Aval& global, const PartitionSpec& spec, const M
   std::vector<std::string> used;
   for (std::size_t d = 0; d < spec.size() && d < local.rank(); ++d) {
     const std::vector<std::string>& names = spec.entries()[d].axes;
-    local.shape[d] /= axes_product(mesh, names);
+    local.shape[d] /= mesh.axes_size(names);
     used.insert(used.end(), names.begin(), names.end());
   }
   if (check_vma) local.varying = in_mesh_order(mesh, used);
@@ -132,7 +126,7 @@ Aval shard_map_global_aval(const Aval& local, const PartitionSpec& spec, const M
   Aval global = local;
   global.varying.clear();
   for (std::size_t d = 0; d < spec.size() && d < global.rank(); ++d) {
-    global.shape[d] *= axes_product(mesh, spec.entries()[d].axes);
+    global.shape[d] *= mesh.axes_size(spec.entries()[d].axes);
   }
   return global;
 }

@@ -113,6 +113,12 @@ int64_t Mesh::axis_size(const std::string& name) const {
   return axis_sizes_[*index];
 }
 
+int64_t Mesh::axes_size(const std::vector<std::string>& names) const {
+  int64_t size = 1;
+  for (const std::string& name : names) size *= axis_size(name);
+  return size;
+}
+
 std::vector<int64_t> Mesh::position_of(std::size_t flat_index) const {
   std::vector<int64_t> position(axis_sizes_.size());
   auto remaining = static_cast<int64_t>(flat_index);

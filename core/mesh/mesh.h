@@ -31,6 +31,8 @@ class Mesh {
   [[nodiscard]] int64_t size() const { return static_cast<int64_t>(devices_.size()); }
   [[nodiscard]] std::optional<std::size_t> axis_index(const std::string& name) const;
   [[nodiscard]] int64_t axis_size(const std::string& name) const;  // throws if unknown
+  // The product of several axes' sizes (1 for none): how many ways they split a dimension together.
+  [[nodiscard]] int64_t axes_size(const std::vector<std::string>& names) const;
   // Position of the flat (row-major) device index along every axis.
   [[nodiscard]] std::vector<int64_t> position_of(std::size_t flat_index) const;
   [[nodiscard]] Platform platform() const;

@@ -10,12 +10,6 @@
 namespace shardscope {
 namespace {
 
-int64_t axes_size(const Mesh& mesh, const std::vector<std::string>& axes) {
-  int64_t size = 1;
-  for (const std::string& axis : axes) size *= mesh.axis_size(axis);
-  return size;
-}
-
 bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::string>& of) {
   return prefix.size() <= of.size() && std::equal(prefix.begin(), prefix.end(), of.begin());
 }
@@ -121,7 +115,7 @@ class Propagator {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       if (source_size[a] != source_size[b]) return source_size[a] > source_size[b];
       if (rule.elementwise && candidate[a].size() != candidate[b].size()) {
-        return axes_size(mesh_, candidate[a]) > axes_size(mesh_, candidate[b]);
+        return mesh_.axes_size(candidate[a]) > mesh_.axes_size(candidate[b]);
       }
       if (source_index[a] != source_index[b]) return source_index[a] < source_index[b];
       return a < b;
@@ -163,7 +157,7 @@ class Propagator {
       for (const int f : dims[d]) {
         const auto& c = candidate[static_cast<std::size_t>(f)];
         proposed.insert(proposed.end(), c.begin(), c.end());
-        if (axes_size(mesh_, c) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+        if (mesh_.axes_size(c) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
       }
       std::vector<std::string>& current = state.layout[d];
       if (!is_prefix(current, proposed) || proposed.size() == current.size()) continue;
@@ -172,7 +166,7 @@ class Propagator {
         const std::string& axis = proposed[k];
         if (used.count(axis) != 0) break;
         next.push_back(axis);
-        if (var.aval.shape[d] % axes_size(mesh_, next) != 0) {
+        if (var.aval.shape[d] % mesh_.axes_size(next) != 0) {
           next.pop_back();
           break;
         }

@@ -1,9 +1,72 @@
-# jax.random: threefry keys and samplers, bit-exact with JAX.
+# jax.random: threefry keys and samplers, bit-exact with JAX (core/random); JAX's argument forms live here.
+import operator as _operator
+
 import _shardscope
+
+_engine = _shardscope.random
+
+
+def _shape(shape):
+    if isinstance(shape, (tuple, list)):
+        return tuple(_operator.index(d) for d in shape)
+    raise TypeError(f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.')
+
+
+def _place(x, sharding):
+    return x if sharding is None else _shardscope.device_put(x, sharding)
+
+
+def PRNGKey(seed, *, impl=None):
+    """Raw uint32[2] key data, as the legacy jax.random.PRNGKey returns."""
+    if impl not in (None, 'threefry2x32'):
+        raise NotImplementedError(f'jax.random.PRNGKey(impl={impl!r}) is not supported by shardscope')
+    return _engine.PRNGKey(int(seed))
+
+
+def key(seed, *, impl=None):
+    # Typed key arrays (key<fry>) are not a dtype here: the key is its uint32[2] data.
+    return PRNGKey(seed, impl=impl)
+
+
+def key_data(keys):
+    return keys
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    return key_bits_array
+
+
+def split(key, num=2):
+    shape = tuple(num) if isinstance(num, (tuple, list)) else (_operator.index(num),)
+    return _engine.split(key, shape)
+
+
+def fold_in(key, data):
+    return _engine.fold_in(key, int(data))
+
+
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    return _place(_engine.bits(key, _shape(shape), dtype), out_sharding)
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
+    return _place(_engine.uniform(key, _shape(shape), dtype, float(minval), float(maxval)), out_sharding)
+
+
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    return _place(_engine.normal(key, _shape(shape), dtype), out_sharding)
+
+
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    return _place(_engine.randint(key, _shape(shape), int(minval), int(maxval), dtype), out_sharding)
+
+
+def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
+    if getattr(p, 'ndim', 0) != 0:
+        raise NotImplementedError('jax.random.bernoulli with an array p is not supported by shardscope yet')
+    shape = () if shape is None else _shape(shape)
+    return _place(_engine.bernoulli(key, float(p), shape, mode), out_sharding)
 
 
 def __getattr__(name):
-    engine = getattr(_shardscope, 'random', None)
-    if engine is not None and hasattr(engine, name):
-        return getattr(engine, name)
     raise NotImplementedError(f'jax.random.{name} is not supported by shardscope')

@@ -278,7 +278,8 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
                                      [out_axes] if isinstance(out_axes, (int, type(None))) else
                                      tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
                                      axis_size, devices, _name(fun))
+        from jax.interpreters import pxla
         for out in outs:
-            out._from_pmap = True
+            pxla.mark_pmap_output(out)
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped

@@ -148,9 +148,10 @@ def _install():
 
 
 class ShapedArray:
-    def __init__(self, shape, dtype, weak_type=False, text=None):
+    def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None):
         self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
         self._text = text
+        self._repr_text = repr_text
 
     @property
     def ndim(self):
@@ -163,6 +164,8 @@ class ShapedArray:
         return self._text
 
     def __repr__(self):
+        if self._repr_text is not None:
+            return self._repr_text
         return f'ShapedArray({self._text}{", weak_type=True" if self.weak_type else ""})'
 
     def __eq__(self, other):
@@ -173,7 +176,7 @@ class ShapedArray:
 
 
 def _shapedarray(x):
-    return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str)
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str, x._typeof_repr)
 
 
 _install()

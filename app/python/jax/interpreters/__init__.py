@@ -1,0 +1,1 @@
+# jax.interpreters: the legacy module paths old notebooks name (pxla).
