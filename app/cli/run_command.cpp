@@ -1,5 +1,6 @@
 // `shardscope run FILE`: a notebook or script, cell by cell, as a notebook shows it; --check compares.
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -122,7 +123,15 @@ void apply_python_session_options(const Arguments& arguments) {
   const JaxProfile profile = profile_from(arguments);  // validates --jax-version
   api::session().profile = profile;
   if (const auto version = arguments.value("--jax-version")) python::host_settings().jax_version = *version;
-  if (const auto devices = arguments.value("--devices")) {
+  // --devices wins over SHARDSCOPE_DEVICES; JAX's own variables (JAX_PLATFORMS, XLA_FLAGS) are read by the
+  // package at import, as JAX reads them.
+  std::optional<std::string> devices = arguments.value("--devices");
+  if (!devices) {
+    if (const char* from_environment = std::getenv("SHARDSCOPE_DEVICES"); from_environment && *from_environment) {
+      devices = from_environment;
+    }
+  }
+  if (devices) {
     api::set_device_preset(make_device_preset(*devices).name);  // ValueError naming an unknown preset
     python::host_settings().devices = *devices;
   }

@@ -165,3 +165,15 @@ TEST_CASE("XLA_FLAGS and JAX_PLATFORMS reach the Python code") {
       run_cli({"run", file}, "XLA_FLAGS=--xla_force_host_platform_device_count=8 JAX_PLATFORMS=cpu");
   CHECK(result.out == "('--xla_force_host_platform_device_count=8', 'cpu')\n");
 }
+
+TEST_CASE("device choice: --devices, then SHARDSCOPE_DEVICES, then XLA_FLAGS with JAX_PLATFORMS=cpu") {
+  const std::string file = write_file("devices.py", "import jax\nprint(len(jax.devices()), jax.devices()[0])\n");
+  CHECK(run_cli({"run", file}).out == "8 TPU_0(process=0,(0,0,0,0))\n");
+  CHECK(run_cli({"run", file}, "SHARDSCOPE_DEVICES=cpu:4").out == "4 cpu:0\n");
+  CHECK(run_cli({"run", file, "--devices", "gpu:2"}, "SHARDSCOPE_DEVICES=cpu:4").out == "2 cuda:0\n");
+  CHECK(run_cli({"run", file}, "XLA_FLAGS=--xla_force_host_platform_device_count=6 JAX_PLATFORMS=cpu").out ==
+        "6 cpu:0\n");
+  const CliResult unknown = run_cli({"run", file}, "SHARDSCOPE_DEVICES=tpu-v9-1");
+  CHECK(unknown.status != 0);
+  CHECK(unknown.err.find("tpu-v9-1") != std::string::npos);
+}
