@@ -53,6 +53,9 @@ void check_shard_map_outputs(const ShardMapSpec& spec, const std::vector<Aval>& 
 std::vector<Atom> bind_shard_map(JaxprBuilder& builder, const JaxprPtr& body, std::span<const Atom> args,
                                  const ShardMapSpec& spec);
 
+// A shard_map equation's in_specs or out_specs param (TypeError if it holds anything else).
+[[nodiscard]] std::vector<PartitionSpec> shard_map_specs(const Params& params, const std::string& key);
+
 // The `shard_map` primitive: shape rule from out_specs, a single-device kernel that runs the body on
 // every device of the mesh, params printed as each JAX version names them.
 void register_shard_map_primitive();

@@ -17,16 +17,6 @@ const Jaxpr& body_of(const Params& params) {
   return **ref;
 }
 
-std::vector<PartitionSpec> specs_of(const Params& params, const std::string& key) {
-  std::vector<PartitionSpec> specs;
-  for (const ParamValue& item : param(params, key).as_items(key)) {
-    const auto* spec = item.get_if<PartitionSpec>();
-    if (spec == nullptr) throw type_error("shard_map " + key + " must hold PartitionSpecs");
-    specs.push_back(*spec);
-  }
-  return specs;
-}
-
 const Mesh& mesh_of(const Params& params) {
   const auto* mesh = param(params, "mesh").get_if<Mesh>();
   if (mesh == nullptr) throw type_error("shard_map equation without a mesh");
@@ -62,8 +52,8 @@ ParamValue names_tuple(const std::vector<PartitionSpec>& specs) {
 ShardMapSpec spec_from_params(const Params& params) {
   ShardMapSpec spec;
   spec.mesh = mesh_of(params);
-  spec.in_specs = specs_of(params, "in_specs");
-  spec.out_specs = specs_of(params, "out_specs");
+  spec.in_specs = shard_map_specs(params, "in_specs");
+  spec.out_specs = shard_map_specs(params, "out_specs");
   spec.check_vma = param(params, "check_vma").as_bool("check_vma");
   return spec;
 }
@@ -82,10 +72,10 @@ Params printed_params(const Eqn& eqn, const JaxProfile& profile) {
   } else {
     printed = {{"auto", ParamValue::FrozenSet{}},
                {"check_rep", param(params, "check_vma")},
-               {"in_names", names_tuple(specs_of(params, "in_specs"))},
+               {"in_names", names_tuple(shard_map_specs(params, "in_specs"))},
                {"jaxpr", param(params, "jaxpr")},
                {"mesh", param(params, "mesh")},
-               {"out_names", names_tuple(specs_of(params, "out_specs"))},
+               {"out_names", names_tuple(shard_map_specs(params, "out_specs"))},
                {"rewrite", true}};
   }
   std::sort(printed.begin(), printed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -93,6 +83,16 @@ Params printed_params(const Eqn& eqn, const JaxProfile& profile) {
 }
 
 }  // namespace
+
+std::vector<PartitionSpec> shard_map_specs(const Params& params, const std::string& key) {
+  std::vector<PartitionSpec> specs;
+  for (const ParamValue& item : param(params, key).as_items(key)) {
+    const auto* spec = item.get_if<PartitionSpec>();
+    if (spec == nullptr) throw type_error("shard_map " + key + " must hold PartitionSpecs");
+    specs.push_back(*spec);
+  }
+  return specs;
+}
 
 std::vector<Atom> bind_shard_map(JaxprBuilder& builder, const JaxprPtr& body, std::span<const Atom> args,
                                  const ShardMapSpec& spec) {
@@ -120,7 +120,7 @@ void register_shard_map_primitive() {
   p.abstract_eval = [](std::span<const Aval>, const Params& params) {
     const Jaxpr& body = body_of(params);
     const Mesh& mesh = mesh_of(params);
-    const std::vector<PartitionSpec> out_specs = specs_of(params, "out_specs");
+    const std::vector<PartitionSpec> out_specs = shard_map_specs(params, "out_specs");
     std::vector<Aval> outs;
     for (std::size_t i = 0; i < body.outvars.size(); ++i) {
       outs.push_back(shard_map_global_aval(atom_aval(body.outvars[i]), out_specs.at(i), mesh));

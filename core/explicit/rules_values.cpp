@@ -4,6 +4,7 @@
 
 #include "base/python_format.h"
 #include "explicit/rules_internal.h"
+#include "ops/dot_dims.h"
 
 namespace shardscope::explicit_rules {
 namespace {
@@ -138,20 +139,6 @@ std::vector<TypeSpec> convert_element_type_rule(const RuleContext& context, std:
   return {spec};
 }
 
-// Dims not contracted or batched, in order.
-std::vector<int64_t> free_dims(std::size_t rank, const std::vector<int64_t>& contract,
-                               const std::vector<int64_t>& batch) {
-  std::vector<int64_t> dims;
-  for (std::size_t d = 0; d < rank; ++d) {
-    const auto dim = static_cast<int64_t>(d);
-    if (std::find(contract.begin(), contract.end(), dim) == contract.end() &&
-        std::find(batch.begin(), batch.end(), dim) == batch.end()) {
-      dims.push_back(dim);
-    }
-  }
-  return dims;
-}
-
 std::vector<DimSpec> pick(const TypeSpec& spec, const std::vector<int64_t>& dims) {
   std::vector<DimSpec> out;
   for (const int64_t d : dims) out.push_back(spec.dims.at(static_cast<std::size_t>(d)));
@@ -215,8 +202,8 @@ std::vector<TypeSpec> dot_general_rule(const RuleContext& context, std::span<con
     }
   }
   TypeSpec out{lhs_batching, {}};
-  for (const DimSpec& d : pick(lhs_spec, free_dims(lhs.rank(), lhs_contract, lhs_batch))) out.dims.push_back(d);
-  for (const DimSpec& d : pick(rhs_spec, free_dims(rhs.rank(), rhs_contract, rhs_batch))) out.dims.push_back(d);
+  for (const DimSpec& d : pick(lhs_spec, dot_free_dims(lhs.rank(), lhs_contract, lhs_batch))) out.dims.push_back(d);
+  for (const DimSpec& d : pick(rhs_spec, dot_free_dims(rhs.rank(), rhs_contract, rhs_batch))) out.dims.push_back(d);
   return {out};
 }
 

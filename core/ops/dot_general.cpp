@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "ops/dispatch.h"
+#include "ops/dot_dims.h"
 #include "ops/structural.h"
 #include "ops/structural_internal.h"
 
@@ -43,20 +44,6 @@ DotDims dot_dims(const Params& params) {
     throw type_error("dimension_numbers must be ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))");
   }
   return {contract[0], contract[1], batch[0], batch[1]};
-}
-
-// Dims of an operand that are neither contracted nor batch, in increasing order.
-std::vector<int64_t> free_dims(std::size_t rank, const std::vector<int64_t>& contract,
-                               const std::vector<int64_t>& batch) {
-  std::vector<int64_t> dims;
-  for (std::size_t d = 0; d < rank; ++d) {
-    const auto dim = static_cast<int64_t>(d);
-    if (std::find(contract.begin(), contract.end(), dim) == contract.end() &&
-        std::find(batch.begin(), batch.end(), dim) == batch.end()) {
-      dims.push_back(dim);
-    }
-  }
-  return dims;
 }
 
 bool distinct(const std::vector<int64_t>& dims) {
@@ -175,8 +162,8 @@ Aval dot_general_rule(std::span<const Aval> avals, const Params& params) {
   }
   const DType dtype = dot_result_dtype(lhs.dtype, rhs.dtype, optional_dtype_param(params, "preferred_element_type"));
 
-  const std::vector<int64_t> lhs_free = free_dims(lhs.rank(), dims.lhs_contract, dims.lhs_batch);
-  const std::vector<int64_t> rhs_free = free_dims(rhs.rank(), dims.rhs_contract, dims.rhs_batch);
+  const std::vector<int64_t> lhs_free = dot_free_dims(lhs.rank(), dims.lhs_contract, dims.lhs_batch);
+  const std::vector<int64_t> rhs_free = dot_free_dims(rhs.rank(), dims.rhs_contract, dims.rhs_batch);
   Shape shape = lhs_batch_shape;
   for (const int64_t d : lhs_free) shape.push_back(lhs.shape[static_cast<std::size_t>(d)]);
   for (const int64_t d : rhs_free) shape.push_back(rhs.shape[static_cast<std::size_t>(d)]);
@@ -439,8 +426,8 @@ template <typename T>
 BufferPtr contract(std::span<const BufferPtr> inputs, const Aval& out, const DotDims& dims) {
   const BufferPtr& lhs = inputs[0];
   const BufferPtr& rhs = inputs[1];
-  const std::vector<int64_t> lhs_free = free_dims(lhs->shape().size(), dims.lhs_contract, dims.lhs_batch);
-  const std::vector<int64_t> rhs_free = free_dims(rhs->shape().size(), dims.rhs_contract, dims.rhs_batch);
+  const std::vector<int64_t> lhs_free = dot_free_dims(lhs->shape().size(), dims.lhs_contract, dims.lhs_batch);
+  const std::vector<int64_t> rhs_free = dot_free_dims(rhs->shape().size(), dims.rhs_contract, dims.rhs_batch);
   const GemmShape shape{product(sizes_of(lhs->shape(), dims.lhs_batch)), product(sizes_of(lhs->shape(), lhs_free)),
                         product(sizes_of(rhs->shape(), rhs_free)), product(sizes_of(lhs->shape(), dims.lhs_contract))};
   const auto count = static_cast<std::size_t>(shape.batch * shape.m * shape.n);
@@ -490,4 +477,17 @@ void register_dot_general_primitive() {
 }
 
 }  // namespace structural
+std::vector<int64_t> dot_free_dims(std::size_t rank, const std::vector<int64_t>& contract,
+                                   const std::vector<int64_t>& batch) {
+  std::vector<int64_t> dims;
+  for (std::size_t d = 0; d < rank; ++d) {
+    const auto dim = static_cast<int64_t>(d);
+    if (std::find(contract.begin(), contract.end(), dim) == contract.end() &&
+        std::find(batch.begin(), batch.end(), dim) == batch.end()) {
+      dims.push_back(dim);
+    }
+  }
+  return dims;
+}
+
 }  // namespace shardscope

@@ -13,16 +13,6 @@ namespace {
 
 using Cts = std::vector<std::optional<Atom>>;
 
-std::vector<PartitionSpec> specs_of(const Params& params, const std::string& key) {
-  std::vector<PartitionSpec> specs;
-  for (const ParamValue& item : param(params, key).as_items(key)) {
-    const auto* spec = item.get_if<PartitionSpec>();
-    if (spec == nullptr) throw type_error("shard_map " + key + " must hold PartitionSpecs");
-    specs.push_back(*spec);
-  }
-  return specs;
-}
-
 // Mesh axes a spec does not shard over: the value is replicated along them.
 std::vector<std::string> unmentioned_axes(const Mesh& mesh, const PartitionSpec& spec) {
   const std::vector<std::string> mentioned = spec.mentioned_axes();
@@ -69,8 +59,8 @@ Layout layout_of(const std::string& primitive, const Params& params) {
     if (mesh == nullptr) throw type_error("shard_map equation without a mesh");
     layout.mesh = *mesh;
     layout.check_vma = param(params, "check_vma").as_bool("check_vma");
-    layout.in_specs = specs_of(params, "in_specs");
-    layout.out_specs = specs_of(params, "out_specs");
+    layout.in_specs = shard_map_specs(params, "in_specs");
+    layout.out_specs = shard_map_specs(params, "out_specs");
   }
   return layout;
 }
