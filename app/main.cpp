@@ -10,7 +10,11 @@ namespace {
 constexpr const char* kUsage = R"usage(shardscope - explore JAX-style sharding on simulated devices
 
 Usage:
-  shardscope                      run the default scene in the terminal (grids + SVG files)
+  shardscope                      open the window on the default scene (in the terminal without a display)
+  shardscope gui [SCENE.py|.ipynb] [--devices P] [--jax-version V] [--run-all] [--select NAME]
+                 [--size 1600x1000] [--screenshot FILE.png] [--export-svg FILE] [--export-png FILE]
+                 [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
+                                  the explorer window; --screenshot/--export-* run headless and exit
   shardscope scene [--scene FILE.json] [--out DIR] [--color|--no-color] [--jax-version V]
   shardscope viz --shape 8,8 [--devices PRESET] [--mesh x=2,y=4] [--axis-types auto,explicit]
                  [--device-ids 0,1,2,3,6,7,4,5] [--spec "P('x', ('y','z'), None)"]
@@ -35,7 +39,7 @@ Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   using namespace shardscope::cli;
-  if (args.empty()) return run_scene({}, std::cout, std::cerr);
+  if (args.empty()) return run_default(std::cout, std::cerr);
   const std::string command = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "viz") return run_viz(rest, std::cout, std::cerr);
@@ -44,6 +48,7 @@ int main(int argc, char** argv) {
   if (command == "profiles") return run_profiles(std::cout);
   if (command == "run") return run_notebook(rest, std::cout, std::cerr);
   if (command == "repl") return run_repl(rest, std::cout, std::cerr);
+  if (command == "gui") return run_gui(rest, std::cout, std::cerr);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

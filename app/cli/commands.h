@@ -14,6 +14,9 @@ int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostr
 int run_profiles(std::ostream& out);
 int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_repl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_gui(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// No arguments: the window on the default scene where a display is usable, else the terminal scene.
+int run_default(std::ostream& out, std::ostream& err);
 
 class Arguments;
 // Validates --devices and --jax-version and stores them where the simulated `jax` package reads them.

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "api/numpy.h"
 #include "api/session.h"
 #include "api/transforms.h"
 #include "api/typeof.h"
@@ -14,6 +15,7 @@
 #include "python/convert.h"
 #include "sharding/sharding.h"
 #include "spmd/reshard.h"
+#include "viz/colors.h"
 #include "viz/layout.h"
 #include "viz/text_renderer.h"
 
@@ -96,6 +98,25 @@ py::object index_tuple(const std::vector<DimSlice>& index) {
   return out;
 }
 
+// visualize_sharding's color_map: a colormap name, a list of '#rrggbb' colours, or a callable taking a
+// float in [0, 1] and returning (r, g, b[, a]) floats, as a matplotlib colormap does.
+std::optional<ColorMap> color_map_from_python(const py::object& color_map) {
+  if (color_map.is_none()) return std::nullopt;
+  if (py::isinstance<py::str>(color_map)) return named_color_map(color_map.cast<std::string>());
+  if (py::isinstance<py::list>(color_map) || py::isinstance<py::tuple>(color_map)) {
+    return listed_color_map(color_map.cast<std::vector<std::string>>());
+  }
+  if (!PyCallable_Check(color_map.ptr())) {
+    throw py::type_error("color_map must be a colormap name, a list of colours or a callable, got " +
+                         py::repr(color_map).cast<std::string>());
+  }
+  return ColorMap([color_map](double position) {
+    const py::gil_scoped_acquire gil;
+    const py::sequence rgba = color_map(position);
+    return RgbFloat{rgba[0].cast<double>(), rgba[1].cast<double>(), rgba[2].cast<double>()};
+  });
+}
+
 void bind_devices(py::module_& m) {
   py::class_<Device>(m, "Device")
       .def_property_readonly("id", [](const Device& d) { return d.id; })
@@ -106,7 +127,7 @@ void bind_devices(py::module_& m) {
                              [](const Device& d) { return py::make_tuple(d.coords[0], d.coords[1], d.coords[2]); })
       .def_property_readonly("core_on_chip", [](const Device& d) { return d.core_on_chip; })
       .def("addressable_memories", [](const Device& d) { return addressable_memory_kinds(d); })
-      .def("__repr__", [](const Device& d) { return device_repr(d); })
+      .def("__repr__", [](const Device& d) { return device_repr(d, profile()); })
       .def("__str__", [](const Device& d) { return device_str(d, profile()); })
       .def("__eq__",
            [](const Device& a, const py::object& b) { return py::isinstance<Device>(b) && a == b.cast<Device>(); })
@@ -127,13 +148,17 @@ void bind_meshes(py::module_& m) {
       .value("Explicit", AxisType::kExplicit)
       .value("Manual", AxisType::kManual);
   py::class_<Mesh>(m, "Mesh")
-      .def(py::init([](const py::object& devices, const std::vector<std::string>& names,
-                       std::optional<std::vector<AxisType>> types) {
-             std::vector<int64_t> shape;
-             std::vector<Device> flat = devices_from_python(devices, &shape);
-             return Mesh(std::move(flat), shape, names,
-                         types.value_or(std::vector<AxisType>(names.size(), AxisType::kAuto)));
-           }),
+      .def(py::init(
+               [](const py::object& devices, const py::object& axis_names, std::optional<std::vector<AxisType>> types) {
+                 // JAX takes a lone axis name as a string for a one-dimensional mesh.
+                 const std::vector<std::string> names = py::isinstance<py::str>(axis_names)
+                                                            ? std::vector<std::string>{axis_names.cast<std::string>()}
+                                                            : axis_names.cast<std::vector<std::string>>();
+                 std::vector<int64_t> shape;
+                 std::vector<Device> flat = devices_from_python(devices, &shape);
+                 return Mesh(std::move(flat), shape, names,
+                             types.value_or(std::vector<AxisType>(names.size(), AxisType::kAuto)));
+               }),
            py::arg("devices"), py::arg("axis_names"), py::arg("axis_types") = py::none())
       .def_property_readonly("axis_names",
                              [](const Mesh& mesh) { return py::cast(mesh.axis_names()).cast<py::tuple>(); })
@@ -273,7 +298,9 @@ void bind_arrays(py::module_& m) {
                              [](const PyValue& v) { return api::typeof_repr_text(v.value(), profile()); })
       .def_property_readonly("sharding", [](const PyValue& v) { return sharding_object(v.value().array().sharding()); })
       .def_property_readonly("nbytes", [](const PyValue& v) { return v.value().array().nbytes(); })
-      .def("_value", [](const PyValue& v) { return to_numpy(v.value().array()); })
+      .def("_value", [](const PyValue& v) { return to_numpy(v.operand().array()); })
+      .def("delete", &PyValue::mark_deleted)
+      .def("is_deleted", &PyValue::deleted)
       .def("devices",
            [](const PyValue& v) {
              py::set set;
@@ -316,16 +343,53 @@ void bind_arrays(py::module_& m) {
   });
   m.def(
       "visualize_sharding",
-      [](const Shape& shape, const py::object& sharding, bool use_color, double scale, int min_width, int max_width) {
+      [](const Shape& shape, const py::object& sharding, bool use_color, double scale, int min_width, int max_width,
+         const py::object& color_map, bool highlight) {
         VizOptions options;
         options.use_color = use_color;
         options.scale = scale;
         options.min_width = min_width;
         options.max_width = max_width;
-        return render_text(compute_layout(shape, sharding_from_python(sharding), options, profile()));
+        options.color_map = color_map_from_python(color_map);
+        TextRenderOptions text_options;
+        text_options.highlight_numbers = highlight;
+        return render_text(compute_layout(shape, sharding_from_python(sharding), options, profile()), text_options);
       },
       py::arg("shape"), py::arg("sharding"), py::arg("use_color") = false, py::arg("scale") = 1.0,
-      py::arg("min_width") = 9, py::arg("max_width") = 80);
+      py::arg("min_width") = 9, py::arg("max_width") = 80, py::arg("color_map") = py::none(),
+      py::arg("highlight") = false);
+}
+
+// jax.Array's binary operators: the engine's jnp functions (the same as `_shardscope.numpy`'s), reading
+// array operands by reference. Operators are the hottest path of eager code; copying each operand's value
+// (every shard's index and the mesh) would cost about a microsecond per call.
+void bind_operators(py::module_& m) {
+  using Binary = api::Value (*)(const api::Value&, const api::Value&);
+  py::module_ ops = m.def_submodule("_operators");
+  const std::vector<std::pair<const char*, Binary>> table = {
+      {"add", api::jnp::add},
+      {"subtract", api::jnp::subtract},
+      {"multiply", api::jnp::multiply},
+      {"true_divide", api::jnp::true_divide},
+      {"floor_divide", api::jnp::floor_divide},
+      {"mod", api::jnp::remainder},
+      {"power", api::jnp::power},
+      {"equal", api::jnp::equal},
+      {"not_equal", api::jnp::not_equal},
+      {"less", api::jnp::less},
+      {"less_equal", api::jnp::less_equal},
+      {"greater", api::jnp::greater},
+      {"greater_equal", api::jnp::greater_equal},
+      {"bitwise_and", api::jnp::bitwise_and},
+      {"bitwise_or", api::jnp::bitwise_or},
+      {"matmul", [](const api::Value& a, const api::Value& b) { return api::jnp::matmul(a, b); }}};
+  for (const auto& [name, fn] : table) {
+    ops.def(name, [fn = fn](const py::object& x, const py::object& y) {
+      std::optional<api::Value> x_storage;
+      std::optional<api::Value> y_storage;
+      return from_value(fn(operand_ref(x, x_storage), operand_ref(y, y_storage)));
+    });
+  }
 }
 
 }  // namespace
@@ -335,6 +399,7 @@ void bind_core(py::module_& m) {
   bind_meshes(m);
   bind_shardings(m);
   bind_arrays(m);
+  bind_operators(m);
 }
 
 }  // namespace shardscope::python

@@ -36,6 +36,12 @@ void register_exceptions(py::module_& m) {
         type = py::module_::import("builtins").attr("RuntimeError");
       }
       PyErr_SetString(type.ptr(), error.what());
+    } catch (const py::cast_error& error) {
+      // A Python value of the wrong kind for an engine argument (a string where a shape or an axis goes):
+      // JAX raises TypeError there, never RuntimeError.
+      PyErr_SetString(
+          PyExc_TypeError,
+          ("an argument has the wrong type for this operation (" + std::string(error.what()) + ")").c_str());
     }
   });
 }
@@ -57,6 +63,7 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   shardscope::python::bind_core(m);
   shardscope::python::bind_transforms(m);
   shardscope::python::bind_api(m);
+  shardscope::python::bind_explicit(m);
   py::module_ random = m.def_submodule("random");
   shardscope::python::bind_random(random);
   // The package importer, in Python because it is a few lines of importlib glue.

@@ -142,6 +142,14 @@ void bind_numpy(py::module_& m) {
         return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
       },
       py::arg("object"), py::arg("dtype") = py::none());
+  // jnp.copy of a jax Array binds JAX's copy primitive, so the result keeps the operand's sharding.
+  m.def(
+      "copy",
+      [](const py::object& x, const py::object&) {
+        if (py::isinstance<PyValue>(x)) return wrap(api::bind1("copy", {to_value(x)}));
+        return wrap(jnp::asarray(buffer_from_python(x, std::nullopt)));
+      },
+      py::arg("a"), py::arg("order") = py::none());
   m.def("astype", [](const py::object& x, const py::object& dtype) {
     return wrap(jnp::astype(to_value(x), dtype_from_python(dtype)));
   });

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <limits>
 
 #include "api/session.h"
 #include "base/error.h"
@@ -16,7 +17,72 @@ namespace {
 
 py::module_ numpy() { return py::module_::import("numpy"); }
 
+struct LiveTrace {
+  const api::Trace* trace;
+  uint64_t token;
+};
+
+// Traces running user code, innermost last (the GIL guards it: Python code runs under one trace at a time).
+std::vector<LiveTrace>& live_traces() {
+  static std::vector<LiveTrace> traces;
+  return traces;
+}
+
+uint64_t live_token(const api::Trace* trace) {
+  const std::vector<LiveTrace>& traces = live_traces();
+  for (auto it = traces.rbegin(); it != traces.rend(); ++it) {
+    if (it->trace == trace) return it->token;
+  }
+  return 0;
+}
+
+// JAX checks a Python int against its default integer type (abstract_arrays.py).
+void check_python_int(const py::handle& value) {
+  const bool x64 = api::session().enable_x64;
+  const py::int_ lowest(x64 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min());
+  const py::int_ highest(x64 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max());
+  if (value < lowest || value > highest) {
+    throw Error("OverflowError", "Python int " + py::str(value).cast<std::string>() + " too large to convert to " +
+                                     (x64 ? "int64" : "int32"));
+  }
+}
+
 }  // namespace
+
+ActiveTraceScope::ActiveTraceScope(const api::Trace* trace) {
+  static uint64_t next_token = 0;
+  token_ = ++next_token;
+  live_traces().push_back({trace, token_});
+}
+
+ActiveTraceScope::~ActiveTraceScope() {
+  std::vector<LiveTrace>& traces = live_traces();
+  for (auto it = traces.rbegin(); it != traces.rend(); ++it) {
+    if (it->token == token_) {
+      traces.erase(std::next(it).base());
+      return;
+    }
+  }
+}
+
+PyValue::PyValue(api::Value value)
+    : value_(std::move(value)), trace_token_(value_.is_traced() ? live_token(value_.trace()) : 0) {}
+
+void PyValue::mark_deleted() { deleted_ = true; }
+
+const api::Value& PyValue::operand() const {
+  if (deleted_) throw runtime_error("Array has been deleted with shape=" + value_.aval().str_short(false) + ".");
+  if (trace_token_ != 0 && live_token(value_.trace()) != trace_token_) {
+    throw Error("UnexpectedTracerError",
+                "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+                "reference to an intermediate value with type " +
+                    value_.aval().str_short(false) +
+                    " wrapped in a DynamicJaxprTracer to escape the scope of the transformation.\nJAX "
+                    "transformations require that functions explicitly return their outputs, and disallow saving "
+                    "intermediate values to global state.");
+  }
+  return value_;
+}
 
 py::object numpy_dtype(DType dtype) {
   const std::string name = dtype == DType::kBFloat16 ? "float32" : std::string(dtype_name(dtype));
@@ -45,6 +111,7 @@ DType dtype_from_python(const py::handle& object) {
 }
 
 BufferPtr buffer_from_python(const py::handle& data, std::optional<DType> dtype) {
+  if (!dtype && py::isinstance<py::int_>(data) && !py::isinstance<py::bool_>(data)) check_python_int(data);
   py::object array = numpy().attr("asarray")(data);
   DType source = dtype_from_python(array.attr("dtype"));
   const DType target = dtype.value_or(source);
@@ -79,12 +146,13 @@ py::object to_numpy(const Array& array) {
 }
 
 api::Value to_value(const py::handle& object) {
-  if (py::isinstance<PyValue>(object)) return object.cast<const PyValue&>().value();
+  if (py::isinstance<PyValue>(object)) return object.cast<const PyValue&>().operand();
   const bool x64 = api::session().enable_x64;
   if (py::isinstance<py::bool_>(object)) {
     return api::Value::scalar(scalar_literal(object.cast<bool>() ? 1.0 : 0.0, DType::kBool, false));
   }
   if (py::isinstance<py::int_>(object)) {
+    check_python_int(object);
     return api::Value::scalar(scalar_literal(object.cast<double>(), default_int_dtype(x64), true));
   }
   if (py::isinstance<py::float_>(object)) {
@@ -92,10 +160,21 @@ api::Value to_value(const py::handle& object) {
   }
   if (py::hasattr(object, "__jax_array__")) return to_value(object.attr("__jax_array__")());
   py::object array = numpy().attr("asarray")(object);
+  const std::string kind = array.attr("dtype").attr("kind").cast<std::string>();
+  if (kind == "U" || kind == "S" || kind == "O" || kind == "V") {
+    // JAX's message for values it has no abstract type for (core.py), e.g. strings, None, arbitrary objects.
+    throw type_error("Argument '" + py::str(object).cast<std::string>() + "' of type " +
+                     py::str(py::type::of(object)).cast<std::string>() + " is not a valid JAX type");
+  }
   const DType dtype = dtype_from_python(array.attr("dtype"));
   const JaxProfile& profile = api::session().profile;
   return api::Value::concrete(Array::from_host(buffer_from_python(array, dtype),
                                                make_single_device_sharding(api::default_device(), profile), profile));
+}
+
+const api::Value& operand_ref(const py::handle& object, std::optional<api::Value>& storage) {
+  if (py::isinstance<PyValue>(object)) return object.cast<const PyValue&>().operand();
+  return storage.emplace(to_value(object));
 }
 
 std::vector<api::Value> to_values(const py::handle& sequence) {

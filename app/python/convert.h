@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "api/trace.h"
@@ -14,11 +16,33 @@ namespace py = pybind11;
 // The Python face of a value: jax.Array when concrete, a tracer inside a trace.
 class PyValue {
  public:
-  explicit PyValue(api::Value value) : value_(std::move(value)) {}
+  explicit PyValue(api::Value value);
   [[nodiscard]] const api::Value& value() const { return value_; }
+  // The value as an operand: UnexpectedTracerError for a tracer whose trace has finished (a leaked tracer),
+  // whose Trace no longer exists.
+  [[nodiscard]] const api::Value& operand() const;
+  // jax.Array.delete(): using the array as an operand raises RuntimeError afterwards (its buffers stay: the
+  // simulation has no device memory to give back).
+  void mark_deleted();
+  [[nodiscard]] bool deleted() const { return deleted_; }
 
  private:
   api::Value value_;
+  bool deleted_ = false;
+  uint64_t trace_token_ = 0;  // which run of Python code under the value's trace made it; 0 when unknown
+};
+
+// Marks a trace as running user Python code for the scope's lifetime: tracers made meanwhile may be used
+// as operands until the scope ends, and are reported as leaked afterwards (the Trace object is gone then).
+class ActiveTraceScope {
+ public:
+  explicit ActiveTraceScope(const api::Trace* trace);
+  ~ActiveTraceScope();
+  ActiveTraceScope(const ActiveTraceScope&) = delete;
+  ActiveTraceScope& operator=(const ActiveTraceScope&) = delete;
+
+ private:
+  uint64_t token_;
 };
 
 // numpy's dtype object for a dtype (bfloat16, which numpy lacks, reads back as float32 data).
@@ -30,6 +54,8 @@ class PyValue {
 // lists as arrays on the default device (dtype canonicalized as JAX does without x64).
 [[nodiscard]] api::Value to_value(const py::handle& object);
 [[nodiscard]] std::vector<api::Value> to_values(const py::handle& sequence);
+// to_value without copying a jax.Array's value: a reference to it, or to `storage` holding the conversion.
+[[nodiscard]] const api::Value& operand_ref(const py::handle& object, std::optional<api::Value>& storage);
 [[nodiscard]] py::object from_value(api::Value value);
 [[nodiscard]] py::list from_values(std::vector<api::Value> values);
 

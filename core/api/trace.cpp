@@ -1,6 +1,7 @@
 // Tracing and eager dispatch: binds go to the innermost trace among their inputs, or run as one-equation jits.
 #include "api/trace.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -8,6 +9,7 @@
 #include "base/error.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
+#include "explicit/sharding_rules.h"
 
 namespace shardscope::api {
 namespace {
@@ -33,7 +35,7 @@ std::string eager_key(const std::string& primitive, const std::vector<Value>& in
   }
   key += "]";
   for (const Value& input : inputs) {
-    key += " " + input.aval().str_short(false);
+    key += " " + argument_aval(input).str_short(false);
     if (input.is_scalar_literal()) {
       key += "=" + std::visit([](auto v) { return std::to_string(v); }, std::get<Literal>(input.atom()).value);
     }
@@ -55,7 +57,7 @@ JaxprPtr eager_program(const std::string& primitive, const std::vector<Value>& i
     if (input.is_scalar_literal()) {
       atoms.push_back(input.atom());
     } else {
-      atoms.emplace_back(builder.arg(input.aval()));
+      atoms.emplace_back(builder.arg(argument_aval(input)));
     }
   }
   JaxprPtr program = builder.build(builder.bind(primitive, std::move(atoms), params));
@@ -79,6 +81,20 @@ std::vector<Value> run_eagerly(const std::string& primitive, const std::vector<V
   for (Array& out : run.outputs) outputs.push_back(Value::concrete(std::move(out)));
   return outputs;
 }
+
+}  // namespace
+
+Aval argument_aval(const Value& value) {
+  const Aval& aval = value.aval();
+  if (!value.is_concrete()) return aval;
+  const auto* named = std::get_if<NamedSharding>(&value.array().sharding());
+  if (named == nullptr) return aval;
+  const auto& types = named->mesh.axis_types();
+  if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
+  return typed_aval(aval, *named, session().profile);
+}
+
+namespace {
 
 Aval aval_of(const Array& array) { return Aval::of(array.shape(), array.dtype(), array.aval().weak_type); }
 

@@ -68,6 +68,9 @@ class Trace {
   std::vector<std::pair<Value, Var>> captured_;
 };
 
+// The type a value has as a traced argument: an Explicit-mode sharding becomes sharding in the type.
+[[nodiscard]] Aval argument_aval(const Value& value);
+
 // The innermost active trace of this thread, or null.
 [[nodiscard]] Trace* current_trace();
 

@@ -1,6 +1,9 @@
 // Transformations of user functions: trace once on abstract values, transform the program, then stage or run.
 #include "api/transforms.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "api/session.h"
 #include "base/error.h"
 #include "exec/axis_env.h"
@@ -76,16 +79,6 @@ Value zeros_like_value(const Aval& aval) {
 
 }  // namespace
 
-Aval argument_aval(const Value& value) {
-  const Aval& aval = value.aval();
-  if (!value.is_concrete()) return aval;
-  const auto* named = std::get_if<NamedSharding>(&value.array().sharding());
-  if (named == nullptr) return aval;
-  const auto& types = named->mesh.axis_types();
-  if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
-  return typed_aval(aval, *named, session().profile);
-}
-
 Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name) {
   Trace trace(name);
   std::vector<Value> args;
@@ -101,21 +94,61 @@ std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, c
 }
 
 std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {
-  const Traced traced = trace_function(f, avals_of(args), spec.name);
-  const JaxprPtr program = consts_as_args(*traced.jaxpr);
-  const std::vector<Value> inputs = concat(traced.captured, args);
+  return run_jit_program(trace_jit(f, args, spec), args);
+}
+
+JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {
+  Traced traced = trace_function(f, avals_of(args), spec.name);
+  JitProgram out;
+  out.program = consts_as_args(*traced.jaxpr);
+  out.num_outputs = traced.jaxpr->outvars.size();
+  out.options.name = spec.name;
+  out.options.in_shardings.assign(traced.captured.size(), std::nullopt);
+  out.options.in_shardings.insert(out.options.in_shardings.end(), spec.in_shardings.begin(), spec.in_shardings.end());
+  out.options.out_shardings = spec.out_shardings;
+  out.options.default_device = default_device();
+  out.captured = std::move(traced.captured);
+  if (std::none_of(out.captured.begin(), out.captured.end(), [](const Value& v) { return v.is_traced(); })) {
+    out.captured_arrays = as_arrays(out.captured);
+  }
+  return out;
+}
+
+Array argument_array(const Value& value) { return as_array(value); }
+
+std::vector<Value> run_jit_program_on_arrays(const JitProgram& program, std::vector<Array> args) {
+  if (program.captured_arrays.size() != program.captured.size()) {
+    throw runtime_error("run_jit_program_on_arrays: the program captured tracers");
+  }
+  std::vector<Array> inputs;
+  inputs.reserve(program.captured_arrays.size() + args.size());
+  inputs.insert(inputs.end(), program.captured_arrays.begin(), program.captured_arrays.end());
+  std::move(args.begin(), args.end(), std::back_inserter(inputs));
+  const Device device = default_device();
+  if (program.options.default_device == device) {
+    return as_values(run_jit(*program.program, inputs, program.options, session().profile).outputs);
+  }
+  JitOptions options = program.options;
+  options.default_device = device;
+  return as_values(run_jit(*program.program, inputs, options, session().profile).outputs);
+}
+
+std::vector<Value> run_jit_program(const JitProgram& program, const std::vector<Value>& args) {
+  const std::vector<Value> inputs = concat(program.captured, args);
   if (Trace* trace = staging_trace(inputs)) {
     return staged(*trace, inputs, [&](JaxprBuilder& builder, const std::vector<Atom>& atoms) {
-      return builder.bind("jit", atoms, {{"jaxpr", ParamValue::JaxprRef(program)}, {"name", spec.name}});
+      return builder.bind("jit", atoms,
+                          {{"jaxpr", ParamValue::JaxprRef(program.program)}, {"name", program.options.name}});
     });
   }
-  JitOptions options;
-  options.name = spec.name;
-  options.in_shardings.assign(traced.captured.size(), std::nullopt);
-  options.in_shardings.insert(options.in_shardings.end(), spec.in_shardings.begin(), spec.in_shardings.end());
-  options.out_shardings = spec.out_shardings;
-  options.default_device = default_device();
-  return as_values(run_jit(*program, as_arrays(inputs), options, session().profile).outputs);
+  // The default device is read per run: it may have changed since tracing (copying the options is rare).
+  const Device device = default_device();
+  if (program.options.default_device == device) {
+    return as_values(run_jit(*program.program, as_arrays(inputs), program.options, session().profile).outputs);
+  }
+  JitOptions options = program.options;
+  options.default_device = device;
+  return as_values(run_jit(*program.program, as_arrays(inputs), options, session().profile).outputs);
 }
 
 std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,

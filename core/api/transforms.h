@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/trace.h"
+#include "exec/jit.h"
 #include "exec/pmap.h"
 #include "exec/shard_map.h"
 
@@ -14,9 +15,6 @@ namespace shardscope::api {
 
 // A user function on flattened values (the Python layer flattens pytrees around it).
 using Function = std::function<std::vector<Value>(const std::vector<Value>&)>;
-
-// The type a value has as a traced argument: an Explicit-mode sharding becomes sharding in the type.
-[[nodiscard]] Aval argument_aval(const Value& value);
 
 struct Traced {
   JaxprPtr jaxpr;               // constvars: the values the function closed over
@@ -35,6 +33,26 @@ struct JitSpec {
 };
 // jax.jit(f)(*args): a jit equation inside an enclosing trace, else a partitioned run.
 std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec);
+
+// A jitted function traced once for one signature of arguments, to be run on many arguments of that
+// signature without calling the user function again (jax.jit's cache entry).
+struct JitProgram {
+  JaxprPtr program;             // the traced function with its captured values as leading arguments
+  std::vector<Value> captured;  // the values of those leading arguments
+  JitOptions options;           // shardings for captured values and arguments, as run_jit takes them
+  std::size_t num_outputs = 0;
+  std::vector<Array> captured_arrays;  // `captured` as arrays when none is a tracer (for run_jit_program_on_arrays)
+};
+// Traces `f` on the types of `args`.
+[[nodiscard]] JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec);
+// Runs (or, inside a trace, stages) a traced program on arguments of the types it was traced for.
+std::vector<Value> run_jit_program(const JitProgram& program, const std::vector<Value>& args);
+// The same outside any trace, on arrays (a cached call's fast path: no copies of the arguments). The program
+// must have captured no tracers.
+std::vector<Value> run_jit_program_on_arrays(const JitProgram& program, std::vector<Array> args);
+// A concrete value or Python scalar as the array a compiled program receives (scalars: weakly typed, on the
+// default device).
+[[nodiscard]] Array argument_array(const Value& value);
 
 // jax.vmap(f, in_axes, out_axes, axis_name)(*args).
 std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,

@@ -1,12 +1,20 @@
 // Sharded array construction, gathering and per-device accounting.
 #include "array/array.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "base/error.h"
 
 namespace shardscope {
+namespace {
+
+bool covers_whole(const std::vector<DimSlice>& index) {
+  return std::all_of(index.begin(), index.end(), [](const DimSlice& slice) { return slice.full; });
+}
+
+}  // namespace
 
 std::string ShapedArray::str_short(bool short_dtypes) const {
   std::vector<std::string> dims;
@@ -20,7 +28,8 @@ Array Array::from_host(const BufferPtr& host, Sharding sharding, const JaxProfil
   std::map<std::vector<DimSlice>, BufferPtr> blocks;
   for (DeviceIndex& entry : devices_indices_map(sharding, host->shape(), profile)) {
     BufferPtr& block = blocks[entry.index];
-    if (!block) block = slice_block(*host, entry.index);
+    // A block that is the whole value shares the (immutable) host buffer instead of copying it.
+    if (!block) block = covers_whole(entry.index) ? host : slice_block(*host, entry.index);
     shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, block});
   }
   return Array({host->shape(), host->dtype(), weak_type}, std::move(sharding), std::move(shards));
@@ -42,6 +51,9 @@ bool Array::is_abstract() const { return shards_.empty() || shards_.front().data
 
 BufferPtr Array::gather() const {
   if (is_abstract()) throw value_error("An abstract array " + aval_.str_short(false) + " has no values to fetch");
+  for (const Shard& shard : shards_) {
+    if (covers_whole(shard.index)) return shard.data;  // one block holds everything: nothing to assemble
+  }
   auto global = std::make_shared<Buffer>(aval_.dtype, aval_.shape);
   for (const Shard& shard : shards_) {
     if (shard.replica_id == 0) write_block(*global, shard.index, *shard.data);

@@ -1,9 +1,15 @@
 // Buffer storage, block copies between global and per-shard buffers.
 #include "array/buffer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
+#include <deque>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <new>
 
 #include "base/error.h"
 #include "base/half_float.h"
@@ -64,7 +70,127 @@ Shape block_shape_of(const Shape& global, const std::vector<DimSlice>& index) {
 }  // namespace
 
 Buffer::Buffer(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), bytes_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {}
+    : dtype_(dtype), shape_(std::move(shape)), bytes_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {
+  data_ = bytes_.data();
+  size_ = bytes_.size();
+}
+
+namespace {
+
+struct Offer {
+  std::shared_ptr<const Buffer> owner;
+  std::byte* storage = nullptr;
+  std::size_t bytes = 0;
+};
+thread_local Offer t_offer;
+
+// Recently freed big blocks, kept for the next unfilled buffer of the same size. Without it every large
+// result would be fresh memory that the kernel faults in and zeroes page by page (glibc unmaps big chunks
+// and trims its heap on free), which costs about as much as an elementwise kernel itself. Bounded, so a
+// finished computation leaves at most kMaxPooledBytes behind.
+class StoragePool {
+ public:
+  static constexpr std::size_t kMinBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxPooledBytes = std::size_t{256} << 20;
+
+  std::byte* take(std::size_t bytes) {
+    if (bytes >= kMinBytes) {
+      const std::lock_guard lock(mutex_);
+      if (const auto it = free_.find(bytes); it != free_.end()) {
+        std::byte* storage = it->second;
+        free_.erase(it);
+        pooled_ -= bytes;
+        return storage;
+      }
+    }
+    void* storage = std::malloc(std::max<std::size_t>(bytes, 1));
+    if (storage == nullptr) throw std::bad_alloc();
+    return static_cast<std::byte*>(storage);
+  }
+
+  void give(std::byte* storage, std::size_t bytes) {
+    if (bytes >= kMinBytes) {
+      const std::lock_guard lock(mutex_);
+      // The oldest blocks make room for the newest (the next request is most likely the same size).
+      while (pooled_ + bytes > kMaxPooledBytes && !order_.empty()) evict_oldest();
+      if (bytes <= kMaxPooledBytes) {
+        free_.emplace(bytes, storage);
+        order_.push_back({storage, bytes});
+        pooled_ += bytes;
+        if (order_.size() > 4 * free_.size() + 64) drop_taken_from_order();
+        return;
+      }
+    }
+    std::free(storage);
+  }
+
+ private:
+  void evict_oldest() {
+    const auto [storage, bytes] = order_.front();
+    order_.pop_front();
+    const auto range = free_.equal_range(bytes);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second == storage) {
+        free_.erase(it);
+        pooled_ -= bytes;
+        std::free(storage);
+        return;
+      }
+    }
+  }
+
+  // Entries of blocks taken since they were pooled only delay eviction; they are dropped now and then.
+  void drop_taken_from_order() {
+    std::multimap<std::size_t, std::byte*> pending = free_;
+    std::deque<std::pair<std::byte*, std::size_t>> kept;
+    for (const auto& entry : order_) {
+      const auto range = pending.equal_range(entry.second);
+      for (auto it = range.first; it != range.second; ++it) {
+        if (it->second == entry.first) {
+          pending.erase(it);
+          kept.push_back(entry);
+          break;
+        }
+      }
+    }
+    order_ = std::move(kept);
+  }
+
+  std::mutex mutex_;
+  std::multimap<std::size_t, std::byte*> free_;           // guarded by mutex_
+  std::deque<std::pair<std::byte*, std::size_t>> order_;  // guarded by mutex_; may name taken blocks
+  std::size_t pooled_ = 0;                                // guarded by mutex_
+};
+
+// Never destroyed: buffers in other statics may be freed after this file's statics are gone.
+StoragePool& storage_pool() {
+  static auto* pool = new StoragePool();
+  return *pool;
+}
+
+std::byte* take_storage(std::size_t bytes) { return storage_pool().take(bytes); }
+
+}  // namespace
+
+void Buffer::ReleaseStorage::operator()(std::byte* storage) const { storage_pool().give(storage, bytes); }
+
+StorageOffer::StorageOffer(std::shared_ptr<const Buffer> owner, std::byte* storage, std::size_t bytes) {
+  t_offer = {std::move(owner), storage, bytes};
+}
+
+StorageOffer::~StorageOffer() { t_offer = {}; }
+
+Buffer::Buffer(DType dtype, Shape shape, Uninitialized)
+    : dtype_(dtype), shape_(std::move(shape)), size_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {
+  if (t_offer.storage != nullptr && t_offer.bytes == size_) {
+    owner_ = std::move(t_offer.owner);
+    data_ = t_offer.storage;
+    t_offer = {};
+    return;
+  }
+  unfilled_ = std::unique_ptr<std::byte, ReleaseStorage>(take_storage(size_), ReleaseStorage{size_});
+  data_ = unfilled_.get();
+}
 
 Buffer::Buffer(DType dtype, Shape shape, std::vector<std::byte> bytes)
     : dtype_(dtype), shape_(std::move(shape)), bytes_(std::move(bytes)) {
@@ -73,6 +199,39 @@ Buffer::Buffer(DType dtype, Shape shape, std::vector<std::byte> bytes)
                       " needs " + std::to_string(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype_)) +
                       " bytes, got " + std::to_string(bytes_.size()));
   }
+  data_ = bytes_.data();
+  size_ = bytes_.size();
+}
+
+Buffer::Buffer(DType dtype, Shape shape, std::shared_ptr<const Buffer> owner, std::byte* data)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      owner_(std::move(owner)),
+      data_(data),
+      size_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {}
+
+// Copies own their bytes, whatever the original's storage.
+Buffer::Buffer(const Buffer& other)
+    : dtype_(other.dtype_), shape_(other.shape_), bytes_(other.bytes().begin(), other.bytes().end()) {
+  data_ = bytes_.data();
+  size_ = bytes_.size();
+}
+
+Buffer& Buffer::operator=(const Buffer& other) {
+  if (this != &other) *this = Buffer(other);
+  return *this;
+}
+
+std::shared_ptr<const Buffer> Buffer::view_of(const std::shared_ptr<const Buffer>& owner, int64_t offset, Shape shape) {
+  const std::size_t item = dtype_size(owner->dtype());
+  const auto begin = static_cast<std::size_t>(offset) * item;
+  if (offset < 0 || begin + static_cast<std::size_t>(product(shape)) * item > owner->nbytes()) {
+    throw value_error("A view of shape " + python_int_tuple(shape) + " at element " + std::to_string(offset) +
+                      " does not fit a buffer of shape " + python_int_tuple(owner->shape()));
+  }
+  // Views are only handed out as const buffers, so their bytes are never written through this pointer.
+  std::byte* data = const_cast<std::byte*>(owner->bytes().data()) + begin;
+  return std::shared_ptr<const Buffer>(new Buffer(owner->dtype(), std::move(shape), owner, data));
 }
 
 double Buffer::element_as_double(int64_t flat_index) const {
@@ -97,7 +256,7 @@ double Buffer::element_as_double(int64_t flat_index) const {
 
 BufferPtr slice_block(const Buffer& source, const std::vector<DimSlice>& index) {
   const Shape shape = block_shape_of(source.shape(), index);
-  auto block = std::make_shared<Buffer>(source.dtype(), shape);
+  auto block = std::make_shared<Buffer>(source.dtype(), shape, Buffer::Uninitialized{});  // every run is copied
   const std::size_t item = dtype_size(source.dtype());
   const std::byte* from = source.bytes().data();
   std::byte* to = block->mutable_bytes().data();

@@ -44,6 +44,7 @@ JaxVersion JaxVersion::parse(std::string_view text) {
 
 const std::vector<JaxFeatureChange>& jax_feature_changes() {
   static const std::vector<JaxFeatureChange> table = {
+      {JaxFeature::kTpuDeviceReprProcessIndex, {0, 2, 13}, "repr(TpuDevice) shows process_index (was host_id)"},
       {JaxFeature::kXlaPmapGlobalArgShapes, {0, 2, 26}, "xla_pmap carries global_arg_shapes"},
       {JaxFeature::kPmapArrayOutputs, {0, 4, 1}, "pmap returns Array with PmapSharding"},
       {JaxFeature::kXlaPmapExplicitGlobalAxisSize, {0, 4, 2}, "xla_pmap carries is_explicit_global_axis_size"},
@@ -51,6 +52,9 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
        {0, 4, 2},
        "dot_general prints dimension_numbers as lists and hides None params"},
       {JaxFeature::kJitPrimitivePjit, {0, 4, 4}, "jit is pjit: jaxprs show pjit[name= jaxpr=]"},
+      {JaxFeature::kDeviceMismatchNamesArguments,
+       {0, 4, 4},
+       "device-assignment errors name the mismatched arguments and their shapes"},
       {JaxFeature::kXlaPmapNoGlobalArgShapes, {0, 4, 8}, "global_arg_shapes is removed from xla_pmap"},
       {JaxFeature::kPmapTooManyDevicesNoPartitions, {0, 4, 8}, "pmap's device-count error drops num_partitions"},
       {JaxFeature::kJnpDotPassesPreferredType, {0, 4, 14}, "jnp.dot passes preferred_element_type=<result dtype>"},

@@ -57,6 +57,8 @@ enum class JaxFeature {
   kReduceMaxMinOutShardingParam,
   kJitPrimitivePjit,                // jit equations print as pjit[name= jaxpr=] (were xla_call[call_jaxpr= name=])
   kJitPrimitiveJit,                 // jit equations print as jit[...] (were pjit)
+  kTpuDeviceReprProcessIndex,       // repr(TpuDevice) says process_index= (was host_id=)
+  kDeviceMismatchNamesArguments,    // device-assignment errors name the arguments (were "another array's")
   kXlaPmapGlobalArgShapes,          // xla_pmap carries global_arg_shapes
   kXlaPmapNoGlobalArgShapes,        // global_arg_shapes removed from xla_pmap
   kXlaPmapExplicitGlobalAxisSize,   // xla_pmap carries is_explicit_global_axis_size

@@ -12,14 +12,17 @@ std::string platform_name(Platform platform) {
   return "cpu";
 }
 
-std::string device_repr(const Device& device) {
+std::string device_repr(const Device& device) { return device_repr(device, JaxProfile{}); }
+
+std::string device_repr(const Device& device, const JaxProfile& profile) {
   const std::string id = std::to_string(device.id);
   switch (device.platform) {
     case Platform::kCpu: return "CpuDevice(id=" + id + ")";
     case Platform::kGpu: return "CudaDevice(id=" + id + ")";
     case Platform::kTpu: {
       const auto& c = device.coords;
-      return "TpuDevice(id=" + id + ", process_index=" + std::to_string(device.process_index) + ", coords=(" +
+      const char* process_field = profile.has(JaxFeature::kTpuDeviceReprProcessIndex) ? "process_index" : "host_id";
+      return "TpuDevice(id=" + id + ", " + process_field + "=" + std::to_string(device.process_index) + ", coords=(" +
              std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) +
              "), core_on_chip=" + std::to_string(device.core_on_chip) + ")";
     }

@@ -34,6 +34,8 @@ struct Device {
 
 // `repr(device)`: CpuDevice(id=0), CudaDevice(id=0), TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0).
 [[nodiscard]] std::string device_repr(const Device& device);
+// As the profile's JAX printed it (TpuDevice showed host_id= before 0.2.13).
+[[nodiscard]] std::string device_repr(const Device& device, const JaxProfile& profile);
 
 // `str(device)`: cpu:0 (TFRT_CPU_0 before 0.10), cuda:0, TPU_3(process=0,(1,0,0,1)).
 [[nodiscard]] std::string device_str(const Device& device, const JaxProfile& profile);

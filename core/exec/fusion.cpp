@@ -60,14 +60,6 @@ Aval with_shape(const Aval& aval, Shape shape) {
   return local;
 }
 
-// The chunk [offset, offset + length) of a flat buffer, as a rank-1 buffer (copied: buffers own bytes).
-BufferPtr chunk_of(const Buffer& buffer, int64_t offset, int64_t length) {
-  const std::size_t item = dtype_size(buffer.dtype());
-  const std::byte* start = buffer.bytes().data() + static_cast<std::size_t>(offset) * item;
-  std::vector<std::byte> bytes(start, start + static_cast<std::size_t>(length) * item);
-  return std::make_shared<const Buffer>(buffer.dtype(), Shape{length}, std::move(bytes));
-}
-
 // Asks for transparent huge pages on a big output about to be written (as numpy does for big arrays):
 // one fault per 2 MiB instead of per 4 KiB page. Only the page-aligned interior can be advised.
 void advise_huge_pages([[maybe_unused]] std::byte* data, [[maybe_unused]] std::size_t bytes) {
@@ -81,6 +73,14 @@ void advise_huge_pages([[maybe_unused]] std::byte* data, [[maybe_unused]] std::s
   (void)madvise(reinterpret_cast<void*>(start), stop - start, MADV_HUGEPAGE);
 #endif
 }
+
+// A task's working state: slot values, and its operands' avals for the chunk shape last seen.
+struct Scratch {
+  std::vector<BufferPtr> values;
+  std::vector<BufferPtr> operands;
+  std::optional<Shape> avals_for;
+  std::vector<std::vector<Aval>> step_avals;  // per step, its operands' avals
+};
 
 }  // namespace
 
@@ -161,9 +161,9 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     total += product(local_shapes[d]);
   }
   const bool parallel = total >= kParallelMinElements;
-  // One task per device when there are devices enough to keep every thread busy: it appends its chunks'
-  // results to fresh storage, so output pages are written once. A lone device is cut into one range per
-  // thread, each writing into a block allocated up front.
+  // One task per device when there are devices enough to keep every thread busy; a lone device is cut
+  // into one range per thread. Every task reads its inputs in place and writes its chunks' results
+  // straight into the device's output block, allocated unfilled up front, so output pages are written once.
   const std::size_t ranges_per_device = devices == 1 && parallel ? thread_count() : 1;
   struct Task {
     std::size_t device;
@@ -185,54 +185,79 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
   std::vector<DeviceBuffers> outputs(group.outputs.size(), DeviceBuffers(devices));
   std::vector<std::vector<std::shared_ptr<Buffer>>> blocks(group.outputs.size(),
                                                            std::vector<std::shared_ptr<Buffer>>(devices));
-  if (ranges_per_device > 1) {
+  for (std::size_t d = 0; d < devices; ++d) {
+    // A block that fits one chunk is the kernels' own result, handed over without a copy.
+    if (product(local_shapes[d]) <= kFusionChunkElements) continue;
     for (std::size_t o = 0; o < group.outputs.size(); ++o) {
-      blocks[o][0] = std::make_shared<Buffer>(group.outputs[o].aval.dtype, local_shapes[0]);
-      outputs[o][0] = blocks[o][0];
+      blocks[o][d] = std::make_shared<Buffer>(group.outputs[o].aval.dtype, local_shapes[d], Buffer::Uninitialized{});
+      advise_huge_pages(blocks[o][d]->mutable_bytes().data(), blocks[o][d]->nbytes());
+      outputs[o][d] = blocks[o][d];
     }
   }
-  const auto run_task = [&](std::size_t t) {
+  // Which group output each slot is (-1: none), so kernels producing one can be offered its block.
+  std::vector<std::ptrdiff_t> output_of_slot(group.slots, -1);
+  for (std::size_t o = 0; o < group.output_slots.size(); ++o) {
+    output_of_slot[group.output_slots[o]] = static_cast<std::ptrdiff_t>(o);
+  }
+  // Kernels read shapes from their operands' avals: they are built once per chunk shape, not per chunk.
+  const auto build_avals = [&](Scratch& scratch, const Shape& chunk_shape) {
+    if (scratch.avals_for && *scratch.avals_for == chunk_shape) return;
+    std::vector<Aval> slot_avals(group.slots);
+    for (std::size_t i = 0; i < group.inputs.size(); ++i) {
+      const Aval& aval = group.inputs[i].aval;
+      slot_avals[i] = with_shape(aval, aval.rank() == 0 ? Shape{} : chunk_shape);
+    }
+    scratch.step_avals.assign(group.steps.size(), {});
+    for (std::size_t k = 0; k < group.steps.size(); ++k) {
+      const FusionStep& step = group.steps[k];
+      const Eqn& eqn = jaxpr.eqns.at(step.eqn);
+      for (std::size_t j = 0; j < step.operands.size(); ++j) {
+        const std::ptrdiff_t operand = step.operands[j];
+        scratch.step_avals[k].push_back(operand < 0 ? atom_aval(eqn.inputs[j])
+                                                    : slot_avals[static_cast<std::size_t>(operand)]);
+      }
+      slot_avals[step.out_slot] = with_shape(eqn.outputs[0].aval, chunk_shape);
+    }
+    scratch.avals_for = chunk_shape;
+  };
+  const auto run_task = [&](std::size_t t, Scratch& scratch) {
     const Task& task = tasks[t];
     const Shape& local_shape = local_shapes[task.device];
-    const bool whole =
-        task.begin == 0 && task.end - task.begin <= kFusionChunkElements && task.end == product(local_shape);
-    const bool appending = !whole && ranges_per_device == 1;
-    std::vector<std::vector<std::byte>> appended(appending ? group.outputs.size() : 0);
-    for (std::size_t o = 0; o < appended.size(); ++o) {
-      appended[o].reserve(static_cast<std::size_t>(task.end) * dtype_size(group.outputs[o].aval.dtype));
-      advise_huge_pages(appended[o].data(), appended[o].capacity());
-    }
-    std::vector<BufferPtr> values(group.slots);
-    std::vector<Aval> avals(group.slots);
-    std::vector<BufferPtr> operands;
-    std::vector<Aval> operand_avals;
+    const bool whole = blocks.empty() || !blocks.front()[task.device];
+    std::vector<BufferPtr>& values = scratch.values;
+    values.assign(group.slots, nullptr);
     for (int64_t offset = task.begin; offset < task.end || (whole && offset == task.begin);
          offset += kFusionChunkElements) {
       const int64_t length = std::min(kFusionChunkElements, task.end - offset);
       const Shape chunk_shape = whole ? local_shape : Shape{length};
+      build_avals(scratch, chunk_shape);
       for (std::size_t i = 0; i < inputs.size(); ++i) {
         const BufferPtr& buffer = inputs[i][task.device];
-        const bool scalar = buffer->shape().empty();
-        values[i] = scalar || whole ? buffer : chunk_of(*buffer, offset, length);
-        avals[i] = with_shape(group.inputs[i].aval, scalar ? Shape{} : chunk_shape);
+        values[i] = buffer->shape().empty() || whole ? buffer : Buffer::view_of(buffer, offset, chunk_shape);
       }
-      for (const FusionStep& step : group.steps) {
+      for (std::size_t k = 0; k < group.steps.size(); ++k) {
+        const FusionStep& step = group.steps[k];
         const Eqn& eqn = jaxpr.eqns.at(step.eqn);
+        std::vector<BufferPtr>& operands = scratch.operands;
         operands.clear();
-        operand_avals.clear();
-        for (std::size_t k = 0; k < step.operands.size(); ++k) {
-          const std::ptrdiff_t operand = step.operands[k];
-          if (operand < 0) {
-            operands.push_back(group.literals[static_cast<std::size_t>(-1 - operand)]);
-            operand_avals.push_back(atom_aval(eqn.inputs[k]));
-          } else {
-            operands.push_back(values[static_cast<std::size_t>(operand)]);
-            operand_avals.push_back(avals[static_cast<std::size_t>(operand)]);
-          }
+        for (const std::ptrdiff_t operand : step.operands) {
+          operands.push_back(operand < 0 ? group.literals[static_cast<std::size_t>(-1 - operand)]
+                                         : values[static_cast<std::size_t>(operand)]);
         }
-        std::vector<BufferPtr> results = eqn.primitive->impl(operands, operand_avals, eqn.params);
+        std::vector<BufferPtr> results;
+        if (const std::ptrdiff_t o = output_of_slot[step.out_slot]; o >= 0 && !whole) {
+          // The kernel may write this chunk of a group output straight into the device's block.
+          const auto index = static_cast<std::size_t>(o);
+          const std::size_t item = dtype_size(group.outputs[index].aval.dtype);
+          const StorageOffer offer(
+              blocks[index][task.device],
+              blocks[index][task.device]->mutable_bytes().data() + static_cast<std::size_t>(offset) * item,
+              static_cast<std::size_t>(length) * item);
+          results = eqn.primitive->impl(operands, scratch.step_avals[k], eqn.params);
+        } else {
+          results = eqn.primitive->impl(operands, scratch.step_avals[k], eqn.params);
+        }
         values[step.out_slot] = std::move(results.at(0));
-        avals[step.out_slot] = with_shape(eqn.outputs[0].aval, chunk_shape);
       }
       for (std::size_t o = 0; o < group.output_slots.size(); ++o) {
         const BufferPtr& result = values[group.output_slots[o]];
@@ -240,24 +265,25 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
           outputs[o][task.device] = result;
           continue;
         }
-        const std::size_t bytes = static_cast<std::size_t>(length) * dtype_size(group.outputs[o].aval.dtype);
+        const std::size_t item = dtype_size(group.outputs[o].aval.dtype);
+        const std::size_t bytes = static_cast<std::size_t>(length) * item;
         if (result->nbytes() != bytes) throw runtime_error("fusion: a kernel returned a block of the wrong size");
-        if (appending) {
-          appended[o].insert(appended[o].end(), result->bytes().begin(), result->bytes().end());
-        } else {
-          std::memcpy(blocks[o][task.device]->mutable_bytes().data() +
-                          static_cast<std::size_t>(offset) * dtype_size(group.outputs[o].aval.dtype),
-                      result->bytes().data(), bytes);
-        }
+        std::byte* target = blocks[o][task.device]->mutable_bytes().data() + static_cast<std::size_t>(offset) * item;
+        if (result->bytes().data() != target) std::memcpy(target, result->bytes().data(), bytes);
       }
       if (whole) break;
     }
-    for (std::size_t o = 0; o < appended.size(); ++o) {
-      outputs[o][task.device] =
-          std::make_shared<const Buffer>(group.outputs[o].aval.dtype, local_shape, std::move(appended[o]));
-    }
   };
-  parallel_for(tasks.size(), parallel, run_task);
+  if (!parallel) {
+    // Small work runs on the caller, sharing one scratch across devices.
+    Scratch scratch;
+    for (std::size_t t = 0; t < tasks.size(); ++t) run_task(t, scratch);
+    return outputs;
+  }
+  parallel_for(tasks.size(), true, [&](std::size_t t) {
+    Scratch scratch;
+    run_task(t, scratch);
+  });
   return outputs;
 }
 

@@ -3,8 +3,10 @@
 #include "exec/jit.h"
 
 #include <algorithm>
+#include <list>
 
 #include "base/error.h"
+#include "exec/device_assignment.h"
 #include "exec/fusion.h"
 #include "exec/interpreter.h"
 #include "exec/program_cache.h"
@@ -26,24 +28,55 @@ Aval local_aval(const Aval& global, const Layout& layout, const Mesh& mesh) {
   return local;
 }
 
-std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options) {
+// The mesh a run uses (borrowed from the arguments, options or program), or null when nothing names one.
+const Mesh* find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i < options.in_shardings.size() && options.in_shardings[i]) {
-      if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return named->mesh;
+      if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return &named->mesh;
     }
-    if (const auto* named = std::get_if<NamedSharding>(&args[i].sharding())) return named->mesh;
+    if (const auto* named = std::get_if<NamedSharding>(&args[i].sharding())) return &named->mesh;
   }
   for (const Eqn& eqn : jaxpr.eqns) {
-    if (const ParamValue* s = find_param(eqn.params, "sharding")) {
-      if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+    // sharding_constraint's `sharding`, or reshard's and mesh_cast's `dst_sharding`.
+    for (const char* key : {"sharding", "dst_sharding"}) {
+      if (const ParamValue* s = find_param(eqn.params, key)) {
+        if (const auto* named = s->get_if<NamedSharding>()) return &named->mesh;
+      }
     }
   }
   for (const auto& s : options.out_shardings) {
     if (s) {
-      if (const auto* named = std::get_if<NamedSharding>(&*s)) return named->mesh;
+      if (const auto* named = std::get_if<NamedSharding>(&*s)) return &named->mesh;
     }
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+// The argument whose sharding chose the mesh (find_mesh's first pick among the arguments).
+std::size_t mesh_source(const std::vector<Array>& args, const JitOptions& options) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i < options.in_shardings.size() && options.in_shardings[i] &&
+        std::holds_alternative<NamedSharding>(*options.in_shardings[i])) {
+      return i;
+    }
+    if (std::holds_alternative<NamedSharding>(args[i].sharding())) return i;
+  }
+  return 0;
+}
+
+PlacedArgument placed_argument(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+                               std::size_t i) {
+  const Sharding& sharding =
+      i < options.in_shardings.size() && options.in_shardings[i] ? *options.in_shardings[i] : args[i].sharding();
+  PlacedArgument placed;
+  placed.name = i < options.arg_names.size() ? options.arg_names[i] : "args[" + std::to_string(i) + "]";
+  placed.aval = jaxpr.invars[i].aval;
+  if (const auto* named = std::get_if<NamedSharding>(&sharding)) {
+    placed.devices = named->mesh.devices();
+  } else if (const auto* single = std::get_if<SingleDeviceSharding>(&sharding)) {
+    placed.devices = {single->device};
+  }
+  return placed;
 }
 
 // Params that carry shapes must describe the local block on each device.
@@ -84,6 +117,17 @@ class PartitionedRun {
 
   void bind(const Var& var, Placed placed) { env_[var.id] = std::move(placed); }
 
+  // A value's per-device buffers without copying them (literals are made into buffers once per call).
+  const DeviceBuffers& buffers_of(const Atom& atom) {
+    if (const auto* var = std::get_if<Var>(&atom)) {
+      const auto it = env_.find(var->id);
+      if (it == env_.end()) throw runtime_error("jit: value used before it was computed");
+      return it->second.buffers;
+    }
+    literals_.push_back(read(atom).buffers);
+    return literals_.back();
+  }
+
   Placed read(const Atom& atom) const {
     if (const auto* literal = std::get_if<Literal>(&atom)) {
       return {{}, DeviceBuffers(static_cast<std::size_t>(mesh_.size()), literal_buffer(*literal))};
@@ -107,10 +151,12 @@ class PartitionedRun {
       if (run_.layouts.at(jaxpr.eqns[e].outputs[0].id).layout != layout) return false;
     }
     std::vector<DeviceBuffers> inputs;
+    inputs.reserve(group.inputs.size());
     for (const Var& var : group.inputs) {
-      Placed value = read(var);
-      if (var.aval.rank() != 0 && value.layout != layout) return false;
-      inputs.push_back(std::move(value.buffers));
+      const auto it = env_.find(var.id);
+      if (it == env_.end()) throw runtime_error("jit: value used before it was computed");
+      if (var.aval.rank() != 0 && it->second.layout != layout) return false;
+      inputs.push_back(it->second.buffers);
     }
     std::vector<DeviceBuffers> outputs = run_fusion_group(jaxpr, group, inputs);
     for (std::size_t o = 0; o < outputs.size(); ++o) bind(group.outputs[o], {layout, std::move(outputs[o])});
@@ -245,6 +291,7 @@ class PartitionedRun {
   const JaxProfile& profile_;
   JitRun& run_;
   std::map<int64_t, Placed> env_;
+  std::list<DeviceBuffers> literals_;  // stable addresses for buffers_of
 };
 
 JitRun run_on_one_device(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
@@ -270,20 +317,26 @@ JitRun run_on_one_device(const Jaxpr& jaxpr, const std::vector<Array>& args, con
   return run;
 }
 
-}  // namespace
+// Everything a run on a mesh derives from the program, its arguments' shardings and the options, never
+// from values: computed once per such combination and reused by every later call (what JAX's jit cache
+// holds after lowering).
+struct MeshPlan {
+  Mesh mesh;
+  std::shared_ptr<const LayoutMap> layouts;
+  // Per argument: where it must move, or nullopt when its shards already are the program's blocks.
+  std::vector<std::optional<NamedSharding>> moves;
+  std::shared_ptr<const std::vector<FusionGroup>> groups;
+  struct Output {
+    Sharding sharding;
+    std::vector<Array::Shard> shards;  // devices and indices; no data
+  };
+  std::vector<Output> outputs;
+};
 
-JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
-               const JaxProfile& profile) {
-  if (args.size() != jaxpr.invars.size()) {
-    throw type_error(options.name + "() takes " + std::to_string(jaxpr.invars.size()) + " arguments, got " +
-                     std::to_string(args.size()));
-  }
-  const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
-  // A one-device mesh still partitions (trivially): its outputs keep NamedShardings on that mesh.
-  if (!mesh) return run_on_one_device(jaxpr, args, options, profile);
-
-  JitRun run;
-  run.mesh = mesh;
+MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+                       const JaxProfile& profile, const Mesh& mesh) {
+  MeshPlan plan;
+  plan.mesh = mesh;
   LayoutMap known;
   std::optional<NamedSharding> reference;  // the first NamedSharding input, for reading outputs back
   std::size_t reference_rank = 0;
@@ -293,10 +346,10 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
     if (!given && std::holds_alternative<NamedSharding>(args[i].sharding())) given = args[i].sharding();
     if (given) {
       const auto* named = std::get_if<NamedSharding>(&*given);
-      if (named == nullptr || named->mesh.devices() != mesh->devices()) {
-        throw value_error("Received incompatible devices for jitted computation. Got argument " + std::to_string(i) +
-                          " of " + options.name + " with shape " + atom_aval(var).str_short(true) +
-                          " on devices that differ from the mesh's");
+      if (named == nullptr || named->mesh.devices() != mesh.devices()) {
+        throw_device_assignment_mismatch(options.name,
+                                         placed_argument(jaxpr, args, options, mesh_source(args, options)),
+                                         placed_argument(jaxpr, args, options, i), profile);
       }
       if (!reference) {
         reference = *named;
@@ -314,7 +367,7 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
   }
   // Explicit mode: every value's type names its sharding; propagation only fills in the untyped ones.
   const bool explicit_mesh =
-      std::find(mesh->axis_types().begin(), mesh->axis_types().end(), AxisType::kExplicit) != mesh->axis_types().end();
+      std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kExplicit) != mesh.axis_types().end();
   if (explicit_mesh) {
     for (const Eqn& eqn : jaxpr.eqns) {
       for (const Var& out : eqn.outputs) {
@@ -324,22 +377,125 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
       }
     }
   }
-  run.layouts = *cached_layouts(jaxpr, *mesh, known);  // propagation depends on no value
+  plan.layouts = cached_layouts(jaxpr, mesh, known);  // propagation depends on no value
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Var& var = jaxpr.invars[i];
+    const Layout& layout = plan.layouts->at(var.id).layout;
+    const auto* named = std::get_if<NamedSharding>(&args[i].sharding());
+    // Committed inputs already cut into the chosen blocks are used as they are.
+    const bool in_place = named != nullptr && named->mesh.devices() == mesh.devices() &&
+                          args[i].shape() == var.aval.shape && dim_axes_of(*named, var.aval.rank()) == layout;
+    if (in_place) {
+      plan.moves.emplace_back();
+    } else {
+      plan.moves.emplace_back(sharding_of_layout(mesh, layout, std::nullopt));
+    }
+  }
+  plan.groups = cached_fusion_plan(jaxpr);
+  for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
+    const Atom& out = jaxpr.outvars[o];
+    const Aval& aval = atom_aval(out);
+    const auto* var = std::get_if<Var>(&out);
+    const Layout layout = var != nullptr ? plan.layouts->at(var->id).layout : Layout(aval.rank());
+    Sharding sharding = sharding_of_layout(mesh, layout, default_memory_kind(mesh.platform(), profile));
+    if (o < options.out_shardings.size() && options.out_shardings[o]) {
+      sharding = *options.out_shardings[o];
+    } else if (explicit_mesh && aval.dim_axes.size() == aval.rank()) {
+      // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
+      std::vector<SpecEntry> entries;
+      for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
+      sharding = NamedSharding{mesh, PartitionSpec(entries), default_memory_kind(mesh.platform(), profile)};
+    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
+      sharding = *reference;  // JAX hands back the input's own sharding object when equivalent
+    } else {
+      // Read back from the layout: trailing unsharded dims are dropped from the spec.
+      Layout trimmed = layout;
+      while (!trimmed.empty() && trimmed.back().empty()) trimmed.pop_back();
+      sharding = sharding_of_layout(mesh, trimmed, default_memory_kind(mesh.platform(), profile));
+    }
+    MeshPlan::Output output{sharding, {}};
+    for (DeviceIndex& entry : devices_indices_map(sharding, aval.shape, profile)) {
+      output.shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, nullptr});
+    }
+    plan.outputs.push_back(std::move(output));
+  }
+  return plan;
+}
 
-  PartitionedRun partitioned(*mesh, profile, run);
+// What a plan depends on besides the program, borrowed for lookups and copied into an entry on a miss.
+struct MeshProbe {
+  const std::vector<Array>* args;
+  const JitOptions* options;
+  const JaxProfile* profile;
+};
+
+struct MeshKey {
+  explicit MeshKey(const MeshProbe& probe)
+      : in_shardings(probe.options->in_shardings),
+        out_shardings(probe.options->out_shardings),
+        version(probe.profile->version()) {
+    for (const Array& arg : *probe.args) {
+      arg_shardings.push_back(arg.sharding());
+      arg_shapes.push_back(arg.shape());
+    }
+  }
+  bool operator==(const MeshProbe& probe) const {
+    const std::vector<Array>& args = *probe.args;
+    if (args.size() != arg_shardings.size() || version != probe.profile->version() ||
+        in_shardings != probe.options->in_shardings || out_shardings != probe.options->out_shardings) {
+      return false;
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i].shape() != arg_shapes[i] || args[i].sharding() != arg_shardings[i]) return false;
+    }
+    return true;
+  }
+  std::vector<Sharding> arg_shardings;
+  std::vector<Shape> arg_shapes;
+  std::vector<std::optional<Sharding>> in_shardings;
+  std::vector<std::optional<Sharding>> out_shardings;
+  JaxVersion version;
+};
+
+constexpr std::size_t kPlanCacheEntries = 64;
+
+}  // namespace
+
+JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+               const JaxProfile& profile) {
+  if (args.size() != jaxpr.invars.size()) {
+    throw type_error(options.name + "() takes " + std::to_string(jaxpr.invars.size()) + " arguments, got " +
+                     std::to_string(args.size()));
+  }
+  const Mesh* mesh = find_mesh(jaxpr, args, options);
+  // A one-device mesh still partitions (trivially): its outputs keep NamedShardings on that mesh.
+  if (!mesh) return run_on_one_device(jaxpr, args, options, profile);
+
+  static ProgramCache<MeshKey, MeshPlan> plans(kPlanCacheEntries);
+  const std::shared_ptr<const MeshPlan> plan = plans.get(
+      jaxpr, MeshProbe{&args, &options, &profile}, [&] { return plan_mesh_run(jaxpr, args, options, profile, *mesh); });
+
+  JitRun run;
+  run.mesh = plan->mesh;
+  run.layouts = *plan->layouts;
+  PartitionedRun partitioned(plan->mesh, profile, run);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Var& var = jaxpr.invars[i];
     const Layout& layout = run.layouts.at(var.id).layout;
-    const NamedSharding target = sharding_of_layout(*mesh, layout, std::nullopt);
-    // Uncommitted inputs are cut into the chosen blocks locally; committed ones already are.
-    const Array placed = reshard(args[i], target, profile, &run.log, "jit argument");
     DeviceBuffers buffers;
-    for (const Array::Shard& shard : placed.shards()) buffers.push_back(shard.data);
-    partitioned.bind(var, {layout, buffers});
+    buffers.reserve(args[i].shards().size());
+    if (!plan->moves[i]) {
+      for (const Array::Shard& shard : args[i].shards()) buffers.push_back(shard.data);
+    } else {
+      // Uncommitted inputs are cut into the chosen blocks locally; committed ones are resharded.
+      const Array placed = reshard(args[i], *plan->moves[i], profile, &run.log, "jit argument");
+      for (const Array::Shard& shard : placed.shards()) buffers.push_back(shard.data);
+    }
+    partitioned.bind(var, {layout, std::move(buffers)});
   }
-  const auto groups = cached_fusion_plan(jaxpr);
+  const std::vector<FusionGroup>& groups = *plan->groups;
   for (std::size_t e = 0; e < jaxpr.eqns.size();) {
-    const FusionGroup* group = group_starting_at(*groups, e);
+    const FusionGroup* group = group_starting_at(groups, e);
     if (group != nullptr && partitioned.execute_fused(jaxpr, *group)) {
       e = group->end;
     } else {
@@ -348,33 +504,11 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
   }
 
   for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
-    const Atom& out = jaxpr.outvars[o];
-    const Aval& aval = atom_aval(out);
-    const auto* var = std::get_if<Var>(&out);
-    const Layout layout = var != nullptr ? run.layouts.at(var->id).layout : Layout(aval.rank());
-    Sharding sharding = sharding_of_layout(*mesh, layout, default_memory_kind(mesh->platform(), profile));
-    if (o < options.out_shardings.size() && options.out_shardings[o]) {
-      sharding = *options.out_shardings[o];
-    } else if (explicit_mesh && aval.dim_axes.size() == aval.rank()) {
-      // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
-      std::vector<SpecEntry> entries;
-      for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
-      sharding = NamedSharding{*mesh, PartitionSpec(entries), default_memory_kind(mesh->platform(), profile)};
-    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
-      sharding = *reference;  // JAX hands back the input's own sharding object when equivalent
-    } else {
-      // Read back from the layout: trailing unsharded dims are dropped from the spec.
-      Layout trimmed = layout;
-      while (!trimmed.empty() && trimmed.back().empty()) trimmed.pop_back();
-      sharding = sharding_of_layout(*mesh, trimmed, default_memory_kind(mesh->platform(), profile));
-    }
-    const Placed value = partitioned.read(out);
-    std::vector<Array::Shard> shards;
-    const std::vector<DeviceIndex> index = devices_indices_map(sharding, aval.shape, profile);
-    for (std::size_t d = 0; d < index.size(); ++d) {
-      shards.push_back({index[d].device, index[d].index, index[d].replica_id, value.buffers[d]});
-    }
-    run.outputs.push_back(Array::from_shards(aval.shaped(), sharding, std::move(shards)));
+    const MeshPlan::Output& output = plan->outputs[o];
+    const DeviceBuffers& buffers = partitioned.buffers_of(jaxpr.outvars[o]);
+    std::vector<Array::Shard> shards = output.shards;
+    for (std::size_t d = 0; d < shards.size(); ++d) shards[d].data = buffers[d];
+    run.outputs.push_back(Array::from_shards(atom_aval(jaxpr.outvars[o]).shaped(), output.sharding, std::move(shards)));
   }
   return run;
 }

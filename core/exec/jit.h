@@ -17,6 +17,7 @@ struct JitOptions {
   std::vector<std::optional<Sharding>> in_shardings;   // per argument; nullopt = unspecified
   std::vector<std::optional<Sharding>> out_shardings;  // per output; nullopt = unspecified
   std::optional<Device> default_device;                // where a program with no sharded inputs runs
+  std::vector<std::string> arg_names;                  // per argument, for errors (args[i] when absent)
 };
 
 struct JitRun {

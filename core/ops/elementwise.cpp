@@ -77,6 +77,21 @@ auto vectorised(vector_math::Function function, Fn fallback) {
   };
 }
 
+// float32 through vector_math::apply_rounded (sin, cos); other dtypes elementwise through `fallback`.
+template <typename Fn>
+auto rounded_trig(vector_math::Function function, Fn fallback) {
+  return [function, fallback](auto tag, const Buffer& operand, const Params&) -> BufferPtr {
+    constexpr DType D = decltype(tag)::value;
+    if constexpr (D == DType::kFloat32) {
+      auto out = new_buffer(D, operand.shape());
+      vector_math::apply_rounded(function, operand.as<float>().data(), out->as_mutable<float>().data(), operand.size());
+      return out;
+    } else {
+      return map_unary<D, D>(operand, fallback);
+    }
+  };
+}
+
 template <TypeClasses Accepted, typename Fn>
 void vector_unary(const std::string& name, vector_math::Function function, Fn fallback) {
   register_unary<Accepted>(name, UnaryParams::kAccuracy, false, vectorised(function, fallback));
@@ -245,11 +260,12 @@ void register_unary_primitives() {
       "expm1", [](auto x) { return std::expm1(x); }, kAccuracy);
   vector_unary<kInexactTypes>("tanh", vector_math::Function::kTanh, [](auto x) { return std::tanh(x); });
   vector_unary<kInexactTypes>("logistic", vector_math::Function::kLogistic, [](auto x) { return logistic(x); });
-  // XLA:CPU's sin and cos round correctly (seed 002 prints 2*sin(10)+1 as -0.08804226): <cmath>, not SIMD.
-  unary<kInexactTypes>(
-      "sin", [](auto x) { return std::sin(x); }, kAccuracy);
-  unary<kInexactTypes>(
-      "cos", [](auto x) { return std::cos(x); }, kAccuracy);
+  // XLA:CPU's sin and cos round correctly (seed 002 prints 2*sin(10)+1 as -0.08804226): float32 goes through
+  // vector_math's double-precision kernel rounded once, float64 through <cmath>.
+  register_unary<kInexactTypes>("sin", UnaryParams::kAccuracy, false,
+                                rounded_trig(vector_math::Function::kSin, [](auto x) { return std::sin(x); }));
+  register_unary<kInexactTypes>("cos", UnaryParams::kAccuracy, false,
+                                rounded_trig(vector_math::Function::kCos, [](auto x) { return std::cos(x); }));
   unary<kInexactTypes>(
       "tan", [](auto x) { return std::tan(x); }, kAccuracy);
   unary<kInexactTypes>(

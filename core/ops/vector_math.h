@@ -17,6 +17,12 @@ void apply(Function function, const double* in, double* out, int64_t n);
 void apply_portable(Function function, const float* in, float* out, int64_t n);
 void apply_portable(Function function, const double* in, double* out, int64_t n);
 
+// float32 sin or cos (kSin / kCos only) evaluated in double and rounded once to float: the correctly rounded
+// value except for arguments whose value lies within about 2^-50 of a rounding boundary. Every element's
+// result depends only on its argument (same on every instruction set, in any chunk, in place or not).
+void apply_rounded(Function function, const float* in, float* out, int64_t n);
+void apply_rounded_portable(Function function, const float* in, float* out, int64_t n);
+
 // logistic as the scalar kernels define it: 1 / (1 + exp(-x)).
 template <typename T>
 [[nodiscard]] T scalar_logistic(T x);

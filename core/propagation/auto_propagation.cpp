@@ -57,7 +57,7 @@ class Propagator {
     const ParamValue* sharding = find_param(eqn.params, "sharding");
     if (sharding == nullptr || sharding->get_if<NamedSharding>() == nullptr) return;
     TensorLayoutState& state = states_[eqn.outputs.at(0).id];
-    state.layout = dim_axes_of(*sharding->get_if<NamedSharding>(), eqn.outputs.at(0).aval.rank());
+    state.layout = dim_axes_on(*sharding->get_if<NamedSharding>(), mesh_, eqn.outputs.at(0).aval.rank());
     state.closed = true;
   }
 

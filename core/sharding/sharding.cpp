@@ -93,7 +93,7 @@ std::string sharding_repr(const Sharding& sharding, const JaxProfile& profile) {
     return out + ")";
   }
   const auto& single = std::get<SingleDeviceSharding>(sharding);
-  std::string out = "SingleDeviceSharding(device=" + device_repr(single.device);
+  std::string out = "SingleDeviceSharding(device=" + device_repr(single.device, profile);
   if (single.memory_kind) out += ", memory_kind=" + *single.memory_kind;
   return out + ")";
 }

@@ -2,6 +2,7 @@
 #include "spmd/reshard.h"
 
 #include <algorithm>
+#include <map>
 
 #include "base/error.h"
 #include "spmd/collectives.h"
@@ -63,6 +64,42 @@ Layout dim_axes_of(const NamedSharding& sharding, std::size_t rank) {
   for (std::size_t d = 0; d < rank && d < sharding.spec.size(); ++d) {
     for (const std::string& axis : sharding.spec.entries()[d].axes) {
       if (sharding.mesh.axis_size(axis) > 1) axes[d].push_back(axis);
+    }
+  }
+  return axes;
+}
+
+Layout dim_axes_on(const NamedSharding& sharding, const Mesh& mesh, std::size_t rank) {
+  if (sharding.mesh.axis_names() == mesh.axis_names() && sharding.mesh.axis_sizes() == mesh.axis_sizes()) {
+    return dim_axes_of(sharding, rank);
+  }
+  if (sharding.mesh.devices() != mesh.devices()) {
+    throw value_error("Received incompatible devices for jitted computation: a sharding on " +
+                      sharding.mesh.str(JaxProfile{}) + " does not use the device order of " + mesh.str(JaxProfile{}));
+  }
+  // Walk both meshes' axes in row-major order: each axis of the sharding's mesh must be a product of
+  // consecutive axes of `mesh`.
+  std::map<std::string, std::vector<std::string>> covering;
+  std::size_t next = 0;
+  for (std::size_t a = 0; a < sharding.mesh.axis_names().size(); ++a) {
+    const int64_t wanted = sharding.mesh.axis_sizes()[a];
+    int64_t covered = 1;
+    std::vector<std::string>& axes = covering[sharding.mesh.axis_names()[a]];
+    while (covered < wanted && next < mesh.axis_names().size()) {
+      covered *= mesh.axis_sizes()[next];
+      if (mesh.axis_sizes()[next] > 1) axes.push_back(mesh.axis_names()[next]);
+      ++next;
+    }
+    if (covered != wanted) {
+      throw value_error("shardscope: axis '" + sharding.mesh.axis_names()[a] + "' of " +
+                        sharding.mesh.str(JaxProfile{}) + " does not line up with whole axes of " +
+                        mesh.str(JaxProfile{}) + "; such a constraint is not simulated");
+    }
+  }
+  Layout axes(rank);
+  for (std::size_t d = 0; d < rank && d < sharding.spec.size(); ++d) {
+    for (const std::string& axis : sharding.spec.entries()[d].axes) {
+      for (const std::string& target : covering[axis]) axes[d].push_back(target);
     }
   }
   return axes;

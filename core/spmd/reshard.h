@@ -12,6 +12,11 @@ using Layout = std::vector<std::vector<std::string>>;
 
 // The layout of a NamedSharding for an array of rank `rank`; size-1 axes dropped.
 [[nodiscard]] Layout dim_axes_of(const NamedSharding& sharding, std::size_t rank);
+// The same tiling in the axes of `mesh`, for a sharding on another mesh over the same device order (a
+// constraint inside jit may build its own mesh, e.g. 8 devices in one axis where the inputs use 2x4):
+// each of its axes becomes the run of `mesh`'s axes that covers the same devices. ValueError when the
+// device order differs or an axis does not line up with whole axes of `mesh`.
+[[nodiscard]] Layout dim_axes_on(const NamedSharding& sharding, const Mesh& mesh, std::size_t rank);
 
 // A NamedSharding with the layout's spec (trailing unsharded dims kept as None).
 [[nodiscard]] NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout,

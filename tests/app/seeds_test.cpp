@@ -1,37 +1,20 @@
 // The seed notebooks (tests/seeds/seed_NNN.py) run unchanged by the built binary; each cell's output is
 // compared with the text the seed recorded (tests/seeds/seed_NNN.expected).
 #include <doctest/doctest.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/cell_replay.h"
+
 namespace {
 
-// Printed by a cell the test inserts before each seed cell, so the combined output splits per cell.
-const std::string kMarker = "@@shardscope-seed-cell@@";
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  REQUIRE_MESSAGE(file.good(), "cannot read " << path.string());
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream stream(text);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
-  return lines;
-}
+using shardscope::testing::line_diff;
+using shardscope::testing::mask_addresses;
+using shardscope::testing::read_text;
+using shardscope::testing::split_lines;
 
 // The code cells of a `# %%` percent script, in order (the Jupytext header before the first one is
 // comments only, and is dropped).
@@ -93,51 +76,6 @@ std::string without_visualizations(const std::string& text) {
   return kept;
 }
 
-// Object addresses change on every run: `<axis 0x78999cbe96c0>` compares as `<axis 0x...>`.
-std::string mask_addresses(const std::string& text) {
-  static const std::regex address("0x[0-9a-fA-F]+");
-  return std::regex_replace(text, address, "0x...");
-}
-
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// stdout and stderr together, so a cell's traceback lands in that cell's output.
-std::string run_binary(const std::vector<std::string>& args) {
-  // Timings are never compared: one loop per %timeit keeps the replay short (seed 001 times big programs).
-  std::string command = "SHARDSCOPE_TIMEIT_ONCE=1 " + shell_quote(SHARDSCOPE_BINARY);
-  for (const std::string& arg : args) command += " " + shell_quote(arg);
-  command += " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  ::pclose(pipe);
-  return out;
-}
-
-std::string line_diff(const std::string& expected, const std::string& actual) {
-  const std::vector<std::string> want = split_lines(expected);
-  const std::vector<std::string> got = split_lines(actual);
-  std::string diff;
-  for (std::size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
-    const bool has_want = i < want.size();
-    const bool has_got = i < got.size();
-    if (has_want && has_got && want[i] == got[i]) {
-      diff += "   " + want[i] + "\n";
-      continue;
-    }
-    if (has_want) diff += " - " + want[i] + "\n";
-    if (has_got) diff += " + " + got[i] + "\n";
-  }
-  return diff;
-}
-
 // Runs seed NNN under the given device preset and JAX version and checks every cell.
 void check_seed(const std::string& number, const std::string& devices, const std::string& jax_version) {
   const std::filesystem::path dir = SHARDSCOPE_SEEDS_DIR;
@@ -145,27 +83,8 @@ void check_seed(const std::string& number, const std::string& devices, const std
   const std::map<int, ExpectedCell> expected = expected_cells(read_text(dir / ("seed_" + number + ".expected")));
   REQUIRE(expected.size() == cells.size());
 
-  std::string script;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    script += "# %%\nprint('" + kMarker + "')\n# %%\n" + cells[i];
-  }
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("shardscope_seed_" + number + "_" + std::to_string(::getpid()) + ".py");
-  std::ofstream(path, std::ios::binary) << script;
-  const std::string output = run_binary({"run", path.string(), "--devices", devices, "--jax-version", jax_version});
-  std::filesystem::remove(path);
-
-  std::vector<std::string> produced;
-  for (const std::string& line : split_lines(output)) {
-    if (line == kMarker) {
-      produced.emplace_back();
-    } else if (!produced.empty()) {
-      produced.back() += line + "\n";
-    } else {
-      FAIL_CHECK("output before the first cell: " << line);
-    }
-  }
-  REQUIRE_MESSAGE(produced.size() == cells.size(), "the run stopped early; output:\n" << output);
+  const std::vector<std::string> produced = shardscope::testing::replay_cells(
+      cells, {"--devices", devices, "--jax-version", jax_version}, {}, "seed " + number);
 
   for (const auto& [cell, want] : expected) {
     REQUIRE(cell >= 1);

@@ -25,6 +25,7 @@ __version__ = _shardscope.jax_version()
 from jax._src import array_methods as _array_methods  # noqa: E402  (installs jax.Array's methods)
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map)  # noqa: E402
 from jax._src.mesh_context import set_mesh  # noqa: E402
+from jax._src.sharding_in_types import reshard  # noqa: E402,F401
 from jax._src import tree as _tree  # noqa: E402
 from jax import config as _config_module  # noqa: E402
 
@@ -66,9 +67,27 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
                                  None if axis_types is None else tuple(axis_types), devices)
 
 
+def _np_shape(value):
+    import numpy as np
+    return np.shape(value)
+
+
+def _spec_on_context_mesh(spec):
+    from jax._src.mesh_context import concrete_mesh
+    mesh = concrete_mesh()
+    if mesh is None:
+        raise ValueError('device_put with a PartitionSpec needs a mesh set with jax.set_mesh; got '
+                         f'{spec} with no mesh set')
+    return _shardscope.NamedSharding(mesh, spec)
+
+
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     leaves, treedef = _tree.tree_flatten(x)
     targets = _tree.broadcast_prefix(device, x) if isinstance(device, (tuple, list, dict)) else [device] * len(leaves)
+    # A bare PartitionSpec means a NamedSharding on the mesh set with jax.set_mesh.
+    targets = [_spec_on_context_mesh(t) if isinstance(t, _shardscope.PartitionSpec) else t for t in targets]
+    from jax._src.positional_sharding import to_engine_sharding
+    targets = [to_engine_sharding(t, len(getattr(leaf, 'shape', _np_shape(leaf)))) for leaf, t in zip(leaves, targets)]
     return _tree.tree_unflatten(treedef, [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)])
 
 

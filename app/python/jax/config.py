@@ -11,7 +11,9 @@ class _Config:
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
         elif name == 'jax_num_cpu_devices':
-            _shardscope.set_device_preset(f'cpu:{int(value)}')
+            # Only the CPU backend grows; on a TPU or GPU machine jax.devices() keeps the accelerators.
+            if _shardscope.device_preset().startswith('cpu'):
+                _shardscope.set_device_preset(f'cpu:{int(value)}')
         elif name == 'jax_platforms' and value and str(value).split(',')[0] == 'cpu':
             if not _shardscope.device_preset().startswith('cpu'):
                 _shardscope.set_device_preset('cpu:1')

@@ -69,4 +69,6 @@ def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
 
 
 def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
     raise NotImplementedError(f'jax.random.{name} is not supported by shardscope')

@@ -1,6 +1,8 @@
 # jax.sharding: meshes, specs and shardings from the engine.
 import _shardscope
 from jax._src.mesh_context import use_mesh, set_mesh, get_abstract_mesh  # noqa: F401
+from jax._src.sharding_in_types import reshard, auto_axes, explicit_axes  # noqa: F401
+from jax._src.positional_sharding import PositionalSharding  # noqa: F401
 
 Mesh = _shardscope.Mesh
 NamedSharding = _shardscope.NamedSharding
@@ -23,6 +25,3 @@ P = PartitionSpec
 class Sharding:
     pass
 
-
-def reshard(x, out_shardings):
-    raise NotImplementedError('jax.sharding.reshard is not supported by shardscope yet')

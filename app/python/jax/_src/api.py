@@ -46,54 +46,7 @@ def _normalize_argnums(fun, static_argnums, static_argnames):
     return frozenset(static_argnums)
 
 
-def _shardings_list(shardings, count):
-    if shardings is None:
-        return None
-    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)
-    if len(leaves) == 1 and count != 1:
-        leaves = leaves * count
-    return leaves
-
-
-class _Jitted:
-    def __init__(self, fun, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,
-                 donate_argnums=None, **_):
-        functools.update_wrapper(self, fun)
-        self._fun = fun
-        self._in_shardings = in_shardings
-        self._out_shardings = out_shardings
-        self._static = _normalize_argnums(fun, static_argnums, static_argnames)
-
-    def __call__(self, *args, **kwargs):
-        dynamic, rebuild = _static_split(args, self._static)
-        leaves, in_tree = tree_util.tree_flatten((tuple(dynamic), kwargs))
-        out_store = [None]
-        fun = self._fun
-
-        def call(*dyn, **kw):
-            return fun(*rebuild(dyn), **kw)
-
-        flat = _flat_function(call, in_tree, out_store)
-        in_shardings = _shardings_list(self._in_shardings, len(leaves))
-        out_shardings = _shardings_list(self._out_shardings, 1)
-        outs = _shardscope.jit_call(flat, leaves, _name(self._fun), in_shardings, out_shardings)
-        return tree_util.tree_unflatten(out_store[0], outs)
-
-    def lower(self, *args, **kwargs):
-        raise NotImplementedError('jax.jit(...).lower is not supported by shardscope yet')
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
-
-def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,
-        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
-        abstracted_axes=None, compiler_options=None):
-    if fun is None:
-        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
-                             static_argnums=static_argnums, static_argnames=static_argnames)
-    return _Jitted(fun, in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
-                   static_argnames=static_argnames)
+from jax._src.jit import jit, _Jitted  # noqa: E402,F401  (jit and its cache live in jit.py)
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstracted_axes=None):

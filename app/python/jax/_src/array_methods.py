@@ -68,18 +68,43 @@ def _scalar(kind):
 
 
 def _binary(name, swap=False):
+    # jnp's function is looked up on first use (jax.numpy imports this module) and kept: operators are
+    # the hottest path of eager code, and a module __getattr__ per call costs microseconds.
+    fn = None
+
     def op(self, other):
-        fn = getattr(_jnp(), name)
+        nonlocal fn
+        if fn is None:
+            fn = _operator_function(name)
         return fn(other, self) if swap else fn(self, other)
     op.__name__ = name
     return op
 
 
+def _operator_function(name):
+    """jnp's function for an operator; the by-reference binding when jnp's is the engine's own."""
+    fn = getattr(_jnp(), name)
+    engine = getattr(getattr(_shardscope, 'numpy', None), name, None)
+    fast = getattr(_shardscope._operators, name, None)
+    return fast if fast is not None and fn is engine else fn
+
+
 def _method(name):
+    fn = None
+
     def call(self, *args, **kwargs):
-        return getattr(_jnp(), name)(self, *args, **kwargs)
+        nonlocal fn
+        if fn is None:
+            fn = getattr(_jnp(), name)
+        return fn(self, *args, **kwargs)
     call.__name__ = name
     return call
+
+
+def _setitem(self, index, value):
+    raise TypeError('JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, '
+                    'use x = x.at[idx].set(y) or another .at[] method: '
+                    'https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html')
 
 
 class _Shard:
@@ -123,6 +148,7 @@ def _install():
     A.__abs__ = _method('abs')
     A.__invert__ = _method('invert')
     A.__getitem__ = lambda self, index: _jnp()._getitem(self, index)
+    A.__setitem__ = _setitem
     for name in ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'all', 'any', 'var', 'std', 'cumsum',
                  'cumprod', 'transpose', 'squeeze', 'ravel', 'flatten', 'dot', 'clip', 'round', 'conj', 'swapaxes',
                  'repeat', 'take']:

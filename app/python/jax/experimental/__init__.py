@@ -1,2 +1,5 @@
 # jax.experimental.
-from jax.experimental import shard_map, mesh_utils  # noqa: F401
+import _shardscope
+from jax.experimental import shard_map, mesh_utils, maps, pjit  # noqa: F401
+
+PartitionSpec = _shardscope.PartitionSpec

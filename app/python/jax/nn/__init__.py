@@ -3,6 +3,8 @@ import _shardscope
 
 
 def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
     engine = getattr(_shardscope, 'nn', None)
     if engine is not None and hasattr(engine, name):
         return getattr(engine, name)

@@ -13,6 +13,8 @@ ndarray = _shardscope.ArrayImpl
 
 
 def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
     engine = getattr(_shardscope, 'numpy', None)
     if engine is not None and hasattr(engine, name):
         return getattr(engine, name)

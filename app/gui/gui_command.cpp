@@ -1,0 +1,126 @@
+// `shardscope gui`: the explorer window over the embedded Python session, and the no-argument launch.
+#include <pybind11/embed.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/arguments.h"
+#include "cli/commands.h"
+#include "gui/python_session.h"
+#include "python/host.h"
+#include "ui/model/settings.h"
+#include "ui/window.h"
+
+namespace shardscope::cli {
+namespace {
+
+constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",  "--screenshot",
+                                   "--export-svg", "--export-png",      "--png-scale", "--stats", "--config-dir",
+                                   "--scenes-dir", "--interrupt-after", "--timeout"};
+constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
+
+std::string default_scenes_dir() {
+  if (std::filesystem::is_directory("scenes")) return "scenes";
+  return SHARDSCOPE_SCENES_DIR;
+}
+
+double number_option(const Arguments& arguments, const std::string& name, double fallback) {
+  const auto text = arguments.value(name);
+  if (!text) return fallback;
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(*text, &used);
+    if (used == text->size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError{name + " takes a non-negative number, got '" + *text + "'"};
+}
+
+ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
+  ui::WindowOptions options;
+  std::vector<std::string> rest;
+  const std::set<std::string> valued(std::begin(kValued), std::end(kValued));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--apply-spec") {
+      if (i + 2 >= args.size()) throw UsageError{"--apply-spec takes an array name and a spec"};
+      options.apply_specs.emplace_back(args[i + 1], args[i + 2]);
+      i += 2;
+    } else if (!args[i].starts_with("--") && !options.scene) {
+      options.scene = args[i];
+    } else {
+      rest.push_back(args[i]);
+      if (valued.count(args[i]) != 0 && i + 1 < args.size()) rest.push_back(args[++i]);
+    }
+  }
+  const Arguments arguments(rest, valued, std::set<std::string>(std::begin(kFlags), std::end(kFlags)));
+  apply_python_session_options(arguments);
+  options.run_all = arguments.flag("--run-all");
+  options.device_view = arguments.flag("--device-view");
+  options.light_theme = arguments.flag("--light");
+  options.select = arguments.value("--select");
+  options.screenshot = arguments.value("--screenshot");
+  options.export_svg = arguments.value("--export-svg");
+  options.export_png = arguments.value("--export-png");
+  options.stats = arguments.value("--stats");
+  options.png_scale = static_cast<float>(number_option(arguments, "--png-scale", 1.0));
+  if (options.png_scale <= 0) throw UsageError{"--png-scale must be positive"};
+  if (arguments.value("--interrupt-after")) options.interrupt_after = number_option(arguments, "--interrupt-after", 0);
+  options.timeout_seconds = number_option(arguments, "--timeout", 300);
+  options.config_dir = arguments.value("--config-dir").value_or(ui::default_config_dir());
+  options.scenes_dir = arguments.value("--scenes-dir").value_or(default_scenes_dir());
+  if (const auto size = arguments.value("--size")) {
+    int width = 0;
+    int height = 0;
+    char x = 0;
+    std::istringstream stream(*size);
+    if (!(stream >> width >> x >> height) || x != 'x' || width < 320 || height < 240 || !stream.eof()) {
+      throw UsageError{"--size takes WIDTHxHEIGHT (at least 320x240), got '" + *size + "'"};
+    }
+    options.width = width;
+    options.height = height;
+  }
+  if (options.scene && !std::filesystem::exists(*options.scene)) {
+    throw UsageError{"no such scene file '" + *options.scene + "'"};
+  }
+  return options;
+}
+
+int open_window(const ui::WindowOptions& options) {
+  python::InterpreterScope scope;
+  int status = 0;
+  {
+    gui::PythonSession session;
+    status = ui::run_window(session, options);
+  }
+  return status;
+}
+
+}  // namespace
+
+int run_gui(const std::vector<std::string>& args, std::ostream& /*out*/, std::ostream& err) {
+  return guarded(err, [&] {
+    const ui::WindowOptions options = parse_gui_options(args);
+    if (!ui::display_available()) {
+      err << "shardscope gui: no display (set DISPLAY, or run under xvfb-run -a)\n";
+      return ui::kWindowUnavailable;
+    }
+    return open_window(options);
+  });
+}
+
+int run_default(std::ostream& out, std::ostream& err) {
+  if (!ui::display_available()) return run_scene({}, out, err);
+  return guarded(err, [&] {
+    ui::WindowOptions options = parse_gui_options({});
+    const std::string scene = options.scenes_dir + "/default.py";
+    if (std::filesystem::exists(scene)) {
+      options.scene = scene;
+      options.run_all = true;
+    }
+    const int status = open_window(options);
+    return status == ui::kWindowUnavailable ? run_scene({}, out, err) : status;
+  });
+}
+
+}  // namespace shardscope::cli

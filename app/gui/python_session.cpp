@@ -1,0 +1,355 @@
+// The Python session behind the window: a worker thread for cells, an interrupter, snapshots of the namespace.
+#include "gui/python_session.h"
+
+#include <pybind11/embed.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+
+#include "api/session.h"
+#include "api/typeof.h"
+#include "python/convert.h"
+#include "python/host.h"
+
+namespace py = pybind11;
+
+namespace shardscope::gui {
+namespace {
+
+// Installed once in the interpreter as module `_shardscope_gui`: records each visualize_sharding call's
+// place in the cell's stdout, and the last jit program's function and arguments.
+constexpr const char* kHooks = R"python(
+import io
+import sys
+
+visuals = []
+last_program = [None]
+
+
+def install():
+    try:
+        import jax.debug as debug
+        import _shardscope
+    except Exception:
+        return
+    original = debug.visualize_sharding
+    if not getattr(original, '_shardscope_gui', False):
+        def visualize_sharding(shape, sharding, **kwargs):
+            out = sys.stdout
+            # Offsets in UTF-8 bytes: the C++ side cuts the captured text as bytes.
+            start = len(out.getvalue().encode('utf-8')) if hasattr(out, 'getvalue') else None
+            result = original(shape, sharding, **kwargs)
+            if start is not None:
+                stop = len(out.getvalue().encode('utf-8'))
+                visuals.append((start, stop, tuple(int(d) for d in shape), sharding))
+            return result
+        visualize_sharding._shardscope_gui = True
+        debug.visualize_sharding = visualize_sharding
+    jit_call = _shardscope.jit_call
+    if not getattr(jit_call, '_shardscope_gui', False):
+        def recorded_jit_call(f, args, name, *rest):
+            outs = jit_call(f, args, name, *rest)
+            last_program[0] = ('jit', f, list(args), name)
+            return outs
+        recorded_jit_call._shardscope_gui = True
+        _shardscope.jit_call = recorded_jit_call
+
+
+def program_text():
+    """The last jit program's jaxpr, traced again with its output swallowed (the cell already printed)."""
+    record = last_program[0]
+    if record is None:
+        return None
+    import _shardscope
+    kind, f, args, name = record
+    saved = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    try:
+        return (name, _shardscope.make_jaxpr(f, args, name))
+    except BaseException as error:
+        return (name, 'could not trace %s again: %s' % (name, error))
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def completions(text):
+    import rlcompleter
+    completer = rlcompleter.Completer(sys.modules['__main__'].__dict__)
+    found = []
+    for i in range(200):
+        candidate = completer.complete(text, i)
+        if candidate is None:
+            break
+        if candidate not in found:
+            found.append(candidate)
+    return found
+)python";
+
+py::module_ hooks() { return py::module_::import("_shardscope_gui"); }
+
+void install_hooks() {
+  py::module_ types = py::module_::import("types");
+  py::object module = types.attr("ModuleType")("_shardscope_gui");
+  py::dict globals = module.attr("__dict__");
+  globals["__builtins__"] = py::module_::import("builtins");
+  py::module_::import("sys").attr("modules")["_shardscope_gui"] = module;
+  py::exec(kHooks, globals);
+  hooks().attr("install")();
+}
+
+ui::CellRecord::Status status_of(python::CellResult::Status status) {
+  switch (status) {
+    case python::CellResult::Status::kOk: return ui::CellRecord::Status::kOk;
+    case python::CellResult::Status::kError: return ui::CellRecord::Status::kError;
+    case python::CellResult::Status::kInterrupted: return ui::CellRecord::Status::kInterrupted;
+    case python::CellResult::Status::kExit: return ui::CellRecord::Status::kExit;
+  }
+  return ui::CellRecord::Status::kError;
+}
+
+std::optional<Sharding> sharding_of(const py::handle& object) {
+  if (py::isinstance<NamedSharding>(object)) return object.cast<NamedSharding>();
+  if (py::isinstance<SingleDeviceSharding>(object)) return object.cast<SingleDeviceSharding>();
+  return std::nullopt;
+}
+
+// The cell's stdout cut around each visualize_sharding picture, in order.
+std::vector<ui::OutputSegment> stdout_segments(const std::string& text, const py::list& visuals) {
+  std::vector<ui::OutputSegment> parts;
+  std::size_t at = 0;
+  for (const py::handle item : visuals) {
+    const auto record = item.cast<py::tuple>();
+    const auto start = record[0].cast<std::size_t>();
+    const auto stop = record[1].cast<std::size_t>();
+    const std::optional<Sharding> sharding = sharding_of(record[3]);
+    if (!sharding || start < at || stop > text.size() || start > stop) continue;
+    if (start > at) parts.push_back({ui::OutputSegment::Kind::kStdout, text.substr(at, start - at), std::nullopt});
+    ui::VisualOutput visual{text.substr(start, stop - start), record[2].cast<Shape>(), *sharding};
+    parts.push_back({ui::OutputSegment::Kind::kVisual, visual.text, std::move(visual)});
+    at = stop;
+  }
+  if (at < text.size()) parts.push_back({ui::OutputSegment::Kind::kStdout, text.substr(at), std::nullopt});
+  return parts;
+}
+
+std::shared_ptr<ui::SessionSnapshot> build_snapshot(std::uint64_t revision) {
+  auto snapshot = std::make_shared<ui::SessionSnapshot>();
+  snapshot->revision = revision;
+  const api::SessionConfig& config = api::session();
+  snapshot->profile = config.profile;
+  snapshot->device_preset = config.device_preset;
+  snapshot->devices = config.devices;
+  py::dict ns = py::module_::import("__main__").attr("__dict__");
+  for (const auto& [key, value] : ns) {
+    const auto name = key.cast<std::string>();
+    if (name.empty() || name[0] == '_') continue;
+    if (py::isinstance<python::PyValue>(value)) {
+      const api::Value& held = value.cast<const python::PyValue&>().value();
+      if (!held.is_concrete()) continue;
+      const Array& array = held.array();
+      ui::VariableInfo info;
+      info.name = name;
+      info.aval = array.aval();
+      info.sharding = array.sharding();
+      info.type_text = api::typeof_text(held, config.profile);
+      info.sharding_text = sharding_repr(array.sharding(), config.profile);
+      info.bytes_per_device = array.bytes_per_device();
+      snapshot->variables.push_back(std::move(info));
+    } else if (py::isinstance<Mesh>(value)) {
+      snapshot->meshes.push_back({name, value.cast<Mesh>()});
+    }
+  }
+  const auto bound = [&](const char* name, const char* module_attr) {
+    if (!ns.contains(name)) return false;
+    try {
+      py::object expected = py::module_::import("jax.sharding").attr(module_attr);
+      return py::object(ns[name]).is(expected);
+    } catch (const py::error_already_set&) {
+      return false;
+    }
+  };
+  if (bound("NamedSharding", "NamedSharding")) snapshot->names.named_sharding = "NamedSharding";
+  if (bound("P", "PartitionSpec"))
+    snapshot->names.partition_spec = "P";
+  else if (bound("PartitionSpec", "PartitionSpec"))
+    snapshot->names.partition_spec = "PartitionSpec";
+  try {
+    const py::object program = hooks().attr("program_text")();
+    if (!program.is_none()) {
+      const auto pair = program.cast<py::tuple>();
+      snapshot->program = ui::ProgramInfo{pair[0].cast<std::string>(), py::str(pair[1]).cast<std::string>(), {}};
+    }
+  } catch (const py::error_already_set&) {
+    // A program that cannot be traced again is simply not shown.
+  }
+  return snapshot;
+}
+
+}  // namespace
+
+PythonSession::PythonSession() {
+  python::start_interpreter();
+  try {
+    install_hooks();
+  } catch (const py::error_already_set& error) {
+    PyErr_Clear();
+    (void)error;
+  }
+  snapshot_ = build_snapshot(revision_);
+  saved_state_ = PyEval_SaveThread();
+  worker_ = std::thread([this] { work(); });
+  interrupter_ = std::thread([this] { interrupt_loop(); });
+}
+
+PythonSession::~PythonSession() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+    if (running_) interrupt_target_ = running_;
+  }
+  wake_interrupter_.notify_all();
+  wake_worker_.notify_all();
+  worker_.join();
+  interrupter_.join();
+  PyEval_RestoreThread(saved_state_);
+}
+
+std::uint64_t PythonSession::submit(const std::string& source) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t id = next_id_++;
+  queue_.push_back({id, source});
+  wake_worker_.notify_one();
+  return id;
+}
+
+std::optional<std::uint64_t> PythonSession::running() const {
+  std::lock_guard lock(mutex_);
+  return running_;
+}
+
+std::size_t PythonSession::queued() const {
+  std::lock_guard lock(mutex_);
+  return queue_.size();
+}
+
+void PythonSession::interrupt() {
+  std::lock_guard lock(mutex_);
+  // Queued cells are dropped as a notebook drops them after an interrupt, each reported as interrupted.
+  for (const Job& job : queue_) {
+    finished_.push_back({job.id,
+                         job.source,
+                         ui::CellRecord::Status::kInterrupted,
+                         {{ui::OutputSegment::Kind::kError, "KeyboardInterrupt (not run)\n", std::nullopt}},
+                         0.0});
+  }
+  queue_.clear();
+  if (running_) {
+    interrupt_target_ = running_;
+    wake_interrupter_.notify_one();
+  }
+}
+
+std::vector<ui::CellRecord> PythonSession::take_finished() {
+  std::lock_guard lock(mutex_);
+  std::vector<ui::CellRecord> out;
+  out.swap(finished_);
+  return out;
+}
+
+std::shared_ptr<const ui::SessionSnapshot> PythonSession::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return snapshot_;
+}
+
+std::vector<std::string> PythonSession::completions(const std::string& text) {
+  {
+    std::lock_guard lock(mutex_);
+    if (running_ || !queue_.empty()) return {};
+  }
+  py::gil_scoped_acquire gil;
+  try {
+    return hooks().attr("completions")(text).cast<std::vector<std::string>>();
+  } catch (const py::error_already_set&) {
+    return {};
+  }
+}
+
+void PythonSession::work() {
+  py::gil_scoped_acquire gil;
+  worker_ident_ = PyThread_get_thread_ident();
+  for (;;) {
+    Job job;
+    {
+      // Wait without the GIL so completions and the interrupter can take it.
+      py::gil_scoped_release release;
+      std::unique_lock lock(mutex_);
+      wake_worker_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      running_ = job.id;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    py::list visuals;
+    try {
+      hooks().attr("install")();  // the user may have reloaded jax
+      visuals = hooks().attr("visuals");
+      visuals.attr("clear")();
+    } catch (const py::error_already_set&) {
+      PyErr_Clear();
+    }
+    const python::CellResult result = python::run_cell(job.source);
+    ui::CellRecord record;
+    record.id = job.id;
+    record.source = job.source;
+    record.status = status_of(result.status);
+    record.output = stdout_segments(result.stdout_text, visuals);
+    if (!result.stderr_text.empty())
+      record.output.push_back({ui::OutputSegment::Kind::kStderr, result.stderr_text, {}});
+    if (result.output) record.output.push_back({ui::OutputSegment::Kind::kValue, *result.output + "\n", {}});
+    if (!result.error.empty()) record.output.push_back({ui::OutputSegment::Kind::kError, result.error, {}});
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::shared_ptr<ui::SessionSnapshot> next;
+    try {
+      next = build_snapshot(revision_ + 1);
+    } catch (const py::error_already_set&) {
+      PyErr_Clear();
+    } catch (const std::exception&) {
+      // A namespace the snapshot cannot read keeps the previous snapshot.
+    }
+    {
+      std::lock_guard lock(mutex_);
+      // An interrupt aimed at this cell that arrived too late must not hit the next one.
+      PyThreadState_SetAsyncExc(worker_ident_, nullptr);
+      running_.reset();
+      interrupt_target_.reset();
+      if (next) {
+        snapshot_ = std::move(next);
+        ++revision_;
+      }
+      finished_.push_back(std::move(record));
+    }
+  }
+}
+
+void PythonSession::interrupt_loop() {
+  for (;;) {
+    std::uint64_t target = 0;
+    {
+      std::unique_lock lock(mutex_);
+      wake_interrupter_.wait(lock, [this] { return stopping_ || interrupt_target_.has_value(); });
+      if (!interrupt_target_) return;
+      target = *interrupt_target_;
+    }
+    // The worker changes `running_` only while holding the GIL, so with the GIL held here the check
+    // and the raise see the same cell.
+    py::gil_scoped_acquire gil;
+    std::lock_guard lock(mutex_);
+    if (running_ == target) PyThreadState_SetAsyncExc(worker_ident_, PyExc_KeyboardInterrupt);
+    interrupt_target_.reset();
+    if (stopping_) return;
+  }
+}
+
+}  // namespace shardscope::gui

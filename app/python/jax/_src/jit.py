@@ -1,0 +1,343 @@
+# jax.jit: a cache of traced programs per argument signature, so a repeated call runs without re-tracing.
+import functools
+import inspect
+
+import _shardscope
+from jax._src import tree as tree_util
+from jax._src.array_methods import ArrayImpl
+
+# The cache stores this as the output structure of a function returning one array.
+_SINGLE_LEAF = None
+
+
+def _name(fun):
+    return getattr(fun, '__name__', 'fun')
+
+
+def _source_info(fun):
+    """JAX's "name at file:line" description of a traced function (api_util.fun_sourceinfo)."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = inspect.unwrap(fun)
+    code = getattr(fun, '__code__', None)
+    if code is None:
+        return '<unknown>'
+    return f'{fun.__name__} at {code.co_filename}:{code.co_firstlineno}'
+
+
+def _index_tuple(argnums):
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        return (argnums,)
+    return tuple(argnums)
+
+
+def _name_tuple(argnames):
+    if argnames is None:
+        return ()
+    if isinstance(argnames, str):
+        return (argnames,)
+    return tuple(argnames)
+
+
+def _parameters(fun):
+    try:
+        return list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+
+def _static_positions_and_names(fun, static_argnums, static_argnames):
+    """Static arguments by position and by name, each completed from the other as JAX does."""
+    nums = _index_tuple(static_argnums)
+    names = _name_tuple(static_argnames)
+    params = _parameters(fun)
+    if params is not None:
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        nums = nums + tuple(positional.index(n) for n in names if n in positional and positional.index(n) not in nums)
+        names = names + tuple(positional[i] for i in nums if 0 <= i < len(positional) and positional[i] not in names)
+    return frozenset(nums), frozenset(names)
+
+
+def _check_shardings(shardings, what):
+    from jax.sharding import PartitionSpec
+    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)
+    for leaf in leaves:
+        if leaf is None or isinstance(leaf, (PartitionSpec, _shardscope.NamedSharding,
+                                             _shardscope.SingleDeviceSharding)):
+            continue
+        raise TypeError(f'{what} leaf specifications are expected to be PartitionSpec instances or None, '
+                        f'but got {leaf}')
+
+
+def _shardings_list(shardings, count, what):
+    """Per-leaf shardings (a single sharding applies to all); PartitionSpecs use the mesh in context."""
+    if shardings is None:
+        return None
+    leaves = tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)
+    if len(leaves) == 1 and count != 1:
+        leaves = leaves * count
+    from jax.sharding import PartitionSpec
+    if any(isinstance(leaf, PartitionSpec) for leaf in leaves):
+        mesh = _shardscope.get_concrete_mesh()
+        if mesh is None:
+            raise RuntimeError(f'jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to '
+                               f'{what}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, '
+                               f'provide `Sharding`s to {what} and then the mesh context manager is not required.')
+        leaves = [_shardscope.NamedSharding(mesh, leaf) if isinstance(leaf, PartitionSpec) else leaf
+                  for leaf in leaves]
+    return leaves
+
+
+def _static_key(value, where, fun):
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(f'Non-hashable static arguments are not supported, as this can lead to unexpected '
+                         f'cache-misses. Static argument ({where}) of type {type(value)} for function '
+                         f'{_name(fun)} is non-hashable.') from None
+    # Equal values of different types (1, 1.0, True) trace differently.
+    return (type(value), value)
+
+
+def _valid_output(x):
+    return _shardscope.invalid_jit_leaf([x]) < 0
+
+
+class _Jitted:
+    def __init__(self, fun, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None):
+        if not callable(fun):
+            raise TypeError(f'Expected a callable value, got {fun!r}')
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        _check_shardings(in_shardings, 'in_shardings')
+        _check_shardings(out_shardings, 'out_shardings')
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        self._static_nums, self._static_names = _static_positions_and_names(fun, static_argnums, static_argnames)
+        self._has_static = bool(self._static_nums or self._static_names)
+        self._cache = _shardscope.JitCache()
+
+    def _split(self, args, kwargs):
+        """(dynamic positional args, dynamic kwargs, static kwargs, cache key part for the static values)."""
+        fun = self._fun
+        dynamic = tuple(a for i, a in enumerate(args) if i not in self._static_nums)
+        statics = tuple((i, _static_key(a, f'index {i}', fun)) for i, a in enumerate(args) if i in self._static_nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_names}
+        static_kwargs = {k: v for k, v in kwargs.items() if k in self._static_names}
+        statics += tuple((k, _static_key(static_kwargs[k], f'name {k}', fun)) for k in sorted(static_kwargs))
+        return dynamic, dyn_kwargs, static_kwargs, statics
+
+    def __call__(self, *args, **kwargs):
+        if self._has_static:
+            dynamic, dyn_kwargs, static_kwargs, statics = self._split(args, kwargs)
+        else:
+            dynamic, dyn_kwargs, static_kwargs, statics = args, kwargs, None, ()
+        if not dyn_kwargs and all(type(a) is ArrayImpl for a in dynamic):
+            # Only arrays as positional arguments: the count stands for the tree structure.
+            leaves, in_tree = list(dynamic), len(dynamic)
+        else:
+            leaves, in_tree = tree_util.tree_flatten((dynamic, dyn_kwargs))
+        key = (in_tree, statics)
+        hit = self._cache.call(key, leaves)
+        if hit is None:
+            return self._trace_and_run(args, key, leaves, in_tree, static_kwargs)
+        out_tree, outs = hit
+        return outs[0] if out_tree is _SINGLE_LEAF else tree_util.tree_unflatten(out_tree, outs)
+
+    def _trace_and_run(self, args, key, leaves, in_tree, static_kwargs):
+        bad = _shardscope.invalid_jit_leaf(leaves)
+        if bad >= 0:
+            self._raise_invalid_argument(args, leaves, bad)
+        fun, static_nums, out_store = self._fun, self._static_nums, [None]
+
+        def flat(flat_leaves):
+            if isinstance(in_tree, int):
+                dyn, kw = list(flat_leaves), {}
+            else:
+                dyn, kw = tree_util.tree_unflatten(in_tree, list(flat_leaves))
+            if static_nums:
+                it = iter(dyn)
+                dyn = [args[i] if i in static_nums else next(it) for i in range(len(args))]
+            out = fun(*dyn, **kw, **(static_kwargs or {}))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            for leaf in out_leaves:
+                if not _valid_output(leaf):
+                    raise TypeError(f'function {_source_info(fun)} traced for jit returned a value of type '
+                                    f'{type(leaf)}, which is not a valid JAX type')
+            out_store[0] = out_tree
+            return out_leaves
+
+        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
+        out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
+        program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings)
+        out_tree = out_store[0]
+        single = out_tree.kind == 'leaf'
+        self._cache.insert(key, leaves, program, _SINGLE_LEAF if single else out_tree)
+        outs = program(leaves)
+        return outs[0] if single else tree_util.tree_unflatten(out_tree, outs)
+
+    def _raise_invalid_argument(self, args, leaves, index):
+        value = leaves[index]
+        names = self._leaf_names(args)
+        path = names[index] if names is not None and index < len(names) else 'unknown'
+        raise TypeError(f'Error interpreting argument to {self._fun} as an abstract array. The problematic value is '
+                        f'of type {type(value)} and was passed to the function at path {path}.\n'
+                        'This typically means that a jit-wrapped function was called with a non-array argument, and '
+                        'this argument was not marked as static using the static_argnums or static_argnames '
+                        'parameters of jax.jit.')
+
+    def _leaf_names(self, args):
+        """JAX's debug names of the dynamic argument leaves: the parameter name, then the path inside it."""
+        params = _parameters(self._fun)
+        if params is None:
+            return None
+        names = []
+        for i, arg in enumerate(args):
+            if i in self._static_nums:
+                continue
+            base = params[i].name if i < len(params) and params[i].kind != params[i].VAR_POSITIONAL \
+                else f'args[{i}]'
+            names.extend(base + suffix for suffix in _leaf_paths(arg))
+        return names
+
+    def _cache_size(self):
+        return len(self._cache)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+    def _abstract_call(self, args, kwargs):
+        """(leaves, flat function, out_store, in_tree) for tracing without the cache (eval_shape, lower)."""
+        if self._has_static:
+            dynamic, dyn_kwargs, static_kwargs, _ = self._split(args, kwargs)
+        else:
+            dynamic, dyn_kwargs, static_kwargs = args, kwargs, None
+        leaves, in_tree = tree_util.tree_flatten((dynamic, dyn_kwargs))
+        fun, static_nums, out_store = self._fun, self._static_nums, [None]
+
+        def flat(flat_leaves):
+            dyn, kw = tree_util.tree_unflatten(in_tree, list(flat_leaves))
+            if static_nums:
+                it = iter(dyn)
+                dyn = [args[i] if i in static_nums else next(it) for i in range(len(args))]
+            out_leaves, out_store[0] = tree_util.tree_flatten(fun(*dyn, **kw, **(static_kwargs or {})))
+            return out_leaves
+        return leaves, flat, out_store, in_tree
+
+    def eval_shape(self, *args, **kwargs):
+        """Output shapes and dtypes as ShapeDtypeStructs; nothing runs, so shapes of any size work."""
+        leaves, flat, out_store, _ = self._abstract_call(args, kwargs)
+        outs = _shardscope.eval_shape_trace(flat, leaves, _name(self._fun))
+        return tree_util.tree_unflatten(out_store[0], [_shape_dtype_struct(*out) for out in outs])
+
+    def lower(self, *args, **kwargs):
+        """jit(f).lower(*args): shardscope's lowering (shardings decided, collectives planned, nothing run)."""
+        leaves, flat, out_store, in_tree = self._abstract_call(args, kwargs)
+        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
+        out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
+        lowered = _shardscope.jit_lower(flat, leaves, _name(self._fun), in_shardings, out_shardings)
+        return Lowered(lowered, in_tree, out_store[0])
+
+    def trace(self, *args, **kwargs):
+        return Traced(self, args, kwargs)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+
+class Traced:
+    """jit(f).trace(*args): the staged function; lower() finishes the lowering."""
+
+    def __init__(self, jitted, args, kwargs):
+        self._jitted, self._args, self._kwargs = jitted, args, kwargs
+        from jax._src.api import make_jaxpr
+        self.jaxpr = make_jaxpr(jitted._fun)(*args, **kwargs)
+
+    def lower(self):
+        return self._jitted.lower(*self._args, **self._kwargs)
+
+
+class Lowered:
+    def __init__(self, lowered, in_tree, out_tree):
+        self._lowered, self._in_tree, self._out_tree = lowered, in_tree, out_tree
+
+    def as_text(self, dialect=None, **_):
+        return self._lowered.as_text()
+
+    def compile(self, compiler_options=None):
+        return Compiled(self._lowered.compile(), self._in_tree, self._out_tree)
+
+
+class _MemoryStats:
+    """compiled.memory_analysis(): sizes per device, as attributes like jaxlib's CompiledMemoryStats."""
+
+    def __init__(self, stats):
+        self.__dict__.update(stats)
+
+    def __repr__(self):
+        return 'CompiledMemoryStats(' + ', '.join(f'{k}={v}' for k, v in self.__dict__.items()) + ')'
+
+
+class Compiled:
+    def __init__(self, compiled, in_tree, out_tree):
+        self._compiled, self._in_tree, self._out_tree = compiled, in_tree, out_tree
+
+    def as_text(self):
+        return self._compiled.as_text()
+
+    def cost_analysis(self):
+        return self._compiled.cost_analysis()
+
+    def memory_analysis(self):
+        return _MemoryStats(self._compiled.memory_analysis())
+
+    @property
+    def input_shardings(self):
+        args, kwargs = tree_util.tree_unflatten(self._in_tree, self._compiled.input_shardings)
+        return (args, kwargs)
+
+    @property
+    def output_shardings(self):
+        return tree_util.tree_unflatten(self._out_tree, self._compiled.output_shardings)
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = tree_util.tree_flatten((args, kwargs))
+        return tree_util.tree_unflatten(self._out_tree, self._compiled(leaves))
+
+
+def _shape_dtype_struct(shape, dtype_name, weak_type):
+    import jax
+    import jax.numpy as jnp
+    return jax.ShapeDtypeStruct(shape, getattr(jnp, dtype_name) if dtype_name == 'bfloat16' else dtype_name,
+                                weak_type=weak_type)
+
+
+def eval_shape(fun, *args, **kwargs):
+    """jax.eval_shape: fun's output structure as ShapeDtypeStructs for array or ShapeDtypeStruct arguments."""
+    return _Jitted(fun).eval_shape(*args, **kwargs)
+
+
+def _leaf_paths(tree):
+    """Key-path suffixes ('', '[0]', "['a']") of a pytree's leaves, in flattening order."""
+    if tree is None:
+        return []
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, '_fields'):
+        return [f'[{i}]' + rest for i, child in enumerate(tree) for rest in _leaf_paths(child)]
+    if isinstance(tree, dict):
+        return [f'[{key!r}]' + rest for key in sorted(tree) for rest in _leaf_paths(tree[key])]
+    leaves = tree_util.tree_leaves(tree)
+    if len(leaves) == 1 and leaves[0] is tree:
+        return ['']
+    return [f'[{i}]' for i in range(len(leaves))]
+
+
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+        abstracted_axes=None, compiler_options=None):
+    if fun is None:
+        return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
+                             static_argnums=static_argnums, static_argnames=static_argnames)
+    return _Jitted(fun, in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
+                   static_argnames=static_argnames)

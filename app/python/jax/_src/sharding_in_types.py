@@ -1,0 +1,57 @@
+# reshard, auto_axes and explicit_axes: pytrees flattened here, the work done by the engine.
+import functools
+
+import _shardscope
+from jax._src import tree as tree_util
+
+
+def _spec_list(shardings, count):
+    if shardings is None:
+        return None
+    specs = [s.spec if isinstance(s, _shardscope.NamedSharding) else s
+             for s in tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)]
+    return specs * count if len(specs) == 1 and count != 1 else specs
+
+
+def _axes_list(axes):
+    if axes is None:
+        return []
+    return [axes] if isinstance(axes, str) else list(axes)
+
+
+def reshard(xs, out_shardings):
+    leaves, treedef = tree_util.tree_flatten(xs)
+    targets = tree_util.broadcast_prefix(out_shardings, xs) if isinstance(out_shardings, (tuple, list, dict)) \
+        else [out_shardings] * len(leaves)
+    return tree_util.tree_unflatten(treedef, [_shardscope.reshard(x, t) for x, t in zip(leaves, targets)])
+
+
+def _mode_switch(engine_call, sharding_keyword, fun, axes, default_shardings):
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        shardings = kwargs.pop(sharding_keyword, default_shardings)
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        out_store = [None]
+
+        def flat(flat_leaves):
+            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, list(flat_leaves))
+            out_leaves, out_tree = tree_util.tree_flatten(fun(*call_args, **call_kwargs))
+            out_store[0] = out_tree
+            return out_leaves
+
+        count = len(leaves) if sharding_keyword == 'in_sharding' else 1
+        outs = engine_call(flat, leaves, _spec_list(shardings, count), _axes_list(axes))
+        return tree_util.tree_unflatten(out_store[0], outs)
+    return wrapper
+
+
+def auto_axes(fun=None, *, axes=None, out_sharding=None):
+    if fun is None:
+        return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
+    return _mode_switch(_shardscope.auto_axes_call, 'out_sharding', fun, axes, out_sharding)
+
+
+def explicit_axes(fun=None, *, axes=None, in_sharding=None):
+    if fun is None:
+        return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
+    return _mode_switch(_shardscope.explicit_axes_call, 'in_sharding', fun, axes, in_sharding)

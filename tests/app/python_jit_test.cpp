@@ -1,0 +1,134 @@
+// jax.jit's cache as JAX defines it: one trace per argument signature (tree structure, static arguments,
+// shapes, dtypes, weak types, shardings); a repeated call runs the cached program without calling the
+// Python function, so side effects such as print happen only while tracing.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "python/host.h"
+
+using shardscope::python::CellResult;
+using shardscope::python::run_cell;
+
+namespace {
+
+constexpr const char* kPrelude =
+    "import numpy as np\nimport jax\nimport jax.numpy as jnp\n"
+    "from jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('x',))\n";
+
+// Runs a cell that must succeed and returns what it printed.
+std::string printed(const std::string& code) {
+  const CellResult result = run_cell(code);
+  CAPTURE(code);
+  CAPTURE(result.error);
+  CHECK(result.ok());
+  return result.stdout_text;
+}
+
+}  // namespace
+
+TEST_CASE("a repeated call with the same signature does not trace again") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("@jax.jit\ndef f(x, y):\n    print('tracing')\n    return x * 2 + y\n") == "");
+  // 2 * [0, 1, 2] + 1 = [1, 3, 5]; the print runs only for the first call.
+  CHECK(printed("print(f(jnp.arange(3.0), jnp.ones(3)))\nprint(f(jnp.arange(3.0), jnp.ones(3)))\n"
+                "print(f(jnp.arange(3.0), jnp.ones(3)))") == "tracing\n[1. 3. 5.]\n[1. 3. 5.]\n[1. 3. 5.]\n");
+  // New values of the same types reuse the program: 2 * [5, 5, 5] + [0, 1, 2].
+  CHECK(printed("print(f(jnp.array([5.0, 5.0, 5.0]), jnp.arange(3.0)))") == "[10. 11. 12.]\n");
+  CHECK(printed("print(f._cache_size())") == "1\n");
+}
+
+TEST_CASE("shape, dtype, weak type and sharding changes trace again") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("@jax.jit\ndef g(x):\n    print('trace', x.shape, x.dtype)\n    return x + 1\n") == "");
+  CHECK(printed("print(g(jnp.zeros(2)))") == "trace (2,) float32\n[1. 1.]\n");
+  CHECK(printed("print(g(jnp.zeros(3)))") == "trace (3,) float32\n[1. 1. 1.]\n");
+  CHECK(printed("print(g(jnp.zeros(3, jnp.int32)))") == "trace (3,) int32\n[1 1 1]\n");
+  // Python scalars are weakly typed: every float shares one trace, an int is another type.
+  CHECK(printed("print(g(1.5))\nprint(g(2.5))") == "trace () float32\n2.5\n3.5\n");
+  CHECK(printed("print(g(7))") == "trace () int32\n8\n");
+  // The same shape placed differently is a different signature.
+  CHECK(printed("print(g(jax.device_put(jnp.zeros(8), NamedSharding(mesh, P('x')))))") ==
+        "trace (8,) float32\n[1. 1. 1. 1. 1. 1. 1. 1.]\n");
+  CHECK(printed("print(g(jax.device_put(jnp.ones(8), NamedSharding(mesh, P('x')))))") == "[2. 2. 2. 2. 2. 2. 2. 2.]\n");
+  CHECK(printed("print(g(jax.device_put(jnp.ones(8), NamedSharding(mesh, P()))))") ==
+        "trace (8,) float32\n[2. 2. 2. 2. 2. 2. 2. 2.]\n");
+  CHECK(printed("print(g._cache_size())") == "7\n");
+  CHECK(printed("g.clear_cache()\nprint(g(jnp.zeros(2)))") == "trace (2,) float32\n[1. 1.]\n");
+}
+
+TEST_CASE("static arguments are part of the key by value and type") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("def power(x, n):\n    print('trace', n)\n    return x ** n\n"
+                "p = jax.jit(power, static_argnums=1)") == "");
+  CHECK(printed("print(p(jnp.arange(3.0), 2))\nprint(p(jnp.arange(3.0), 3))\nprint(p(jnp.arange(3.0), 2))") ==
+        "trace 2\n[0. 1. 4.]\ntrace 3\n[0. 1. 8.]\n[0. 1. 4.]\n");
+  // 2.0 == 2 but has another type: JAX traces again.
+  CHECK(printed("print(p(jnp.arange(3.0), 2.0))") == "trace 2.0\n[0. 1. 4.]\n");
+  // By name: static_argnames, and a static position passed as a keyword.
+  CHECK(printed("q = jax.jit(power, static_argnames='n')\nprint(q(jnp.arange(3.0), n=2))\n"
+                "print(q(jnp.arange(3.0), n=2))\nprint(p(jnp.arange(3.0), n=3))") ==
+        "trace 2\n[0. 1. 4.]\n[0. 1. 4.]\ntrace 3\n[0. 1. 8.]\n");
+}
+
+TEST_CASE("pytrees of arguments and results round-trip through the cache") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("@jax.jit\ndef h(params, x, scale=1.0):\n    print('trace')\n"
+                "    return {'y': params['w'] * x + params['b'], 'parts': (x, scale * x)}\n") == "");
+  const std::string call =
+      "out = h({'w': jnp.full(2, 3.0), 'b': jnp.ones(2)}, jnp.arange(2.0), scale=2.0)\n"
+      "print(sorted(out), out['y'], out['parts'][0], out['parts'][1])";
+  // y = 3 * [0, 1] + 1; parts = (x, 2x).
+  CHECK(printed(call) == "trace\n['parts', 'y'] [1. 4.] [0. 1.] [0. 2.]\n");
+  CHECK(printed(call) == "['parts', 'y'] [1. 4.] [0. 1.] [0. 2.]\n");
+  // Another structure (no keyword) is another entry.
+  CHECK(printed("print(h({'w': jnp.ones(2), 'b': jnp.ones(2)}, jnp.ones(2))['y'])") == "trace\n[2. 2.]\n");
+}
+
+TEST_CASE("values a function reads at trace time are fixed in its program, as in JAX") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // JAX's documented behaviour (Sharp Bits, pure functions): the global is read while tracing only.
+  CHECK(printed("g_scale = 2.0\nscaled = jax.jit(lambda x: x * g_scale)\nprint(scaled(jnp.ones(2)))\n"
+                "g_scale = 3.0\nprint(scaled(jnp.ones(2)))\nprint(scaled(jnp.ones(3)))") ==
+        "[2. 2.]\n[2. 2.]\n[3. 3. 3.]\n");
+  // A captured array works across calls.
+  CHECK(printed("offset = jnp.arange(3.0)\nshift = jax.jit(lambda x: x + offset)\nprint(shift(jnp.ones(3)))\n"
+                "print(shift(jnp.full(3, 2.0)))") == "[1. 2. 3.]\n[2. 3. 4.]\n");
+}
+
+TEST_CASE("jit inside transformations still traces and computes correctly") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("cube = jax.jit(lambda x: x ** 3)\nprint(jax.grad(cube)(2.0))\nprint(jax.grad(cube)(3.0))\n"
+                "print(jax.vmap(cube)(jnp.arange(3.0)))\nprint(jax.jit(lambda x: cube(x) + 1)(2.0))\n"
+                "print(cube(2.0))") == "12.0\n27.0\n[0. 1. 8.]\n9.0\n8.0\n");
+}
+
+TEST_CASE("eval_shape reports shapes without running anything") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(jax.jit(lambda x: jnp.zeros((1 << 40,)) + x).eval_shape(1.0))") ==
+        "ShapeDtypeStruct(shape=(1099511627776,), dtype=float32)\n");
+  CHECK(printed("from jax._src.jit import eval_shape\n"
+                "print(eval_shape(lambda a, b: (a @ b, a.sum()), jax.ShapeDtypeStruct((1 << 20, 8), jnp.float32), "
+                "jax.ShapeDtypeStruct((8, 1 << 20), jnp.float32)))") ==
+        "(ShapeDtypeStruct(shape=(1048576, 1048576), dtype=float32), ShapeDtypeStruct(shape=(), dtype=float32))\n");
+  CHECK(printed("print(eval_shape(lambda x: x * 2, 3.0))") ==
+        "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)\n");
+}
+
+TEST_CASE("lower and compile describe the partitioned program and run it") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("auto = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+                   "xs = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(auto, P('x')))\n"
+                   "gram = jax.jit(lambda a: (a @ a.T).sum())\nlowered = gram.lower(xs)\ncompiled = lowered.compile()")
+              .ok());
+  const std::string text = printed("print(lowered.as_text())");
+  CHECK(text.starts_with("# shardscope lowering"));
+  // XLA's HloSharding text for rows split over 8 devices.
+  CHECK(text.find("mhlo.sharding = \"{devices=[8,1]0,1,2,3,4,5,6,7}\"") != std::string::npos);
+  // One (1, 4) float32 row block per device.
+  CHECK(printed("print(compiled.memory_analysis().argument_size_in_bytes)") == "16\n");
+  CHECK(printed("print(compiled.input_shardings[0][0].spec == P('x'))") == "True\n");
+  // sum(x @ x.T) = |column sums|^2 = 112^2 + 120^2 + 128^2 + 136^2.
+  CHECK(printed("print(compiled(xs), gram(xs))") == "61824.0 61824.0\n");
+  CHECK(printed("print('flops' in compiled.cost_analysis())") == "True\n");
+}

@@ -1,0 +1,126 @@
+// float32 sin and cos rounded once from double: against <cmath> in double, bit for bit on every build,
+// independent of lane, tail and chunk position, with special values through the slow path.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ops/vector_math.h"
+
+using namespace shardscope;
+using vector_math::Function;
+
+namespace {
+
+// The reference: <cmath>'s double sin/cos (well under an ulp of double) rounded once to float.
+float reference(Function function, float x) {
+  const double wide = static_cast<double>(x);
+  return static_cast<float>(function == Function::kSin ? std::sin(wide) : std::cos(wide));
+}
+
+bool same_bits(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::memcmp(&a, &b, sizeof(float)) == 0;
+}
+
+std::vector<float> random_inputs(double low, double high, std::size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> draw(low, high);
+  std::vector<float> in(count);
+  for (float& v : in) v = static_cast<float>(draw(rng));
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("rounded float32 sin and cos equal double-precision cmath rounded once") {
+  for (const Function function : {Function::kSin, Function::kCos}) {
+    for (const double bound : {1.0, 10.0, 1000.0, 9.0e4, 2.0e5}) {
+      const std::vector<float> in = random_inputs(-bound, bound, 200003, 11);
+      std::vector<float> out(in.size());
+      std::vector<float> portable(in.size());
+      vector_math::apply_rounded(function, in.data(), out.data(), static_cast<int64_t>(in.size()));
+      vector_math::apply_rounded_portable(function, in.data(), portable.data(), static_cast<int64_t>(in.size()));
+      int differ = 0;
+      int far = 0;
+      int builds_differ = 0;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        const float expected = reference(function, in[i]);
+        if (!same_bits(out[i], expected)) {
+          ++differ;
+          // Only a value within ~2^-50 of a rounding boundary may round the other way: one ulp at most.
+          if (std::fabs(out[i] - expected) > std::fabs(expected) * 1.2e-7F) ++far;
+        }
+        if (!same_bits(out[i], portable[i])) ++builds_differ;
+      }
+      INFO("function ", static_cast<int>(function), " on +-", bound);
+      CHECK(differ <= 1);
+      CHECK(far == 0);
+      CHECK(builds_differ == 0);
+    }
+  }
+}
+
+TEST_CASE("seed 002's 2*sin(x)+1 digits come out of the rounded sin") {
+  // Seed 002 prints 2 * jnp.sin(x) + 1 for x = 0..31 as [[1. 2.682942 ... 0.44116902 ...] [... -0.08804226
+  // -0.99998045 -0.07314587 1.840334 ...] [0.42419338 -0.92279494 ... -0.69244087]].
+  std::vector<float> in(32);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+  std::vector<float> out(in.size());
+  vector_math::apply_rounded(Function::kSin, in.data(), out.data(), static_cast<int64_t>(in.size()));
+  const auto affine = [&](std::size_t i) { return 2.0F * out[i] + 1.0F; };
+  CHECK(affine(1) == 2.682942F);
+  CHECK(affine(6) == 0.44116902F);
+  CHECK(affine(10) == -0.08804226F);
+  CHECK(affine(11) == -0.99998045F);
+  CHECK(affine(12) == -0.07314587F);
+  CHECK(affine(13) == 1.840334F);
+  CHECK(affine(16) == 0.42419338F);
+  CHECK(affine(17) == -0.92279494F);
+  CHECK(affine(23) == -0.69244087F);
+}
+
+TEST_CASE("special values, huge arguments and signed zeros take cmath, lane by lane") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> specials = {0.0F, -0.0F,   inf,    -inf,  nan,    std::numeric_limits<float>::denorm_min(),
+                                       1e5F, -1.0e5F, 1.5e5F, 1e30F, -3e38F, 1e-30F};
+  for (const Function function : {Function::kSin, Function::kCos}) {
+    for (const float special : specials) {
+      for (std::size_t lane = 0; lane < 17; ++lane) {
+        std::vector<float> in(17, 0.75F);
+        in[lane] = special;
+        std::vector<float> out(in.size());
+        vector_math::apply_rounded(function, in.data(), out.data(), static_cast<int64_t>(in.size()));
+        for (std::size_t i = 0; i < in.size(); ++i) {
+          INFO("function ", static_cast<int>(function), " value ", static_cast<double>(in[i]), " lane ", lane);
+          CHECK(same_bits(out[i], reference(function, in[i])));
+        }
+      }
+    }
+  }
+  float zero = -0.0F;
+  float result = 1.0F;
+  vector_math::apply_rounded(Function::kSin, &zero, &result, 1);
+  CHECK(std::signbit(result));
+}
+
+TEST_CASE("a rounded result depends on its argument only: any offset, tail length or in place") {
+  const std::vector<float> in = random_inputs(-50.0, 50.0, 101, 3);
+  std::vector<float> whole(in.size());
+  vector_math::apply_rounded(Function::kSin, in.data(), whole.data(), static_cast<int64_t>(in.size()));
+  for (std::size_t start = 0; start < 9; ++start) {
+    for (std::size_t length = 0; start + length <= in.size() && length < 23; ++length) {
+      std::vector<float> part(length + 1, -7.0F);
+      vector_math::apply_rounded(Function::kSin, in.data() + start, part.data(), static_cast<int64_t>(length));
+      for (std::size_t i = 0; i < length; ++i) CHECK(same_bits(part[i], whole[start + i]));
+      CHECK(part[length] == -7.0F);  // nothing written past n
+    }
+  }
+  std::vector<float> in_place = in;
+  vector_math::apply_rounded(Function::kSin, in_place.data(), in_place.data(), static_cast<int64_t>(in.size()));
+  for (std::size_t i = 0; i < in.size(); ++i) CHECK(same_bits(in_place[i], whole[i]));
+}

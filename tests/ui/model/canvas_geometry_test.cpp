@@ -1,0 +1,105 @@
+// Canvas geometry: cells sized by JAX's text geometry, in JAX's colours, hit tests and zoom/pan.
+#include "ui/model/canvas_geometry.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/ui/model/fixtures.h"
+
+namespace shardscope::ui {
+namespace {
+
+VizLayout colored_layout(const Shape& shape, const Sharding& sharding) {
+  VizOptions options;
+  options.use_color = true;
+  return compute_layout(shape, sharding, options, JaxProfile());
+}
+
+}  // namespace
+
+TEST_CASE("a P('x','y') array on a 2x4 mesh is a 2x4 grid with JAX's cell sizes") {
+  const Mesh mesh = testing::mesh_2x4();
+  const VizLayout layout = colored_layout({8, 8}, testing::named(mesh, "P('x', 'y')"));
+  const CanvasGeometry geometry = place_layout(layout, {});
+  REQUIRE(geometry.cells.size() == 8);
+  // JAX: width int(0.25 * 10 * 2.5) = 6, clamped to min_width 9; colour mode pads label "TPU n" by 2 + 2.
+  // Height int(0.5 * 10) = 5 lines: top 1 + 1, bottom 2 + 1, plus the label line = 6 lines.
+  for (const CellPlacement& cell : geometry.cells) {
+    CHECK(cell.rect.width() == doctest::Approx(9 * 9.0));
+    CHECK(cell.rect.height() == doctest::Approx(6 * 18.0));
+  }
+  CHECK(geometry.width == doctest::Approx(4 * 81.0));
+  CHECK(geometry.height == doctest::Approx(2 * 108.0));
+  // Row-major placement: cell 5 is row 1, column 1.
+  CHECK(geometry.cells[5].rect.x0 == doctest::Approx(81.0));
+  CHECK(geometry.cells[5].rect.y0 == doctest::Approx(108.0));
+}
+
+TEST_CASE("cells carry tab20b in JAX's stepping order") {
+  const VizLayout layout = colored_layout({8, 8}, testing::named(testing::mesh_2x4(), "P('x', 'y')"));
+  // The n=8 sequence from JAX's colour algorithm (reference write-up).
+  const char* expected[] = {"#393B79", "#D6616B", "#8CA252", "#DE9ED6", "#E7CB94", "#6B6ECF", "#A55194", "#8C6D31"};
+  const CanvasGeometry geometry = place_layout(layout, {});
+  for (std::size_t i = 0; i < 8; ++i) {
+    const CellPlacement& placed = geometry.cells[i];
+    CHECK(layout.panels[placed.panel].cells[placed.cell].background.hex() == expected[i]);
+  }
+}
+
+TEST_CASE("hit testing finds the cell under a point and nothing outside") {
+  const VizLayout layout = colored_layout({8, 8}, testing::named(testing::mesh_2x4(), "P('x', 'y')"));
+  const CanvasGeometry geometry = place_layout(layout, {});
+  // Centre of row 1, column 2: x = 2.5 * 81, y = 1.5 * 108.
+  const auto hit = hit_test(geometry, 2.5 * 81, 1.5 * 108);
+  REQUIRE(hit);
+  CHECK(*hit == 6);
+  CHECK_FALSE(hit_test(geometry, -1, 10));
+  CHECK_FALSE(hit_test(geometry, 4 * 81 + 1, 10));
+}
+
+TEST_CASE("rank-3 arrays become small multiples that wrap") {
+  const Mesh mesh = testing::mesh_2x4();
+  VizOptions options;
+  options.small_multiples = true;
+  const VizLayout layout = compute_layout({2, 8, 8}, testing::named(mesh, "P('x', 'y')"), options, JaxProfile());
+  REQUIRE(layout.panels.size() == 2);
+  const CanvasGeometry wide = place_layout(layout, {});
+  CHECK(wide.panels[1].grid.x0 > wide.panels[0].grid.x1);  // side by side
+  GeometryOptions narrow;
+  narrow.wrap_width = wide.panels[0].grid.width() + 1;
+  const CanvasGeometry wrapped = place_layout(layout, narrow);
+  CHECK(wrapped.panels[1].grid.y0 > wrapped.panels[0].grid.y1);  // below
+  CHECK(wrapped.cells.size() == 8);
+}
+
+TEST_CASE("fit centres the content at the largest zoom that shows it whole") {
+  const ViewTransform view = ViewTransform::fit(324, 216, 1000, 500, 24, 3.0);
+  const double zoom = 452.0 / 216.0;  // height-bound: (500 - 48) / 216
+  CHECK(view.zoom == doctest::Approx(zoom));
+  CHECK(view.pan_x == doctest::Approx((1000 - 324 * zoom) / 2));
+  CHECK(view.pan_y == doctest::Approx((500 - 216 * zoom) / 2));
+  CHECK(ViewTransform::fit(10, 10, 1000, 1000, 0, 3.0).zoom == doctest::Approx(3.0));
+}
+
+TEST_CASE("zooming about a point keeps that point still") {
+  ViewTransform view;
+  view.zoom = 2;
+  view.pan_x = 10;
+  view.pan_y = 20;
+  const double cx = view.to_content_x(300);
+  const double cy = view.to_content_y(200);
+  view.zoom_about(1.5, 300, 200, 0.1, 10);
+  CHECK(view.zoom == doctest::Approx(3));
+  CHECK(view.to_screen_x(cx) == doctest::Approx(300));
+  CHECK(view.to_screen_y(cy) == doctest::Approx(200));
+  view.zoom_about(100, 0, 0, 0.1, 10);
+  CHECK(view.zoom == doctest::Approx(10));
+}
+
+TEST_CASE("block text names the slices a cell holds") {
+  const VizLayout layout = colored_layout({8, 8}, testing::named(testing::mesh_2x4(), "P('x', None)"));
+  CHECK(block_text(layout.panels[0].at(1, 0), false) == "[4:8, :]");
+  const VizLayout vector = colored_layout({8}, testing::named(testing::mesh_2x4(), "P('y')"));
+  CHECK(block_text(vector.panels[0].at(0, 3), true) == "[6:8]");
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,141 @@
+// Headless driver steps and the frame statistics the responsiveness test reads.
+#include "ui/driver.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ui/explorer.h"
+#include "ui/gl_capture.h"
+
+namespace shardscope::ui {
+namespace {
+
+constexpr int kSettleFrames = 4;  // frames drawn after the last change, so the layout has settled
+
+}  // namespace
+
+Driver::Driver(Explorer& explorer, const WindowOptions& options) : explorer_(explorer), options_(options) {}
+
+void Driver::before_frame(double now) {
+  if (last_frame_ >= 0) {
+    all_frame_times_.push_back(now - last_frame_);
+    if (!explorer_.idle()) busy_frame_times_.push_back(now - last_frame_);
+  }
+  last_frame_ = now;
+  switch (step_) {
+    case Step::kStart:
+      if (options_.scene) {
+        explorer_.open_scene(*options_.scene);
+        if (!explorer_.scene.error.empty()) {
+          std::cerr << "shardscope gui: " << explorer_.scene.error << "\n";
+          ++failures_;
+        }
+        if (options_.run_all) explorer_.run_scene_cells(false);
+      }
+      cells_started_ = now;
+      step_ = Step::kWaitCells;
+      break;
+    case Step::kWaitCells:
+      if (options_.interrupt_after && !interrupted_at_ && now - cells_started_ >= *options_.interrupt_after &&
+          !explorer_.idle()) {
+        explorer_.interrupt();  // what the Stop button does
+        interrupted_at_ = now;
+      }
+      if (!explorer_.idle()) break;
+      cells_finished_ = now;
+      if (options_.select) explorer_.select(*options_.select);
+      if (options_.device_view) explorer_.canvas.device_view = true;
+      step_ = Step::kApply;
+      break;
+    case Step::kApply:
+      if (!explorer_.idle()) break;
+      if (next_spec_ < options_.apply_specs.size()) {
+        const auto& [name, text] = options_.apply_specs[next_spec_++];
+        if (explorer_.apply_spec_text(name, text)) {
+          std::cout << "apply-spec " << name << " " << text << ": " << explorer_.spec.status << "\n";
+        } else {
+          std::cout << "apply-spec " << name << " " << text << ": " << explorer_.spec.check.error_type << ": "
+                    << explorer_.spec.check.error << "\n";
+        }
+        break;
+      }
+      step_ = Step::kSettle;
+      break;
+    case Step::kSettle:
+    case Step::kDone: break;
+  }
+}
+
+std::optional<int> Driver::after_render(double now, int framebuffer_width, int framebuffer_height) {
+  if (step_ == Step::kWaitCells || step_ == Step::kApply) {
+    if (now - cells_started_ > options_.timeout_seconds) {
+      std::cerr << "shardscope gui: timed out after " << options_.timeout_seconds << " s\n";
+      explorer_.interrupt();
+      write_stats(now);
+      return 4;
+    }
+    return std::nullopt;
+  }
+  if (step_ != Step::kSettle || ++settle_frames_ < kSettleFrames) return std::nullopt;
+  step_ = Step::kDone;
+  if (options_.export_svg) {
+    std::ofstream file(*options_.export_svg, std::ios::binary);
+    file << explorer_.canvas_svg();
+    if (!file || explorer_.canvas_svg().empty()) {
+      std::cerr << "shardscope gui: could not export the SVG to " << *options_.export_svg << "\n";
+      ++failures_;
+    }
+  }
+  if (options_.export_png && !export_canvas_png(explorer_, *options_.export_png, options_.png_scale)) {
+    std::cerr << "shardscope gui: " << explorer_.status_line << "\n";
+    ++failures_;
+  }
+  if (options_.screenshot && !write_screenshot_png(*options_.screenshot, framebuffer_width, framebuffer_height)) {
+    std::cerr << "shardscope gui: could not write " << *options_.screenshot << "\n";
+    ++failures_;
+  }
+  write_stats(now);
+  return failures_ == 0 ? 0 : 1;
+}
+
+void Driver::write_stats(double now) const {
+  if (!options_.stats) return;
+  nlohmann::json stats;
+  const auto summarize = [](const std::vector<double>& gaps) {
+    nlohmann::json out;
+    out["frames"] = gaps.size();
+    out["max_gap_ms"] = gaps.empty() ? 0.0 : *std::max_element(gaps.begin(), gaps.end()) * 1000;
+    double total = 0;
+    for (const double gap : gaps) total += gap;
+    out["mean_gap_ms"] = gaps.empty() ? 0.0 : total / static_cast<double>(gaps.size()) * 1000;
+    return out;
+  };
+  stats["while_busy"] = summarize(busy_frame_times_);
+  stats["all"] = summarize(all_frame_times_);
+  stats["cells_seconds"] = (cells_finished_ ? *cells_finished_ : now) - cells_started_;
+  stats["interrupted_after"] = interrupted_at_ ? nlohmann::json(*interrupted_at_ - cells_started_) : nlohmann::json();
+  nlohmann::json cells = nlohmann::json::array();
+  for (const ConsoleEntry& entry : explorer_.console) {
+    nlohmann::json cell;
+    cell["source"] = entry.source;
+    cell["from_gui"] = entry.from_gui;
+    const char* names[] = {"ok", "error", "interrupted", "exit"};
+    cell["status"] = entry.result ? names[static_cast<int>(entry.result->status)] : "pending";
+    std::string output;
+    if (entry.result) {
+      for (const OutputSegment& part : entry.result->output) output += part.text;
+    }
+    cell["output"] = output;
+    cells.push_back(cell);
+  }
+  stats["cells"] = cells;
+  stats["history"] = explorer_.history.entries();
+  stats["selected"] = explorer_.selected;
+  stats["canvas_rect"] = {explorer_.canvas_screen_rect.x0, explorer_.canvas_screen_rect.y0,
+                          explorer_.canvas_screen_rect.x1, explorer_.canvas_screen_rect.y1};
+  std::ofstream(*options_.stats) << stats.dump(2) << "\n";
+}
+
+}  // namespace shardscope::ui

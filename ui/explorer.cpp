@@ -1,0 +1,259 @@
+// Explorer state and actions, and the frame's fixed layout (no docking in ImGui 1.86).
+#include "ui/explorer.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "base/error.h"
+#include "ui/model/history.h"
+#include "viz/svg_renderer.h"
+#include "viz/text_renderer.h"
+
+namespace shardscope::ui {
+namespace {
+
+std::string history_path(const std::string& dir) { return dir + "/history.jsonl"; }
+std::string settings_path(const std::string& dir) { return dir + "/settings.ini"; }
+
+std::vector<std::string> list_scenes(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string extension = entry.path().extension().string();
+    if (entry.is_regular_file() && (extension == ".py" || extension == ".ipynb")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+VizOptions canvas_options(std::size_t rank) {
+  VizOptions options;
+  options.use_color = true;
+  options.small_multiples = rank != 1 && rank != 2;
+  options.uneven_shards = true;
+  return options;
+}
+
+}  // namespace
+
+Explorer::Explorer(Session& s, std::string config, std::string scenes)
+    : session(s), snapshot(s.snapshot()), config_dir(std::move(config)), scenes_dir(std::move(scenes)) {
+  settings = load_settings(settings_path(config_dir));
+  history.load(history_path(config_dir));
+  scene.browser = list_scenes(scenes_dir);
+}
+
+Explorer::~Explorer() = default;
+
+void Explorer::save_settings_and_history() const {
+  (void)save_settings(settings, settings_path(config_dir));
+  (void)history.save(history_path(config_dir));
+}
+
+std::uint64_t Explorer::run(const std::string& source, bool from_gui) {
+  const std::uint64_t id = session.submit(source);
+  console.push_back({id, source, from_gui, std::nullopt});
+  history.add(source);
+  scroll_console = true;
+  return id;
+}
+
+void Explorer::interrupt() { session.interrupt(); }
+
+bool Explorer::idle() const { return !session.running() && session.queued() == 0; }
+
+const VariableInfo* Explorer::variable(const std::string& name) const {
+  for (const VariableInfo& info : snapshot->variables) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+void Explorer::poll() {
+  for (CellRecord& record : session.take_finished()) {
+    for (ConsoleEntry& entry : console) {
+      if (entry.id == record.id) {
+        entry.result = std::move(record);
+        scroll_console = true;
+        break;
+      }
+    }
+  }
+  const auto latest = session.snapshot();
+  if (latest->revision == snapshot->revision) return;
+  snapshot = latest;
+  if (selected.empty() || variable(selected) == nullptr) {
+    // Nothing chosen yet: the first sharded array is the most interesting one to show.
+    for (const VariableInfo& info : snapshot->variables) {
+      if (info.sharding && std::holds_alternative<NamedSharding>(*info.sharding)) {
+        if (selected.empty()) selected = info.name;
+        break;
+      }
+    }
+  }
+  refresh_canvas();
+  refresh_spec_editor(false);
+}
+
+void Explorer::select(const std::string& name) {
+  selected = name;
+  canvas.view.reset();
+  refresh_canvas();
+  refresh_spec_editor(true);
+}
+
+void Explorer::refresh_canvas() {
+  const bool same_array = canvas.name == selected;
+  const double old_width = canvas.geometry.width;
+  const double old_height = canvas.geometry.height;
+  canvas.name = selected;
+  canvas.layout.reset();
+  canvas.geometry = {};
+  canvas.error.clear();
+  canvas.caption.clear();
+  const VariableInfo* info = variable(selected);
+  if (info == nullptr) {
+    canvas.error = selected.empty() ? "No array selected." : "'" + selected + "' is not an array in the session.";
+    return;
+  }
+  canvas.caption = info->name + ": " + info->type_text;
+  if (!info->sharding) {
+    canvas.error = "This value has no sharding.";
+    return;
+  }
+  try {
+    canvas.layout =
+        compute_layout(info->aval.shape, *info->sharding, canvas_options(info->aval.shape.size()), snapshot->profile);
+    canvas.geometry = place_layout(*canvas.layout, {.wrap_width = 1100});
+  } catch (const Error& error) {
+    canvas.error = error.python_type() + ": " + error.what();
+  }
+  // Keep the user's zoom while the picture keeps its size; a re-shard that changes it fits again.
+  if (!same_array || canvas.geometry.width != old_width || canvas.geometry.height != old_height) canvas.view.reset();
+}
+
+void Explorer::refresh_spec_editor(bool force) {
+  const VariableInfo* info = variable(selected);
+  if (info == nullptr || !info->sharding) {
+    spec.array_name.clear();
+    return;
+  }
+  if (!force && spec.array_name == selected && !spec.check.ok() && !spec.check.error.empty()) return;
+  spec.array_name = selected;
+  spec.draft = SpecDraft::from_sharding(*info->sharding, info->aval.shape.size(), snapshot->profile);
+  spec.spec_text = spec_call_text(spec.draft.spec(), "P");
+  spec.check = {};
+}
+
+bool Explorer::apply_spec(const std::string& name, const SpecDraft& draft) {
+  const VariableInfo* info = variable(name);
+  spec.array_name = name;
+  spec.draft = draft;
+  spec.check = {};
+  if (info == nullptr || !info->sharding) {
+    spec.check.error_type = "NameError";
+    spec.check.error = "name '" + name + "' is not an array in the session";
+    status_line = spec.check.error_type + ": " + spec.check.error;
+    return false;
+  }
+  std::optional<Mesh> mesh_for_spec;
+  if (const auto* named = std::get_if<NamedSharding>(&*info->sharding)) {
+    mesh_for_spec = named->mesh;
+  } else if (!snapshot->meshes.empty()) {
+    mesh_for_spec = snapshot->meshes.front().mesh;
+  }
+  if (!mesh_for_spec) {
+    spec.check.error_type = "ValueError";
+    spec.check.error = "no mesh in the session: create one in the Mesh tab first";
+    status_line = spec.check.error;
+    return false;
+  }
+  spec.check = check_spec(info->aval.shape, *mesh_for_spec, draft, snapshot->profile);
+  if (!spec.check.ok()) {
+    status_line = "Spec not applied: " + spec.check.error_type + ": " + spec.check.error;
+    return false;
+  }
+  const std::string expression = std::holds_alternative<NamedSharding>(*info->sharding)
+                                     ? mesh_expression(name, *mesh_for_spec, snapshot->meshes)
+                                     : snapshot->meshes.front().name;
+  const std::string line = device_put_line(name, expression, draft, snapshot->names);
+  run(line, true);
+  spec.spec_text = spec_call_text(draft.spec(), "P");
+  spec.status = "Applied: " + line;
+  status_line = spec.status;
+  return true;
+}
+
+bool Explorer::apply_spec_text(const std::string& name, const std::string& spec_text) {
+  PartitionSpec parsed;
+  try {
+    parsed = parse_partition_spec(spec_text);
+  } catch (const Error& error) {
+    spec.array_name = name;
+    spec.check = {};
+    spec.check.error_type = error.python_type();
+    spec.check.error = error.what();
+    status_line = "Spec not applied: " + spec.check.error_type + ": " + spec.check.error;
+    return false;
+  }
+  const VariableInfo* info = variable(name);
+  SpecDraft draft = SpecDraft::from_spec(parsed, info ? info->aval.shape.size() : parsed.size());
+  if (spec.array_name == name) draft.memory_kind = spec.draft.memory_kind;
+  spec.spec_text = spec_text;
+  return apply_spec(name, draft);
+}
+
+bool Explorer::create_mesh(const MeshDraft& draft) {
+  mesh.draft = draft;
+  mesh.check = check_mesh(draft, snapshot->devices, snapshot->profile);
+  if (!mesh.check.ok()) {
+    status_line = "Mesh not created: " + mesh.check.error_type + ": " + mesh.check.error;
+    return false;
+  }
+  run(make_mesh_line(draft), true);
+  status_line = "Created " + draft.variable;
+  return true;
+}
+
+void Explorer::open_scene(const std::string& path) {
+  scene.path = path;
+  scene.error.clear();
+  scene.notebook = {};
+  try {
+    scene.notebook = load_notebook(path);
+    settings.last_scene = path;
+  } catch (const Error& error) {
+    scene.error = error.python_type() + ": " + error.what();
+  } catch (const std::exception& error) {
+    scene.error = error.what();
+  }
+}
+
+void Explorer::run_scene_cells(bool restart_first) {
+  if (restart_first) {
+    // CPython cannot be restarted in-process; a fresh namespace is the equivalent a notebook user sees.
+    run("for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\ndel _name\n", true);
+  }
+  for (const NotebookCell* cell : scene.notebook.code_cells()) run(cell->source, false);
+}
+
+std::string Explorer::canvas_svg() const {
+  if (!canvas.layout) return "";
+  return render_svg(*canvas.layout, {.caption = canvas.caption});
+}
+
+std::string Explorer::canvas_text() const {
+  const VariableInfo* info = variable(canvas.name);
+  if (info == nullptr || !info->sharding) return "";
+  try {
+    VizOptions options = canvas_options(info->aval.shape.size());
+    options.use_color = false;
+    return render_text(compute_layout(info->aval.shape, *info->sharding, options, snapshot->profile), {});
+  } catch (const Error& error) {
+    return error.python_type() + ": " + error.what() + "\n";
+  }
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,155 @@
+// The explorer window's state and actions; panels draw it, the window loop and the headless driver call it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/notebook.h"
+#include "ui/model/canvas_geometry.h"
+#include "ui/model/history.h"
+#include "ui/model/mesh_edit.h"
+#include "ui/model/settings.h"
+#include "ui/model/spec_edit.h"
+#include "ui/session.h"
+#include "viz/layout.h"
+
+struct ImFont;
+
+namespace shardscope::ui {
+
+struct ConsoleEntry {
+  std::uint64_t id = 0;
+  std::string source;
+  bool from_gui = false;             // written by a GUI action (shown with a marker)
+  std::optional<CellRecord> result;  // absent while queued or running
+};
+
+// The selected array as the canvas draws it.
+struct CanvasModel {
+  std::string name;
+  std::string caption;  // "x: float32[8,8]  NamedSharding(...)"
+  std::optional<VizLayout> layout;
+  std::string error;  // why there is no picture
+  CanvasGeometry geometry;
+  std::optional<ViewTransform> view;  // absent: fit on next draw
+  bool device_view = false;
+};
+
+struct SpecEditorState {
+  std::string array_name;  // the array the draft belongs to
+  SpecDraft draft;
+  std::string spec_text;  // the same spec typed as text
+  SpecCheck check;
+  std::string status;  // last apply's outcome
+};
+
+struct MeshEditorState {
+  MeshDraft draft;
+  MeshCheck check;
+  bool initialized = false;
+};
+
+struct SceneState {
+  std::string path;
+  Notebook notebook;
+  std::string error;
+  std::vector<std::string> browser;  // files in the scenes directory
+};
+
+// A visualize_array_sharding picture in the console, laid out once.
+struct InlineVisual {
+  std::optional<VizLayout> layout;
+  CanvasGeometry geometry;
+  std::string error;
+};
+
+struct Fonts {
+  ImFont* ui = nullptr;
+  ImFont* mono = nullptr;
+  ImFont* small = nullptr;
+};
+
+class Explorer {
+ public:
+  Explorer(Session& session, std::string config_dir, std::string scenes_dir);
+  ~Explorer();
+  Explorer(const Explorer&) = delete;
+  Explorer& operator=(const Explorer&) = delete;
+
+  // Takes finished cells and the newest snapshot; call once per frame before drawing.
+  void poll();
+  // Draws every panel into a window of the given size (between ImGui::NewFrame and ImGui::Render).
+  void draw(float width, float height);
+
+  // Actions: each GUI edit is a Python line run through the console, so a session replays as a script.
+  std::uint64_t run(const std::string& source, bool from_gui);
+  void select(const std::string& name);
+  // The editor's Apply: validate, then run the device_put line. False (with check.error set) when invalid.
+  bool apply_spec(const std::string& name, const SpecDraft& draft);
+  // The same from text, as `--apply-spec NAME "P('y', None)"` types it.
+  bool apply_spec_text(const std::string& name, const std::string& spec_text);
+  bool create_mesh(const MeshDraft& draft);
+  void open_scene(const std::string& path);
+  void run_scene_cells(bool restart_first);
+  void interrupt();
+  [[nodiscard]] bool idle() const;
+
+  // Exports of what the canvas shows.
+  [[nodiscard]] std::string canvas_svg() const;
+  [[nodiscard]] std::string canvas_text() const;  // JAX's text picture (no colour)
+  void save_settings_and_history() const;
+  [[nodiscard]] const VariableInfo* variable(const std::string& name) const;
+
+  Session& session;
+  std::shared_ptr<const SessionSnapshot> snapshot;
+  Settings settings;
+  History history;
+  Fonts fonts;
+  std::string config_dir;
+  std::string scenes_dir;
+
+  std::vector<ConsoleEntry> console;
+  std::string input;
+  bool focus_input = true;
+  bool scroll_console = false;
+  std::vector<std::string> completion_hint;
+  std::map<std::pair<std::uint64_t, std::size_t>, InlineVisual> inline_visuals;
+
+  std::string selected;
+  CanvasModel canvas;
+  SpecEditorState spec;
+  MeshEditorState mesh;
+  SceneState scene;
+  std::string status_line;
+  std::string export_dir = ".";
+  float png_scale = 2.0f;
+  float ui_scale = 1.0f;  // HiDPI content scale
+  bool show_help = false;
+  std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
+  std::string open_path;                   // File > Open's text field
+  std::string svg_path = "shardscope-canvas.svg";
+  std::string png_path = "shardscope-canvas.png";
+  bool quit_requested = false;
+  // Where the canvas was drawn last frame (screen pixels), for exports and tests.
+  Rect canvas_screen_rect;
+  std::uint64_t frame_count = 0;
+
+ private:
+  void refresh_canvas();
+  void refresh_spec_editor(bool force);
+};
+
+// Panels (ui/panels/*.cpp), each drawing inside the current ImGui window.
+void draw_console(Explorer& explorer);
+void draw_variables(Explorer& explorer);
+void draw_canvas(Explorer& explorer);
+void draw_spec_editor(Explorer& explorer);
+void draw_mesh_editor(Explorer& explorer);
+void draw_program_view(Explorer& explorer);
+void draw_scene_browser(Explorer& explorer);
+
+}  // namespace shardscope::ui

@@ -1,0 +1,207 @@
+// The window's frame: menu bar, the fixed arrangement of panels, shortcuts and the help window.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "ui/explorer.h"
+#include "ui/panels/widgets.h"
+
+namespace shardscope::ui {
+namespace {
+
+constexpr const char* kShortcuts[][2] = {
+    {"Enter", "run the cell (continues a block or open bracket)"},
+    {"Shift+Enter", "new line in the cell"},
+    {"Tab", "complete the name before the cursor"},
+    {"Up / Down", "history (single-line cells)"},
+    {"Ctrl+C / Stop", "interrupt the running cell (KeyboardInterrupt)"},
+    {"Ctrl+O", "open a scene (.py with # %% cells, or .ipynb)"},
+    {"F5", "run all cells of the open scene"},
+    {"Ctrl+D", "toggle grid / device view"},
+    {"Ctrl+E", "export the canvas as SVG"},
+    {"Ctrl+L", "clear the console"},
+    {"Mouse wheel / drag", "zoom / pan the canvas; double-click fits"},
+    {"F1", "this help"},
+};
+
+bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), false); }
+bool pressed_char(char c) { return ImGui::IsKeyPressed(static_cast<int>(c), false); }  // GLFW keys are ASCII
+
+void write_text(Explorer& explorer, const std::string& path, const std::string& text, const char* what) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  explorer.status_line = file ? std::string(what) + " written to " + path : "Could not write " + path;
+}
+
+void shortcuts(Explorer& explorer) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && pressed_char('C') && !explorer.idle()) explorer.interrupt();
+  if (io.KeyCtrl && pressed_char('O')) ImGui::OpenPopup("Open scene");
+  if (io.KeyCtrl && pressed_char('D')) {
+    explorer.canvas.device_view = !explorer.canvas.device_view;
+    explorer.canvas.view.reset();
+  }
+  if (io.KeyCtrl && pressed_char('E')) write_text(explorer, explorer.svg_path, explorer.canvas_svg(), "SVG");
+  if (io.KeyCtrl && pressed_char('L')) {
+    explorer.console.clear();
+    explorer.inline_visuals.clear();
+  }
+  if (ImGui::IsKeyPressed(290 /* GLFW_KEY_F1 */, false)) explorer.show_help = !explorer.show_help;
+  if (ImGui::IsKeyPressed(294 /* GLFW_KEY_F5 */, false) && explorer.idle()) explorer.run_scene_cells(false);
+  (void)pressed;
+}
+
+void menu_bar(Explorer& explorer) {
+  bool open_scene = false;
+  bool export_dialog = false;
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open scene...", "Ctrl+O")) open_scene = true;
+    if (ImGui::MenuItem("Export...")) export_dialog = true;
+    if (ImGui::MenuItem("Export SVG", "Ctrl+E")) write_text(explorer, explorer.svg_path, explorer.canvas_svg(), "SVG");
+    if (ImGui::MenuItem("Export PNG")) explorer.png_request = explorer.png_path;
+    if (ImGui::MenuItem("Copy JAX's text")) {
+      ImGui::SetClipboardText(explorer.canvas_text().c_str());
+      explorer.status_line = "visualize_array_sharding text copied";
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) explorer.quit_requested = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Dark theme", nullptr, explorer.settings.dark_theme)) {
+      explorer.settings.dark_theme = true;
+      apply_theme(true, explorer.ui_scale);
+    }
+    if (ImGui::MenuItem("Light theme", nullptr, !explorer.settings.dark_theme)) {
+      explorer.settings.dark_theme = false;
+      apply_theme(false, explorer.ui_scale);
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Device view", "Ctrl+D", explorer.canvas.device_view)) {
+      explorer.canvas.device_view = !explorer.canvas.device_view;
+      explorer.canvas.view.reset();
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Scenes")) {
+    for (const std::string& path : explorer.scene.browser) {
+      if (ImGui::MenuItem(path.c_str())) explorer.open_scene(path);
+    }
+    if (explorer.scene.browser.empty()) ImGui::TextDisabled("no scenes in %s", explorer.scenes_dir.c_str());
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Shortcuts", "F1")) explorer.show_help = true;
+    ImGui::EndMenu();
+  }
+  if (!explorer.status_line.empty()) {
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", explorer.status_line.c_str());
+  }
+  ImGui::EndMenuBar();
+  if (open_scene) ImGui::OpenPopup("Open scene");
+  if (export_dialog) ImGui::OpenPopup("Export");
+}
+
+void popups(Explorer& explorer) {
+  if (ImGui::BeginPopupModal("Open scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("Path of a .py (Jupytext # %% cells) or .ipynb:");
+    ImGui::SetNextItemWidth(520);
+    const bool enter = ImGui::InputText("##path", &explorer.open_path, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Open") || enter) {
+      explorer.open_scene(explorer.open_path);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  if (ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::SetNextItemWidth(420);
+    ImGui::InputText("SVG file", &explorer.svg_path);
+    ImGui::SetNextItemWidth(420);
+    ImGui::InputText("PNG file", &explorer.png_path);
+    ImGui::SetNextItemWidth(200);
+    ImGui::SliderFloat("PNG scale", &explorer.png_scale, 0.5f, 4.0f, "%.1fx");
+    if (ImGui::Button("Export SVG")) write_text(explorer, explorer.svg_path, explorer.canvas_svg(), "SVG");
+    ImGui::SameLine();
+    if (ImGui::Button("Export PNG")) explorer.png_request = explorer.png_path;
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void titled_child(const char* id, const char* title, ImVec2 size, void (*body)(Explorer&), Explorer& explorer) {
+  ImGui::BeginChild(id, size, true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::TextDisabled("%s", title);
+  ImGui::Separator();
+  body(explorer);
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void Explorer::draw(float width, float height) {
+  ++frame_count;
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(width, height));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                 ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoSavedSettings;
+  ImGui::Begin("shardscope", nullptr, flags);
+  menu_bar(*this);
+  shortcuts(*this);
+  popups(*this);
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  const float left = std::floor(avail.x * 0.40f);
+  const float top = std::floor(avail.y * settings.console_fraction);
+  ImGui::BeginGroup();
+  titled_child("##console", "Console", ImVec2(left, top), draw_console, *this);
+  titled_child("##variables", "Variables", ImVec2(left, avail.y - top - spacing), draw_variables, *this);
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  titled_child("##canvas", "Canvas", ImVec2(0, top), draw_canvas, *this);
+  ImGui::BeginChild("##editors", ImVec2(0, avail.y - top - spacing), true);
+  if (ImGui::BeginTabBar("##editor_tabs")) {
+    if (ImGui::BeginTabItem("Spec")) {
+      draw_spec_editor(*this);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Mesh")) {
+      draw_mesh_editor(*this);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Program")) {
+      draw_program_view(*this);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Scenes")) {
+      draw_scene_browser(*this);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  ImGui::EndGroup();
+  ImGui::End();
+
+  if (show_help) {
+    ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
+    ImGui::Begin("Shortcuts", &show_help, ImGuiWindowFlags_NoCollapse);
+    for (const auto& [keys, what] : kShortcuts) {
+      ImGui::TextUnformatted(keys);
+      ImGui::SameLine(190);
+      ImGui::TextDisabled("%s", what);
+    }
+    ImGui::End();
+  }
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,102 @@
+// Spec editor logic: validation through core's constructors, so errors are JAX's, and the replayable line.
+#include "ui/model/spec_edit.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/error.h"
+#include "base/python_format.h"
+
+namespace shardscope::ui {
+namespace {
+
+// Which dimension a failed check is about, found the way a person would read the spec.
+int dimension_at_fault(const std::string& error_type, const Shape& shape, const Mesh& mesh, const SpecDraft& draft) {
+  std::set<std::string> seen;
+  for (std::size_t d = 0; d < draft.dims.size(); ++d) {
+    for (const std::string& axis : draft.dims[d]) {
+      if (!mesh.axis_index(axis)) return static_cast<int>(d);
+      if (!seen.insert(axis).second && error_type != "IndivisibleError") return static_cast<int>(d);
+    }
+  }
+  if (error_type == "IndivisibleError" || error_type == "ValueError") {
+    for (std::size_t d = 0; d < draft.dims.size() && d < shape.size(); ++d) {
+      if (shape[d] % mesh.axes_size(draft.dims[d]) != 0) return static_cast<int>(d);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+PartitionSpec SpecDraft::spec() const {
+  std::vector<SpecEntry> entries;
+  entries.reserve(dims.size());
+  for (const auto& axes : dims) entries.push_back(SpecEntry::of_axes(axes));
+  return PartitionSpec(std::move(entries));
+}
+
+SpecDraft SpecDraft::from_spec(const PartitionSpec& spec, std::size_t rank) {
+  SpecDraft draft;
+  draft.dims.resize(std::max(rank, spec.size()));
+  for (std::size_t d = 0; d < spec.size(); ++d) {
+    if (spec.entries()[d].kind == SpecEntry::Kind::kAxes) draft.dims[d] = spec.entries()[d].axes;
+  }
+  return draft;
+}
+
+SpecDraft SpecDraft::from_sharding(const Sharding& sharding, std::size_t rank, const JaxProfile& profile) {
+  SpecDraft draft;
+  std::optional<std::string> kind;
+  if (const auto* named = std::get_if<NamedSharding>(&sharding)) {
+    draft = from_spec(named->spec, rank);
+    kind = named->memory_kind;
+  } else {
+    draft.dims.resize(rank);
+    kind = std::get<SingleDeviceSharding>(sharding).memory_kind;
+  }
+  if (kind != default_memory_kind(sharding_platform(sharding), profile)) draft.memory_kind = kind;
+  return draft;
+}
+
+SpecCheck check_spec(const Shape& shape, const Mesh& mesh, const SpecDraft& draft, const JaxProfile& profile) {
+  SpecCheck check;
+  try {
+    NamedSharding sharding = make_named_sharding(mesh, draft.spec(), profile, draft.memory_kind);
+    check_rank_compatible(sharding, shape.size(), profile);
+    (void)shard_shape(sharding, shape, profile);
+    check.sharding = std::move(sharding);
+  } catch (const Error& error) {
+    check.error_type = error.python_type();
+    check.error = error.what();
+    check.error_dim = dimension_at_fault(check.error_type, shape, mesh, draft);
+  }
+  return check;
+}
+
+std::string spec_call_text(const PartitionSpec& spec, const std::string& p_name) {
+  std::string text = p_name + "(";
+  for (std::size_t i = 0; i < spec.entries().size(); ++i) {
+    if (i > 0) text += ", ";
+    text += spec.entries()[i].repr();
+  }
+  return text + ")";
+}
+
+std::string device_put_line(const std::string& array_name, const std::string& mesh_expression, const SpecDraft& draft,
+                            const NamespaceNames& names) {
+  std::string sharding =
+      names.named_sharding + "(" + mesh_expression + ", " + spec_call_text(draft.spec(), names.partition_spec);
+  if (draft.memory_kind) sharding += ", memory_kind=" + python_string_repr(*draft.memory_kind);
+  sharding += ")";
+  return array_name + " = " + names.device_put + "(" + array_name + ", " + sharding + ")";
+}
+
+std::string mesh_expression(const std::string& array_name, const Mesh& mesh, const std::vector<MeshInfo>& meshes) {
+  for (const MeshInfo& info : meshes) {
+    if (!info.name.empty() && info.mesh == mesh) return info.name;
+  }
+  return array_name + ".sharding.mesh";
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,181 @@
+// The canvas: the selected array's shard grid (or its devices laid out physically), zoom, pan, tooltips.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "base/dtype.h"
+#include "base/error.h"
+#include "base/python_format.h"
+#include "ui/explorer.h"
+#include "ui/model/device_view.h"
+#include "ui/panels/grid_draw.h"
+#include "ui/panels/widgets.h"
+
+namespace shardscope::ui {
+namespace {
+
+constexpr double kMinZoom = 0.05;
+constexpr double kMaxZoom = 12.0;
+
+std::string bytes_text(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return buffer;
+}
+
+void cell_tooltip(const Explorer& explorer, const VizLayout& layout, const CellPlacement& placed) {
+  const VizPanel& panel = layout.panels[placed.panel];
+  const VizCell& cell = panel.cells[placed.cell];
+  const VariableInfo* info = nullptr;
+  for (const VariableInfo& v : explorer.snapshot->variables) {
+    if (v.name == explorer.canvas.name) info = &v;
+  }
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(cell.label.c_str());
+  ImGui::Separator();
+  std::string devices;
+  for (const Device& d : cell.devices) devices += (devices.empty() ? "" : ", ") + std::to_string(d.id);
+  ImGui::Text("devices      %s", devices.c_str());
+  ImGui::Text("holds        %s%s", panel.title.empty() ? "" : (panel.title + " ").c_str(),
+              block_text(cell, panel.one_dimensional).c_str());
+  if (info != nullptr && info->sharding) {
+    try {
+      const Shape shard = shard_shape(*info->sharding, info->aval.shape, explorer.snapshot->profile);
+      ImGui::Text("shard shape  %s", python_int_tuple(shard).c_str());
+      const auto bytes = product(shard) * static_cast<int64_t>(dtype_size(info->aval.dtype));
+      ImGui::Text("bytes        %s per device (%lld B)", bytes_text(bytes).c_str(), static_cast<long long>(bytes));
+    } catch (const Error&) {
+      ImGui::TextUnformatted("shard shape  uneven (padded blocks)");
+    }
+    std::optional<std::string> kind;
+    if (const auto* named = std::get_if<NamedSharding>(&*info->sharding)) kind = named->memory_kind;
+    if (const auto* single = std::get_if<SingleDeviceSharding>(&*info->sharding)) kind = single->memory_kind;
+    ImGui::Text("memory kind  %s", kind.value_or("(default)").c_str());
+  }
+  if (cell.padded) ImGui::TextUnformatted("* padded: the block runs past the end of the array");
+  ImGui::EndTooltip();
+}
+
+// Wheel zooms about the mouse, dragging pans; double-click fits.
+void handle_input(CanvasModel& canvas, ImVec2 origin, bool hovered) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!hovered || !canvas.view) return;
+  if (io.MouseWheel != 0) {
+    canvas.view->zoom_about(io.MouseWheel > 0 ? 1.15 : 1 / 1.15, io.MousePos.x - origin.x, io.MousePos.y - origin.y,
+                            kMinZoom, kMaxZoom);
+  }
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Middle) ||
+      ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+    canvas.view->pan_x += io.MouseDelta.x;
+    canvas.view->pan_y += io.MouseDelta.y;
+  }
+  if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) canvas.view.reset();
+}
+
+}  // namespace
+
+void draw_canvas(Explorer& explorer) {
+  CanvasModel& canvas = explorer.canvas;
+  const Theme& theme = current_theme();
+  // Toolbar.
+  if (ImGui::RadioButton("Grid", !canvas.device_view)) {
+    canvas.device_view = false;
+    canvas.view.reset();
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("Devices", canvas.device_view)) {
+    canvas.device_view = true;
+    canvas.view.reset();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) canvas.view.reset();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%.0f%%", canvas.view ? canvas.view->zoom * 100 : 100.0);
+  ImGui::SameLine();
+  ImGui::TextUnformatted(canvas.caption.c_str());
+  if (const VariableInfo* info = explorer.variable(canvas.name); info != nullptr) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", info->sharding_text.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->sharding_text.c_str());
+  }
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  if (size.x < 8 || size.y < 8) return;
+  explorer.canvas_screen_rect = {origin.x, origin.y, origin.x + size.x, origin.y + size.y};
+  ImGui::InvisibleButton(
+      "##canvas", size,
+      ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonMiddle | ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  list->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
+  list->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), theme.canvas_background);
+
+  if (!canvas.layout) {
+    const std::string& message = canvas.error.empty() ? std::string("Run a cell that creates an array.") : canvas.error;
+    list->AddText(ImVec2(origin.x + 16, origin.y + 16), theme.muted_text, message.c_str());
+    list->PopClipRect();
+    return;
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!canvas.device_view) {
+    if (!canvas.view) {
+      canvas.view = ViewTransform::fit(canvas.geometry.width, canvas.geometry.height, size.x, size.y, 24, 3.0);
+    }
+    handle_input(canvas, origin, hovered);
+    std::optional<std::size_t> hit;
+    if (hovered)
+      hit = hit_test(canvas.geometry, canvas.view->to_content_x(mouse.x - origin.x),
+                     canvas.view->to_content_y(mouse.y - origin.y));
+    GridPaint paint;
+    paint.font = explorer.fonts.mono;
+    paint.font_size = explorer.settings.font_size * std::clamp(static_cast<float>(canvas.view->zoom), 0.8f, 1.6f);
+    paint.border = theme.grid_border;
+    paint.title = theme.text;
+    paint.hovered = hit;
+    draw_grid(list, *canvas.layout, canvas.geometry, *canvas.view, origin, paint);
+    list->PopClipRect();
+    for (const std::string& note : canvas.layout->notes) ImGui::TextDisabled("%s", note.c_str());
+    if (hit) cell_tooltip(explorer, *canvas.layout, canvas.geometry.cells[*hit]);
+    return;
+  }
+  const DeviceViewLayout devices = layout_devices(explorer.snapshot->devices);
+  if (!canvas.view) canvas.view = ViewTransform::fit(devices.width, devices.height, size.x, size.y, 16, 2.0);
+  handle_input(canvas, origin, hovered);
+  DevicePaint paint;
+  paint.font = explorer.fonts.mono;
+  paint.font_size = explorer.settings.font_size;
+  paint.text = theme.text;
+  paint.chip = theme.chip;
+  paint.host = theme.muted_text;
+  paint.idle_device = theme.idle_device;
+  const DeviceBox* hit = nullptr;
+  if (hovered) {
+    const double cx = canvas.view->to_content_x(mouse.x - origin.x);
+    const double cy = canvas.view->to_content_y(mouse.y - origin.y);
+    for (const DeviceBox& box : devices.devices) {
+      if (box.rect.contains(cx, cy)) hit = &box;
+    }
+  }
+  if (hit != nullptr) paint.hovered_device = hit->id;
+  draw_device_view(list, devices, device_colors(*canvas.layout), *canvas.view, origin, paint);
+  list->PopClipRect();
+  if (hit != nullptr) {
+    for (std::size_t i = 0; i < canvas.geometry.cells.size(); ++i) {
+      const CellPlacement& placed = canvas.geometry.cells[i];
+      const VizCell& cell = canvas.layout->panels[placed.panel].cells[placed.cell];
+      if (std::any_of(cell.devices.begin(), cell.devices.end(), [&](const Device& d) { return d.id == hit->id; })) {
+        cell_tooltip(explorer, *canvas.layout, placed);
+      }
+    }
+  }
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,288 @@
+// Variables table, spec editor and mesh editor: they read the snapshot and act through Explorer's actions.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <numeric>
+
+#include "base/error.h"
+#include "base/python_format.h"
+#include "device/presets.h"
+#include "ui/explorer.h"
+#include "ui/panels/widgets.h"
+
+namespace shardscope::ui {
+namespace {
+
+std::string per_device_text(const std::vector<int64_t>& bytes) {
+  if (bytes.empty()) return "-";
+  const auto [low, high] = std::minmax_element(bytes.begin(), bytes.end());
+  const auto format = [](int64_t b) {
+    char buffer[32];
+    if (b >= 1 << 20)
+      std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(b) / (1 << 20));
+    else if (b >= 1 << 10)
+      std::snprintf(buffer, sizeof buffer, "%.1f KiB", static_cast<double>(b) / (1 << 10));
+    else
+      std::snprintf(buffer, sizeof buffer, "%lld B", static_cast<long long>(b));
+    return std::string(buffer);
+  };
+  return *low == *high ? format(*low) : format(*low) + " - " + format(*high);
+}
+
+// The spec and mesh shape in a few characters; the full repr is the row's tooltip.
+std::string short_sharding(const VariableInfo& info, const JaxProfile& profile) {
+  if (!info.sharding) return "-";
+  if (const auto* named = std::get_if<NamedSharding>(&*info.sharding)) {
+    std::string axes;
+    for (std::size_t a = 0; a < named->mesh.axis_names().size(); ++a) {
+      axes += (a == 0 ? "" : ",") + named->mesh.axis_names()[a] + "=" + std::to_string(named->mesh.axis_sizes()[a]);
+    }
+    std::string text = named->spec.repr(profile) + " on {" + axes + "}";
+    if (named->memory_kind && named->memory_kind != default_memory_kind(named->mesh.platform(), profile)) {
+      text += " " + *named->memory_kind;
+    }
+    return text;
+  }
+  return "device " + std::to_string(std::get<SingleDeviceSharding>(*info.sharding).device.id);
+}
+
+std::optional<Mesh> editor_mesh(const Explorer& explorer, const VariableInfo& info) {
+  if (info.sharding) {
+    if (const auto* named = std::get_if<NamedSharding>(&*info.sharding)) return named->mesh;
+  }
+  if (!explorer.snapshot->meshes.empty()) return explorer.snapshot->meshes.front().mesh;
+  return std::nullopt;
+}
+
+void error_text(const SpecCheck& check) {
+  wrapped_colored_text(current_theme().error, (check.error_type + ": " + check.error).c_str());
+}
+
+}  // namespace
+
+void draw_variables(Explorer& explorer) {
+  const auto& variables = explorer.snapshot->variables;
+  if (variables.empty()) {
+    ImGui::TextDisabled("No arrays yet: run a cell that creates one.");
+    return;
+  }
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("##variables", 4, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableSetupColumn("Sharding", ImGuiTableColumnFlags_WidthStretch, 2.6f);
+  ImGui::TableSetupColumn("Bytes/device", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableHeadersRow();
+  for (const VariableInfo& info : variables) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool chosen = info.name == explorer.selected;
+    if (ImGui::Selectable(info.name.c_str(), chosen, ImGuiSelectableFlags_SpanAllColumns)) explorer.select(info.name);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(info.type_text.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(short_sharding(info, explorer.snapshot->profile).c_str());
+    if (ImGui::IsItemHovered() && !info.sharding_text.empty()) ImGui::SetTooltip("%s", info.sharding_text.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(per_device_text(info.bytes_per_device).c_str());
+  }
+  ImGui::EndTable();
+}
+
+void draw_spec_editor(Explorer& explorer) {
+  SpecEditorState& spec = explorer.spec;
+  const VariableInfo* info = explorer.variable(explorer.selected);
+  if (info == nullptr || !info->sharding) {
+    ImGui::TextDisabled("Select an array in Variables to edit its sharding.");
+    return;
+  }
+  const std::optional<Mesh> mesh = editor_mesh(explorer, *info);
+  ImGui::Text("%s  %s", info->name.c_str(), info->type_text.c_str());
+  if (!mesh) {
+    ImGui::TextDisabled("No mesh in the session: create one in the Mesh tab.");
+    return;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("on %s", mesh->str(explorer.snapshot->profile).c_str());
+  SpecDraft& draft = spec.draft;
+  const std::size_t rank = info->aval.shape.size();
+  if (draft.dims.size() < rank) draft.dims.resize(rank);
+  bool edited = false;
+  for (std::size_t d = 0; d < draft.dims.size(); ++d) {
+    ImGui::PushID(static_cast<int>(d));
+    ImGui::AlignTextToFramePadding();
+    if (d < rank)
+      ImGui::Text("dim %zu (%lld)", d, static_cast<long long>(info->aval.shape[d]));
+    else
+      ImGui::TextDisabled("dim %zu (extra)", d);
+    for (const std::string& axis : mesh->axis_names()) {
+      ImGui::SameLine();
+      auto& axes = draft.dims[d];
+      const auto found = std::find(axes.begin(), axes.end(), axis);
+      const bool on = found != axes.end();
+      if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+      const std::string label = axis + " (" + std::to_string(mesh->axis_size(axis)) + ")";
+      if (ImGui::Button(label.c_str())) {
+        if (on)
+          axes.erase(found);
+        else
+          axes.push_back(axis);  // clicking order is the tuple's major-to-minor order
+        edited = true;
+      }
+      if (on) ImGui::PopStyleColor();
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("-> %s", SpecEntry::of_axes(draft.dims[d]).repr().c_str());
+    if (!spec.check.ok() && spec.check.error_dim == static_cast<int>(d)) error_text(spec.check);
+    ImGui::PopID();
+  }
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("Spec");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  const bool typed_enter = ImGui::InputText("##spec", &spec.spec_text, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool typed = ImGui::IsItemEdited();
+  ImGui::SameLine();
+  const Device first = mesh->devices().front();
+  const std::vector<std::string> kinds = addressable_memory_kinds(first);
+  std::string kind_label = draft.memory_kind.value_or("default");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
+  if (ImGui::BeginCombo("##memory", ("memory: " + kind_label).c_str())) {
+    if (ImGui::Selectable("default", !draft.memory_kind)) {
+      draft.memory_kind.reset();
+      edited = true;
+    }
+    for (const std::string& kind : kinds) {
+      if (ImGui::Selectable(kind.c_str(), draft.memory_kind == kind)) {
+        draft.memory_kind = kind;
+        edited = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  if (typed) {
+    // The text box and the buttons edit the same draft; a half-typed spec just shows its error.
+    try {
+      const std::optional<std::string> kind = draft.memory_kind;
+      draft = SpecDraft::from_spec(parse_partition_spec(spec.spec_text), rank);
+      draft.memory_kind = kind;
+      spec.check = check_spec(info->aval.shape, *mesh, draft, explorer.snapshot->profile);
+    } catch (const Error& error) {
+      spec.check = {};
+      spec.check.error_type = error.python_type();
+      spec.check.error = error.what();
+    }
+  }
+  if (edited) {
+    spec.spec_text = spec_call_text(draft.spec(), "P");
+    spec.check = check_spec(info->aval.shape, *mesh, draft, explorer.snapshot->profile);
+  }
+  if (!spec.check.ok() && !spec.check.error.empty() && spec.check.error_dim < 0) error_text(spec.check);
+  const std::string line = device_put_line(info->name, mesh_expression(info->name, *mesh, explorer.snapshot->meshes),
+                                           draft, explorer.snapshot->names);
+  ImGui::PushFont(explorer.fonts.mono);
+  ImGui::TextDisabled("%s", line.c_str());
+  ImGui::PopFont();
+  const bool invalid = !spec.check.error.empty() && !spec.check.ok();
+  ImGui::BeginDisabled(invalid || !explorer.idle());
+  const bool apply = ImGui::Button("Apply") || (typed_enter && !invalid);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) {
+    draft = SpecDraft::from_sharding(*info->sharding, rank, explorer.snapshot->profile);
+    spec.spec_text = spec_call_text(draft.spec(), "P");
+    spec.check = {};
+  }
+  if (apply) (void)explorer.apply_spec(info->name, SpecDraft(draft));
+  if (!spec.status.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(current_theme().ok, "%s", spec.status.c_str());
+  }
+}
+
+void draw_mesh_editor(Explorer& explorer) {
+  const SessionSnapshot& snapshot = *explorer.snapshot;
+  MeshEditorState& state = explorer.mesh;
+  ImGui::Text("Devices: %s (%zu)", snapshot.device_preset.c_str(), snapshot.devices.size());
+  ImGui::SameLine();
+  help_marker("The device preset is chosen at start: shardscope gui --devices tpu-v4-8 (or cpu:N, gpu:N, ...).");
+  if (ImGui::TreeNode("Meshes in the session")) {
+    for (const MeshInfo& info : snapshot.meshes) {
+      ImGui::BulletText("%s = %s", info.name.empty() ? "(unnamed)" : info.name.c_str(),
+                        info.mesh.str(snapshot.profile).c_str());
+      std::string ids;
+      for (std::size_t i = 0; i < info.mesh.devices().size(); ++i) {
+        const int64_t last = info.mesh.axis_sizes().empty() ? 1 : info.mesh.axis_sizes().back();
+        ids += std::to_string(info.mesh.devices()[i].id);
+        ids += (last > 0 && (i + 1) % static_cast<std::size_t>(last) == 0) ? "\n" : " ";
+      }
+      ImGui::Indent();
+      ImGui::PushFont(explorer.fonts.mono);
+      ImGui::TextDisabled("device order:\n%s", ids.c_str());
+      ImGui::PopFont();
+      ImGui::Unindent();
+    }
+    ImGui::TreePop();
+  }
+  ImGui::Separator();
+  MeshDraft& draft = state.draft;
+  if (!state.initialized) {
+    draft.axis_names = {"x", "y"};
+    draft.axis_sizes = {2, static_cast<int64_t>(std::max<std::size_t>(1, snapshot.devices.size() / 2))};
+    draft.axis_types = {AxisType::kExplicit, AxisType::kExplicit};
+    state.initialized = true;
+  }
+  bool edited = false;
+  ImGui::SetNextItemWidth(120);
+  edited |= ImGui::InputText("variable", &draft.variable);
+  for (std::size_t a = 0; a < draft.axis_names.size(); ++a) {
+    ImGui::PushID(static_cast<int>(a));
+    ImGui::SetNextItemWidth(80);
+    edited |= ImGui::InputText("##name", &draft.axis_names[a]);
+    ImGui::SameLine();
+    int size = static_cast<int>(draft.axis_sizes[a]);
+    ImGui::SetNextItemWidth(100);
+    if (ImGui::InputInt("##size", &size)) {
+      draft.axis_sizes[a] = std::max(1, size);
+      edited = true;
+    }
+    ImGui::SameLine();
+    int type = static_cast<int>(draft.axis_types[a]);
+    ImGui::SetNextItemWidth(100);
+    if (ImGui::Combo("##type", &type, "Auto\0Explicit\0Manual\0")) {
+      draft.axis_types[a] = static_cast<AxisType>(type);
+      edited = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("remove") && draft.axis_names.size() > 1) {
+      draft.axis_names.erase(draft.axis_names.begin() + static_cast<std::ptrdiff_t>(a));
+      draft.axis_sizes.erase(draft.axis_sizes.begin() + static_cast<std::ptrdiff_t>(a));
+      draft.axis_types.erase(draft.axis_types.begin() + static_cast<std::ptrdiff_t>(a));
+      edited = true;
+    }
+    if (!state.check.ok() && state.check.error_axis == static_cast<int>(a)) {
+      wrapped_colored_text(current_theme().error, state.check.error.c_str());
+    }
+    ImGui::PopID();
+  }
+  if (ImGui::SmallButton("add axis")) {
+    draft.axis_names.push_back(std::string(1, static_cast<char>('x' + draft.axis_names.size() % 3)));
+    draft.axis_sizes.push_back(1);
+    draft.axis_types.push_back(AxisType::kExplicit);
+    edited = true;
+  }
+  if (edited || !state.check.ok()) state.check = check_mesh(draft, snapshot.devices, snapshot.profile);
+  if (!state.check.ok() && state.check.error_axis < 0) {
+    wrapped_colored_text(current_theme().error, (state.check.error_type + ": " + state.check.error).c_str());
+  }
+  ImGui::PushFont(explorer.fonts.mono);
+  ImGui::TextDisabled("%s", make_mesh_line(draft).c_str());
+  ImGui::PopFont();
+  ImGui::BeginDisabled(!state.check.ok() || !explorer.idle());
+  if (ImGui::Button("Create mesh")) (void)explorer.create_mesh(draft);
+  ImGui::EndDisabled();
+}
+
+}  // namespace shardscope::ui

@@ -1,0 +1,43 @@
+// Drawing shard grids and device views into an ImGui draw list (the canvas, console thumbnails, PNG export).
+#pragma once
+
+#include <imgui.h>
+
+#include <map>
+#include <optional>
+
+#include "ui/model/canvas_geometry.h"
+#include "ui/model/device_view.h"
+#include "viz/layout.h"
+
+namespace shardscope::ui {
+
+[[nodiscard]] ImU32 to_imgui_color(Rgb color, int alpha = 255);
+
+struct GridPaint {
+  ImFont* font = nullptr;
+  float font_size = 14.0f;
+  ImU32 border = IM_COL32(255, 255, 255, 255);
+  ImU32 title = IM_COL32(220, 220, 220, 255);
+  std::optional<std::size_t> hovered;  // index into geometry.cells
+};
+
+// Cells filled with the layout's colours, JAX's labels centred where they fit, panel titles above.
+void draw_grid(ImDrawList* list, const VizLayout& layout, const CanvasGeometry& geometry, const ViewTransform& view,
+               ImVec2 origin, const GridPaint& paint);
+
+struct DevicePaint {
+  ImFont* font = nullptr;
+  float font_size = 14.0f;
+  ImU32 chip = IM_COL32(90, 90, 100, 255);
+  ImU32 host = IM_COL32(150, 150, 160, 255);
+  ImU32 link = IM_COL32(120, 160, 220, 255);
+  ImU32 text = IM_COL32(220, 220, 220, 255);
+  ImU32 idle_device = IM_COL32(70, 70, 74, 255);  // a device that holds no shard of the array
+  std::optional<int64_t> hovered_device;
+};
+
+void draw_device_view(ImDrawList* list, const DeviceViewLayout& devices, const std::map<int64_t, Rgb>& colors,
+                      const ViewTransform& view, ImVec2 origin, const DevicePaint& paint);
+
+}  // namespace shardscope::ui

@@ -1,0 +1,45 @@
+// The GLFW + OpenGL 3.3 window running the explorer, and its headless driver options for scripts and tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ui/session.h"
+
+namespace shardscope::ui {
+
+struct WindowOptions {
+  int width = 0;  // 0: the saved size (1600x1000 the first time)
+  int height = 0;
+  std::string config_dir;  // settings and history
+  std::string scenes_dir = "scenes";
+  // What to do on its own, in this order: open (and run) a scene, select an array, apply specs, export,
+  // take a screenshot; any of screenshot/export makes the run headless (hidden window, exits when done).
+  std::optional<std::string> scene;
+  bool run_all = false;
+  std::optional<std::string> select;
+  std::vector<std::pair<std::string, std::string>> apply_specs;  // (array name, spec text)
+  std::optional<double> interrupt_after;                         // seconds after the cells start
+  std::optional<std::string> screenshot;
+  std::optional<std::string> export_svg;
+  std::optional<std::string> export_png;
+  float png_scale = 1.0f;
+  std::optional<std::string> stats;  // JSON with frame timings while cells ran
+  bool device_view = false;
+  bool light_theme = false;
+  double timeout_seconds = 300;
+  [[nodiscard]] bool headless() const { return screenshot || export_svg || export_png || stats; }
+};
+
+// Exit status when no window could be opened (no display): the caller falls back to the terminal.
+inline constexpr int kWindowUnavailable = 3;
+
+// True when a window can be opened here: DISPLAY or WAYLAND_DISPLAY is set and GLFW initializes.
+[[nodiscard]] bool display_available();
+
+// Runs the window until it is closed (or the headless steps are done); returns the exit status.
+int run_window(Session& session, const WindowOptions& options);
+
+}  // namespace shardscope::ui
