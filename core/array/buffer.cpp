@@ -1,6 +1,8 @@
 // Buffer storage, block copies between global and per-shard buffers.
 #include "array/buffer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -69,8 +71,27 @@ Shape block_shape_of(const Shape& global, const std::vector<DimSlice>& index) {
 
 }  // namespace
 
+namespace {
+
+// Every shard lives in this process: a request beyond the machine's memory fails with bad_alloc before it
+// is attempted (some allocators, a sanitizer's among them, abort on such a request instead of throwing).
+std::size_t allocatable(std::size_t bytes) {
+  static const std::size_t physical = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
+                                      : std::numeric_limits<std::size_t>::max();
+  }();
+  if (bytes > physical) throw std::bad_alloc();
+  return bytes;
+}
+
+}  // namespace
+
 Buffer::Buffer(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), bytes_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      bytes_(allocatable(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype))) {
   data_ = bytes_.data();
   size_ = bytes_.size();
 }
@@ -103,7 +124,7 @@ class StoragePool {
         return storage;
       }
     }
-    void* storage = std::malloc(std::max<std::size_t>(bytes, 1));
+    void* storage = std::malloc(std::max<std::size_t>(allocatable(bytes), 1));
     if (storage == nullptr) throw std::bad_alloc();
     return static_cast<std::byte*>(storage);
   }
