@@ -1,6 +1,8 @@
 // The `_shardscope` extension module and the installer that puts the simulated `jax` package in sys.modules.
 #include <pybind11/embed.h>
 
+#include <new>
+
 #include "api/session.h"
 #include "base/error.h"
 #include "python/bindings.h"
@@ -36,12 +38,17 @@ void register_exceptions(py::module_& m) {
         type = py::module_::import("builtins").attr("RuntimeError");
       }
       PyErr_SetString(type.ptr(), error.what());
-    } catch (const py::cast_error& error) {
-      // A Python value of the wrong kind for an engine argument (a string where a shape or an axis goes):
-      // JAX raises TypeError there, never RuntimeError.
-      PyErr_SetString(
-          PyExc_TypeError,
-          ("an argument has the wrong type for this operation (" + std::string(error.what()) + ")").c_str());
+    } catch (const std::bad_alloc&) {
+      // Every device's shard lives in this process: an array too large for memory is a Python error.
+      PyErr_SetString(PyExc_MemoryError,
+                      "RESOURCE_EXHAUSTED: Out of memory while trying to allocate an array's buffers (shardscope "
+                      "keeps every device's shard in host memory)");
+    } catch (const py::cast_error&) {
+      // A Python value of the wrong kind reached a typed parameter (a string where a shape or a device
+      // belongs): JAX reports wrong argument types as TypeError, pybind11 would say RuntimeError.
+      PyErr_SetString(PyExc_TypeError,
+                      "an argument has a type this function does not accept (a Python value could not be converted "
+                      "to the expected shape, axis, device or sharding)");
     }
   });
 }

@@ -340,23 +340,6 @@ void bind_transforms(py::module_& m) {
   // core raises AxisError where JAX's canonicalize_axis raises ValueError; without this name it would
   // surface as a generic RuntimeError.
   m.attr("AxisError") = py::module_::import("builtins").attr("ValueError");
-  // Every device's shard lives in this process: an array too large for memory must be a Python error, not
-  // an abort. (Registered after the module's translator, so tried first; other exceptions pass through.)
-  py::register_exception_translator([](std::exception_ptr pointer) {
-    try {
-      if (pointer) std::rethrow_exception(pointer);
-    } catch (const std::bad_alloc&) {
-      PyErr_SetString(PyExc_MemoryError,
-                      "RESOURCE_EXHAUSTED: Out of memory while trying to allocate an array's buffers (shardscope "
-                      "keeps every device's shard in host memory)");
-    } catch (const py::cast_error&) {
-      // A Python value of the wrong kind reached a typed parameter (a string where a shape or a device
-      // belongs): JAX reports wrong argument types as TypeError, pybind11 would say RuntimeError.
-      PyErr_SetString(PyExc_TypeError,
-                      "an argument has a type this function does not accept (a Python value could not be converted "
-                      "to the expected shape, axis, device or sharding)");
-    }
-  });
   m.def("make_jaxpr", [](const py::function& f, const py::list& args, const std::string& name) {
     return api::make_jaxpr_text(wrap(f), to_values(args), name);
   });

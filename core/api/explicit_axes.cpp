@@ -14,19 +14,23 @@ using BuilderOp = std::function<std::vector<Atom>(Trace&, const std::vector<Atom
 // Traces `op` on fresh arguments shaped like `inputs`, then applies the program to them: inside an
 // enclosing trace its equations are recorded there, otherwise they run now.
 std::vector<Value> apply_builder_op(const std::string& name, const BuilderOp& op, const std::vector<Value>& inputs) {
-  Trace::Closed closed;
-  {
-    Trace trace(name);
-    std::vector<Atom> atoms;
-    atoms.reserve(inputs.size());
-    for (const Value& input : inputs) atoms.push_back(trace.arg(argument_aval(input)).atom());
-    std::vector<Value> outputs;
-    for (const Atom& atom : op(trace, atoms)) outputs.push_back(Value::traced(atom, &trace));
-    closed = trace.finish(outputs);
-  }
-  std::vector<Value> operands = closed.captured;
+  std::vector<Aval> avals;
+  avals.reserve(inputs.size());
+  for (const Value& input : inputs) avals.push_back(argument_aval(input));
+  const Traced traced = trace_function(
+      [&op](const std::vector<Value>& args) {
+        Trace& trace = *current_trace();
+        std::vector<Atom> atoms;
+        atoms.reserve(args.size());
+        for (const Value& arg : args) atoms.push_back(arg.atom());
+        std::vector<Value> outputs;
+        for (const Atom& atom : op(trace, atoms)) outputs.push_back(Value::traced(atom, &trace));
+        return outputs;
+      },
+      avals, name);
+  std::vector<Value> operands = traced.captured;
   operands.insert(operands.end(), inputs.begin(), inputs.end());
-  return apply_jaxpr(*closed.jaxpr, operands);
+  return apply_jaxpr(*traced.jaxpr, operands);
 }
 
 // The user's function as the builder-level code sees it: atoms of `trace` in, atoms of `trace` out.

@@ -83,7 +83,7 @@ def _spec_on_context_mesh(spec):
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     leaves, treedef = _tree.tree_flatten(x)
-    targets = _tree.broadcast_prefix(device, x) if isinstance(device, (tuple, list, dict)) else [device] * len(leaves)
+    targets = _tree.broadcast_target(device, x)
     # A bare PartitionSpec means a NamedSharding on the mesh set with jax.set_mesh.
     targets = [_spec_on_context_mesh(t) if isinstance(t, _shardscope.PartitionSpec) else t for t in targets]
     from jax._src.positional_sharding import to_engine_sharding

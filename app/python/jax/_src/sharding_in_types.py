@@ -3,6 +3,7 @@ import functools
 
 import _shardscope
 from jax._src import tree as tree_util
+from jax._src.api import _flat_function
 
 
 def _spec_list(shardings, count):
@@ -21,8 +22,7 @@ def _axes_list(axes):
 
 def reshard(xs, out_shardings):
     leaves, treedef = tree_util.tree_flatten(xs)
-    targets = tree_util.broadcast_prefix(out_shardings, xs) if isinstance(out_shardings, (tuple, list, dict)) \
-        else [out_shardings] * len(leaves)
+    targets = tree_util.broadcast_target(out_shardings, xs)
     return tree_util.tree_unflatten(treedef, [_shardscope.reshard(x, t) for x, t in zip(leaves, targets)])
 
 
@@ -32,13 +32,7 @@ def _mode_switch(engine_call, sharding_keyword, fun, axes, default_shardings):
         shardings = kwargs.pop(sharding_keyword, default_shardings)
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
         out_store = [None]
-
-        def flat(flat_leaves):
-            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, list(flat_leaves))
-            out_leaves, out_tree = tree_util.tree_flatten(fun(*call_args, **call_kwargs))
-            out_store[0] = out_tree
-            return out_leaves
-
+        flat = _flat_function(fun, in_tree, out_store)
         count = len(leaves) if sharding_keyword == 'in_sharding' else 1
         outs = engine_call(flat, leaves, _spec_list(shardings, count), _axes_list(axes))
         return tree_util.tree_unflatten(out_store[0], outs)

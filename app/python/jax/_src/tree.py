@@ -159,6 +159,14 @@ def broadcast_prefix(prefix, tree, is_leaf=None):
     return result
 
 
+def broadcast_target(target, tree):
+    """One placement per leaf of `tree`: a tuple, list or dict of targets is a prefix of `tree`, anything
+    else (a sharding, a device, a spec) applies to every leaf (device_put's and reshard's rule)."""
+    if isinstance(target, (tuple, list, dict)):
+        return broadcast_prefix(target, tree)
+    return [target] * len(tree_leaves(tree))
+
+
 def all_leaves(iterable, is_leaf=None):
     return all(tree_structure(x, is_leaf).kind == 'leaf' for x in iterable)
 

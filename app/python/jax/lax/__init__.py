@@ -6,8 +6,7 @@ def with_sharding_constraint(x, shardings):
     from jax._src import tree as tree_util
     from jax._src.positional_sharding import to_engine_sharding
     leaves, treedef = tree_util.tree_flatten(x)
-    targets = tree_util.broadcast_prefix(shardings, x) if isinstance(shardings, (tuple, list, dict)) \
-        else [shardings] * len(leaves)
+    targets = tree_util.broadcast_target(shardings, x)
     return tree_util.tree_unflatten(treedef, [
         _shardscope.lax.with_sharding_constraint(leaf, to_engine_sharding(target, len(getattr(leaf, 'shape', ()))))
         for leaf, target in zip(leaves, targets)])
