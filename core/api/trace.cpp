@@ -2,8 +2,12 @@
 #include "api/trace.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 
 #include "api/session.h"
 #include "base/error.h"
@@ -16,54 +20,122 @@ namespace {
 
 thread_local Trace* innermost = nullptr;
 
-// The one-equation program an eager operation runs, cached by primitive, params and input types so repeated
-// eager calls reuse the propagated and partitioned program.
-struct EagerProgram {
-  JaxprPtr jaxpr;
+// Parameters equal for caching: like ==, but floats compare by bits so -0.0 and 0.0 (or two NaNs with
+// the same payload) never share, or fail to share, a program.
+bool same_param(const ParamValue& a, const ParamValue& b) {
+  const auto* da = a.get_if<double>();
+  const auto* db = b.get_if<double>();
+  if (da != nullptr || db != nullptr) {
+    return da != nullptr && db != nullptr && std::bit_cast<uint64_t>(*da) == std::bit_cast<uint64_t>(*db);
+  }
+  const auto* ta = a.get_if<ParamValue::Tuple>();
+  const auto* tb = b.get_if<ParamValue::Tuple>();
+  if (ta != nullptr || tb != nullptr) {
+    if (ta == nullptr || tb == nullptr || ta->is_list != tb->is_list || ta->items.size() != tb->items.size()) {
+      return false;
+    }
+    return std::equal(ta->items.begin(), ta->items.end(), tb->items.begin(), same_param);
+  }
+  // Nested programs compare by identity (shared_ptr ==): equal text need not mean the same variables.
+  return a == b;
+}
+
+// A scalar literal operand is part of the program, so its exact value (bits, type) is part of the key.
+std::optional<std::pair<std::size_t, uint64_t>> literal_bits(const Value& input) {
+  if (!input.is_scalar_literal()) return std::nullopt;
+  const auto& value = std::get<Literal>(input.atom()).value;
+  const uint64_t bits = std::visit(
+      [](auto v) -> uint64_t {
+        if constexpr (std::is_same_v<decltype(v), double>) {
+          return std::bit_cast<uint64_t>(v);
+        } else {
+          return static_cast<uint64_t>(v);
+        }
+      },
+      value);
+  return std::pair{value.index(), bits};
+}
+
+// What an eager operation's one-equation program depends on: built per call from cheap parts (no text),
+// compared in full on a hash match. Lookups borrow the call's primitive and params; only a miss copies them.
+struct EagerKey {
+  const std::string* primitive;
+  const Params* params;
+  std::vector<Aval> avals;
+  std::vector<std::optional<std::pair<std::size_t, uint64_t>>> literals;
+  JaxVersion version;
+
+  [[nodiscard]] bool matches(const EagerKey& other) const {
+    if (*primitive != *other.primitive || avals != other.avals || literals != other.literals ||
+        version != other.version || params->size() != other.params->size()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < params->size(); ++i) {
+      const auto& [name, value] = (*params)[i];
+      const auto& [other_name, other_value] = (*other.params)[i];
+      if (name != other_name || !same_param(value, other_value)) return false;
+    }
+    return true;
+  }
+
+  [[nodiscard]] std::size_t hash() const {
+    std::size_t h = std::hash<std::string>{}(*primitive);
+    const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    for (const Aval& aval : avals) {
+      mix(static_cast<std::size_t>(aval.dtype));
+      mix(aval.weak_type ? 1 : 0);
+      for (const int64_t d : aval.shape) mix(static_cast<std::size_t>(d));
+      mix(aval.dim_axes.size());
+    }
+    for (const auto& literal : literals) mix(literal ? literal->second : 0x5a5a);
+    mix(params->size());
+    return h;
+  }
 };
 
-std::string eager_key(const std::string& primitive, const std::vector<Value>& inputs, const Params& params) {
-  const JaxProfile& profile = session().profile;
-  std::string key = primitive + "[";
-  for (const auto& [name, value] : params) {
-    // Nested programs are keyed by identity: equal text need not mean the same variables.
-    if (const auto* ref = value.get_if<ParamValue::JaxprRef>()) {
-      key += name + "=@" + std::to_string(reinterpret_cast<std::uintptr_t>(ref->get())) + " ";
-      continue;
-    }
-    key += name + "=" + value.str(profile) + " ";
-  }
-  key += "]";
-  for (const Value& input : inputs) {
-    key += " " + argument_aval(input).str_short(false);
-    if (input.is_scalar_literal()) {
-      key += "=" + std::visit([](auto v) { return std::to_string(v); }, std::get<Literal>(input.atom()).value);
-    }
-  }
-  return key;
-}
+// A cached program with the primitive name and params its key points to.
+struct EagerEntry {
+  std::unique_ptr<const std::string> primitive;
+  std::unique_ptr<const Params> params;
+  EagerKey key;
+  JaxprPtr program;
+};
 
 JaxprPtr eager_program(const std::string& primitive, const std::vector<Value>& inputs, const Params& params) {
   static std::mutex mutex;
-  static std::map<std::string, JaxprPtr> cache;
-  const std::string key = eager_key(primitive, inputs, params);
+  static std::unordered_multimap<std::size_t, EagerEntry> cache;
+  EagerKey key{&primitive, &params, {}, {}, session().profile.version()};
+  key.avals.reserve(inputs.size());
+  key.literals.reserve(inputs.size());
+  for (const Value& input : inputs) {
+    key.avals.push_back(argument_aval(input));
+    key.literals.push_back(literal_bits(input));
+  }
+  const std::size_t hash = key.hash();
   {
     const std::lock_guard lock(mutex);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    const auto [first, last] = cache.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.key.matches(key)) return it->second.program;
+    }
   }
   JaxprBuilder builder;
   std::vector<Atom> atoms;
-  for (const Value& input : inputs) {
-    if (input.is_scalar_literal()) {
-      atoms.push_back(input.atom());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_scalar_literal()) {
+      atoms.push_back(inputs[i].atom());
     } else {
-      atoms.emplace_back(builder.arg(argument_aval(input)));
+      atoms.emplace_back(builder.arg(key.avals[i]));
     }
   }
   JaxprPtr program = builder.build(builder.bind(primitive, std::move(atoms), params));
+  EagerEntry entry{std::make_unique<const std::string>(primitive), std::make_unique<const Params>(params),
+                   std::move(key), program};
+  entry.key.primitive = entry.primitive.get();
+  entry.key.params = entry.params.get();
   const std::lock_guard lock(mutex);
   if (cache.size() > 4096) cache.clear();
-  cache.emplace(key, program);
+  cache.emplace(hash, std::move(entry));
   return program;
 }
 
@@ -91,7 +163,7 @@ Aval argument_aval(const Value& value) {
   if (named == nullptr) return aval;
   const auto& types = named->mesh.axis_types();
   if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
-  return typed_aval(aval, *named, session().profile);
+  return placed_array_aval(aval, *named, session().profile);
 }
 
 namespace {
@@ -102,29 +174,33 @@ Aval aval_of(const Array& array) { return Aval::of(array.shape(), array.dtype(),
 
 Value Value::concrete(Array array) {
   Value value;
-  value.aval_ = aval_of(array);
-  value.array_ = std::move(array);
+  Aval aval = aval_of(array);
+  value.state_ = std::make_shared<const State>(State{std::move(array), Atom{}, nullptr, std::move(aval)});
   return value;
 }
 
 Value Value::scalar(Literal literal) {
   Value value;
-  value.aval_ = literal.aval;
-  value.atom_ = std::move(literal);
+  Aval aval = literal.aval;
+  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(literal), nullptr, std::move(aval)});
   return value;
 }
 
 Value Value::traced(Atom atom, Trace* trace) {
   Value value;
-  value.aval_ = atom_aval(atom);
-  value.atom_ = std::move(atom);
-  value.trace_ = trace;
+  Aval aval = atom_aval(atom);
+  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval)});
   return value;
 }
 
+const Value::State& Value::state() const {
+  static const State empty;
+  return state_ ? *state_ : empty;
+}
+
 const Array& Value::array() const {
-  if (!array_) throw type_error("a traced value has no concrete array: " + aval_.str_short(false));
-  return *array_;
+  if (!state().array) throw type_error("a traced value has no concrete array: " + aval().str_short(false));
+  return *state().array;
 }
 
 Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {

@@ -22,19 +22,26 @@ class Value {
   static Value scalar(Literal literal);
   static Value traced(Atom atom, Trace* trace);
 
-  [[nodiscard]] const Aval& aval() const { return aval_; }
-  [[nodiscard]] bool is_concrete() const { return array_.has_value(); }
-  [[nodiscard]] bool is_scalar_literal() const { return trace_ == nullptr && !array_.has_value(); }
-  [[nodiscard]] bool is_traced() const { return trace_ != nullptr; }
+  [[nodiscard]] const Aval& aval() const { return state().aval; }
+  [[nodiscard]] bool is_concrete() const { return state().array.has_value(); }
+  [[nodiscard]] bool is_scalar_literal() const { return state().trace == nullptr && !state().array.has_value(); }
+  [[nodiscard]] bool is_traced() const { return state().trace != nullptr; }
   [[nodiscard]] const Array& array() const;  // TypeError-like runtime_error when not concrete
-  [[nodiscard]] const Atom& atom() const { return atom_; }
-  [[nodiscard]] Trace* trace() const { return trace_; }
+  [[nodiscard]] const Atom& atom() const { return state().atom; }
+  [[nodiscard]] Trace* trace() const { return state().trace; }
 
  private:
-  std::optional<Array> array_;
-  Atom atom_;
-  Trace* trace_ = nullptr;
-  Aval aval_;
+  // Values are immutable and copied through every jnp function (promotion, broadcasting, pytrees), so
+  // copies share one state.
+  struct State {
+    std::optional<Array> array;
+    Atom atom;
+    Trace* trace = nullptr;
+    Aval aval;
+  };
+  [[nodiscard]] const State& state() const;
+
+  std::shared_ptr<const State> state_;
 };
 
 // One level of tracing (a jit, make_jaxpr, vmap, grad, shard_map or pmap body). Constructing a Trace makes it

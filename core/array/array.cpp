@@ -47,15 +47,15 @@ Array Array::from_shards(ShapedArray aval, Sharding sharding, std::vector<Shard>
   return Array(std::move(aval), std::move(sharding), std::move(shards));
 }
 
-bool Array::is_abstract() const { return shards_.empty() || shards_.front().data == nullptr; }
+bool Array::is_abstract() const { return shards().empty() || shards().front().data == nullptr; }
 
 BufferPtr Array::gather() const {
-  if (is_abstract()) throw value_error("An abstract array " + aval_.str_short(false) + " has no values to fetch");
-  for (const Shard& shard : shards_) {
+  if (is_abstract()) throw value_error("An abstract array " + aval().str_short(false) + " has no values to fetch");
+  for (const Shard& shard : shards()) {
     if (covers_whole(shard.index)) return shard.data;  // one block holds everything: nothing to assemble
   }
-  auto global = std::make_shared<Buffer>(aval_.dtype, aval_.shape);
-  for (const Shard& shard : shards_) {
+  auto global = std::make_shared<Buffer>(aval().dtype, aval().shape);
+  for (const Shard& shard : shards()) {
     if (shard.replica_id == 0) write_block(*global, shard.index, *shard.data);
   }
   return global;
@@ -63,27 +63,27 @@ BufferPtr Array::gather() const {
 
 std::vector<int64_t> Array::bytes_per_device() const {
   std::vector<int64_t> bytes;
-  bytes.reserve(shards_.size());
-  for (const Shard& shard : shards_) {
+  bytes.reserve(shards().size());
+  for (const Shard& shard : shards()) {
     int64_t elements = 1;
-    for (std::size_t d = 0; d < aval_.shape.size(); ++d) {
-      elements *= shard.index[d].full ? aval_.shape[d] : shard.index[d].stop - shard.index[d].start;
+    for (std::size_t d = 0; d < aval().shape.size(); ++d) {
+      elements *= shard.index[d].full ? aval().shape[d] : shard.index[d].stop - shard.index[d].start;
     }
-    bytes.push_back(elements * static_cast<int64_t>(dtype_size(aval_.dtype)));
+    bytes.push_back(elements * static_cast<int64_t>(dtype_size(aval().dtype)));
   }
   return bytes;
 }
 
-int64_t Array::nbytes() const { return product(aval_.shape) * static_cast<int64_t>(dtype_size(aval_.dtype)); }
+int64_t Array::nbytes() const { return product(aval().shape) * static_cast<int64_t>(dtype_size(aval().dtype)); }
 
 std::size_t Array::distinct_buffer_count() const {
   std::set<const Buffer*> distinct;
-  for (const Shard& shard : shards_) {
+  for (const Shard& shard : shards()) {
     if (shard.data) distinct.insert(shard.data.get());
   }
   return distinct.size();
 }
 
-Array Array::with_sharding(Sharding sharding) const { return Array(aval_, std::move(sharding), shards_); }
+Array Array::with_sharding(Sharding sharding) const { return Array(aval(), std::move(sharding), shards()); }
 
 }  // namespace shardscope

@@ -1,6 +1,7 @@
 // Sharded arrays: a global shape and dtype, a sharding, and the buffer each simulated device holds.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,11 +40,11 @@ class Array {
   // `shards` must follow devices_indices_map's order for the sharding.
   static Array from_shards(ShapedArray aval, Sharding sharding, std::vector<Shard> shards);
 
-  [[nodiscard]] const ShapedArray& aval() const { return aval_; }
-  [[nodiscard]] const Shape& shape() const { return aval_.shape; }
-  [[nodiscard]] DType dtype() const { return aval_.dtype; }
-  [[nodiscard]] const Sharding& sharding() const { return sharding_; }
-  [[nodiscard]] const std::vector<Shard>& shards() const { return shards_; }
+  [[nodiscard]] const ShapedArray& aval() const { return state_->aval; }
+  [[nodiscard]] const Shape& shape() const { return state_->aval.shape; }
+  [[nodiscard]] DType dtype() const { return state_->aval.dtype; }
+  [[nodiscard]] const Sharding& sharding() const { return state_->sharding; }
+  [[nodiscard]] const std::vector<Shard>& shards() const { return state_->shards; }
   [[nodiscard]] bool is_abstract() const;
 
   // The global value, assembled from one replica of every block.
@@ -58,12 +59,18 @@ class Array {
   [[nodiscard]] Array with_sharding(Sharding sharding) const;
 
  private:
-  Array(ShapedArray aval, Sharding sharding, std::vector<Shard> shards)
-      : aval_(std::move(aval)), sharding_(std::move(sharding)), shards_(std::move(shards)) {}
+  // Arrays are immutable, so copies share one state: passing arrays around (eager ops, pytrees, bindings)
+  // costs a reference count instead of a copy of every shard's index and of the mesh.
+  struct State {
+    ShapedArray aval;
+    Sharding sharding;
+    std::vector<Shard> shards;
+  };
 
-  ShapedArray aval_;
-  Sharding sharding_;
-  std::vector<Shard> shards_;
+  Array(ShapedArray aval, Sharding sharding, std::vector<Shard> shards)
+      : state_(std::make_shared<const State>(State{std::move(aval), std::move(sharding), std::move(shards)})) {}
+
+  std::shared_ptr<const State> state_;
 };
 
 }  // namespace shardscope

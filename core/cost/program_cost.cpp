@@ -174,8 +174,8 @@ ProgramCostReport estimate_jit_cost(const Jaxpr& jaxpr, const JitRun& run, const
     Aval aval = atom_aval(atom);
     const auto* var = std::get_if<Var>(&atom);
     if (var == nullptr) return aval;
-    const auto it = run.layouts.find(var->id);
-    if (it == run.layouts.end()) return aval;
+    const auto it = run.layouts->find(var->id);
+    if (it == run.layouts->end()) return aval;
     const Layout& layout = it->second.layout;
     for (std::size_t d = 0; d < layout.size() && d < aval.rank(); ++d) {
       int64_t ways = 1;

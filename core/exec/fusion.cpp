@@ -148,17 +148,17 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
   if (inputs.size() != group.inputs.size()) throw runtime_error("fusion: wrong number of group inputs");
   const std::size_t devices = inputs.empty() ? 0 : inputs.front().size();
   // Each device's block shape comes from its first non-scalar input (one exists: results are not scalars).
-  std::vector<Shape> local_shapes(devices);
+  std::vector<const Shape*> local_shapes(devices, nullptr);
   int64_t total = 0;
   for (std::size_t d = 0; d < devices; ++d) {
     for (const DeviceBuffers& input : inputs) {
       if (!input.at(d)->shape().empty()) {
-        local_shapes[d] = input[d]->shape();
+        local_shapes[d] = &input[d]->shape();
         break;
       }
     }
-    if (local_shapes[d].empty()) throw runtime_error("fusion: a group needs a non-scalar input");
-    total += product(local_shapes[d]);
+    if (local_shapes[d] == nullptr) throw runtime_error("fusion: a group needs a non-scalar input");
+    total += product(*local_shapes[d]);
   }
   const bool parallel = total >= kParallelMinElements;
   // One task per device when there are devices enough to keep every thread busy; a lone device is cut
@@ -171,8 +171,9 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     int64_t end;
   };
   std::vector<Task> tasks;
+  tasks.reserve(devices * ranges_per_device);
   for (std::size_t d = 0; d < devices; ++d) {
-    const int64_t n = product(local_shapes[d]);
+    const int64_t n = product(*local_shapes[d]);
     const auto ranges = static_cast<int64_t>(ranges_per_device);
     // Range edges on chunk boundaries, so the ranges split the work evenly in whole chunks.
     const int64_t chunks = (n + kFusionChunkElements - 1) / kFusionChunkElements;
@@ -183,13 +184,14 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     }
   }
   std::vector<DeviceBuffers> outputs(group.outputs.size(), DeviceBuffers(devices));
-  std::vector<std::vector<std::shared_ptr<Buffer>>> blocks(group.outputs.size(),
-                                                           std::vector<std::shared_ptr<Buffer>>(devices));
+  // Output blocks allocated up front, only for devices whose block spans several chunks (small blocks are
+  // the kernels' own results, handed over without a copy); empty when no device needs one.
+  std::vector<std::vector<std::shared_ptr<Buffer>>> blocks;
   for (std::size_t d = 0; d < devices; ++d) {
-    // A block that fits one chunk is the kernels' own result, handed over without a copy.
-    if (product(local_shapes[d]) <= kFusionChunkElements) continue;
+    if (product(*local_shapes[d]) <= kFusionChunkElements) continue;
+    if (blocks.empty()) blocks.assign(group.outputs.size(), std::vector<std::shared_ptr<Buffer>>(devices));
     for (std::size_t o = 0; o < group.outputs.size(); ++o) {
-      blocks[o][d] = std::make_shared<Buffer>(group.outputs[o].aval.dtype, local_shapes[d], Buffer::Uninitialized{});
+      blocks[o][d] = std::make_shared<Buffer>(group.outputs[o].aval.dtype, *local_shapes[d], Buffer::Uninitialized{});
       advise_huge_pages(blocks[o][d]->mutable_bytes().data(), blocks[o][d]->nbytes());
       outputs[o][d] = blocks[o][d];
     }
@@ -222,14 +224,16 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
   };
   const auto run_task = [&](std::size_t t, Scratch& scratch) {
     const Task& task = tasks[t];
-    const Shape& local_shape = local_shapes[task.device];
+    const Shape& local_shape = *local_shapes[task.device];
+    Shape range_shape;
     const bool whole = blocks.empty() || !blocks.front()[task.device];
     std::vector<BufferPtr>& values = scratch.values;
     values.assign(group.slots, nullptr);
     for (int64_t offset = task.begin; offset < task.end || (whole && offset == task.begin);
          offset += kFusionChunkElements) {
       const int64_t length = std::min(kFusionChunkElements, task.end - offset);
-      const Shape chunk_shape = whole ? local_shape : Shape{length};
+      if (!whole) range_shape.assign(1, length);
+      const Shape& chunk_shape = whole ? local_shape : range_shape;
       build_avals(scratch, chunk_shape);
       for (std::size_t i = 0; i < inputs.size(); ++i) {
         const BufferPtr& buffer = inputs[i][task.device];

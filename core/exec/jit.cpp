@@ -146,9 +146,9 @@ class PartitionedRun {
   // data moves between its equations); false leaves the equations to execute().
   bool execute_fused(const Jaxpr& jaxpr, const FusionGroup& group) {
     if (group.outputs.empty()) return false;
-    const Layout& layout = run_.layouts.at(jaxpr.eqns[group.begin].outputs[0].id).layout;
+    const Layout& layout = run_.layouts->at(jaxpr.eqns[group.begin].outputs[0].id).layout;
     for (std::size_t e = group.begin; e < group.end; ++e) {
-      if (run_.layouts.at(jaxpr.eqns[e].outputs[0].id).layout != layout) return false;
+      if (run_.layouts->at(jaxpr.eqns[e].outputs[0].id).layout != layout) return false;
     }
     std::vector<DeviceBuffers> inputs;
     inputs.reserve(group.inputs.size());
@@ -165,7 +165,7 @@ class PartitionedRun {
 
   void execute(const Eqn& eqn) {
     const std::string& name = eqn.primitive->name;
-    const Layout& out_layout = run_.layouts.at(eqn.outputs.at(0).id).layout;
+    const Layout& out_layout = run_.layouts->at(eqn.outputs.at(0).id).layout;
     // reshard/mesh_cast (explicit mode) move data to their result type's layout the way a constraint does.
     if (name == "sharding_constraint" || name == "reshard" || name == "mesh_cast") {
       bind(eqn.outputs[0],
@@ -184,7 +184,7 @@ class PartitionedRun {
     // Pass-through factors take the results' axes; reduction factors the axes the operands agree on.
     std::map<int, std::vector<std::string>> axes;
     for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
-      const auto from_result = factor_axes(rule.results[r], run_.layouts.at(eqn.outputs[r].id).layout, rule, mesh_);
+      const auto from_result = factor_axes(rule.results[r], run_.layouts->at(eqn.outputs[r].id).layout, rule, mesh_);
       axes.insert(from_result.begin(), from_result.end());
     }
     std::vector<Placed> inputs;
@@ -237,7 +237,7 @@ class PartitionedRun {
         outputs[r] =
             all_reduce(mesh_, reduced_axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
       }
-      bind(eqn.outputs[r], {run_.layouts.at(eqn.outputs[r].id).layout, outputs[r]});
+      bind(eqn.outputs[r], {run_.layouts->at(eqn.outputs[r].id).layout, outputs[r]});
     }
   }
 
@@ -255,7 +255,7 @@ class PartitionedRun {
       avals.push_back(aval);
     }
     const Var& out = eqn.outputs.at(0);
-    const Layout& layout = run_.layouts.at(out.id).layout;
+    const Layout& layout = run_.layouts->at(out.id).layout;
     const std::vector<DeviceIndex> blocks =
         devices_indices_map(sharding_of_layout(mesh_, layout, std::nullopt), out.aval.shape, profile_);
     std::map<std::vector<DimSlice>, BufferPtr> computed;
@@ -281,7 +281,7 @@ class PartitionedRun {
     if (!eqn.primitive->impl) throw not_implemented_error("primitive '" + eqn.primitive->name + "' has no kernel");
     const std::vector<BufferPtr> results = eqn.primitive->impl(global_inputs, avals, eqn.params);
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
-      const Layout& layout = run_.layouts.at(eqn.outputs[r].id).layout;
+      const Layout& layout = run_.layouts->at(eqn.outputs[r].id).layout;
       const DeviceBuffers replicated(static_cast<std::size_t>(mesh_.size()), results.at(r));
       bind(eqn.outputs[r], moved({Layout(eqn.outputs[r].aval.rank()), replicated}, eqn.outputs[r].aval, layout, ""));
     }
@@ -477,11 +477,11 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
 
   JitRun run;
   run.mesh = plan->mesh;
-  run.layouts = *plan->layouts;
+  run.layouts = plan->layouts;
   PartitionedRun partitioned(plan->mesh, profile, run);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Var& var = jaxpr.invars[i];
-    const Layout& layout = run.layouts.at(var.id).layout;
+    const Layout& layout = run.layouts->at(var.id).layout;
     DeviceBuffers buffers;
     buffers.reserve(args[i].shards().size());
     if (!plan->moves[i]) {

@@ -1,6 +1,7 @@
 // jit in Auto mode: propagate shardings, partition the program, run it per device with real collectives.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,9 @@ struct JitOptions {
 
 struct JitRun {
   std::vector<Array> outputs;
-  CommLog log;               // every collective the partitioned program ran
-  LayoutMap layouts;         // the layout chosen for every value of the program
+  CommLog log;  // every collective the partitioned program ran
+  // The layout chosen for every value of the program; shared with the cached plan (never null after a run).
+  std::shared_ptr<const LayoutMap> layouts = std::make_shared<const LayoutMap>();
   std::optional<Mesh> mesh;  // absent when the program ran on one device
 };
 

@@ -290,6 +290,14 @@ std::string typeof_repr(const Aval& aval) {
   return "ShapedArray(" + aval.str_short(false) + (aval.weak_type ? ", weak_type=True" : "") + ")";
 }
 
+Aval placed_array_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile) {
+  Aval out = aval;
+  TypeSpec spec = explicit_spec_of(sharding, aval.rank(), profile);
+  out.dim_axes = std::move(spec.dims);
+  out.unreduced = std::move(spec.unreduced);
+  return out;
+}
+
 Aval typed_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile) {
   Aval out = aval;
   const TypeSpec spec = explicit_spec_of(sharding, aval.rank(), profile);

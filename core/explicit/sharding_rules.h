@@ -27,5 +27,7 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
 // The type a value gets from a NamedSharding (device_put, jit arguments): only Explicit axes of the sharding's mesh
 // stay, the spec is padded to the rank; ValueError when it is too long or does not divide the shape.
 [[nodiscard]] Aval typed_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile);
+// The same type for an array that already lies on the sharding (its shape was checked when it was placed).
+[[nodiscard]] Aval placed_array_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile);
 
 }  // namespace shardscope

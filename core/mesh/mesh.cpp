@@ -69,48 +69,53 @@ std::string axis_type_name(AxisType type) {
 }
 
 Mesh::Mesh(std::vector<Device> devices, std::vector<int64_t> axis_sizes, std::vector<std::string> axis_names,
-           std::vector<AxisType> axis_types)
-    : devices_(std::move(devices)),
-      axis_sizes_(std::move(axis_sizes)),
-      axis_names_(std::move(axis_names)),
-      axis_types_(std::move(axis_types)) {
-  if (axis_sizes_.size() != axis_names_.size()) {
+           std::vector<AxisType> axis_types) {
+  if (axis_sizes.size() != axis_names.size()) {
     throw value_error(
         "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument "
         "(`axis_names`), but got devices.ndim == " +
-        std::to_string(axis_sizes_.size()) + " and len(axis_names) == " + std::to_string(axis_names_.size()) + ".");
+        std::to_string(axis_sizes.size()) + " and len(axis_names) == " + std::to_string(axis_names.size()) + ".");
   }
-  if (axis_types_.size() != axis_names_.size()) {
+  if (axis_types.size() != axis_names.size()) {
     throw value_error("Number of axis names should match the number of axis_types. Got axis_names=" +
-                      names_tuple(axis_names_) + " and axis_types=" + axis_types_tuple(axis_types_));
+                      names_tuple(axis_names) + " and axis_types=" + axis_types_tuple(axis_types));
   }
-  for (std::size_t i = 0; i < axis_names_.size(); ++i) {
-    if (axis_sizes_[i] < 1) {
-      throw value_error("Mesh axis '" + axis_names_[i] + "' must have a positive size, got " +
-                        std::to_string(axis_sizes_[i]));
+  for (std::size_t i = 0; i < axis_names.size(); ++i) {
+    if (axis_sizes[i] < 1) {
+      throw value_error("Mesh axis '" + axis_names[i] + "' must have a positive size, got " +
+                        std::to_string(axis_sizes[i]));
     }
     for (std::size_t j = 0; j < i; ++j) {
-      if (axis_names_[i] == axis_names_[j]) {
-        throw value_error("Mesh axis names must be unique, got " + names_tuple(axis_names_));
+      if (axis_names[i] == axis_names[j]) {
+        throw value_error("Mesh axis names must be unique, got " + names_tuple(axis_names));
       }
     }
   }
-  if (product(axis_sizes_) != static_cast<int64_t>(devices_.size())) {
-    throw value_error("cannot reshape " + std::to_string(devices_.size()) + " devices into mesh shape " +
-                      python_int_tuple(axis_sizes_));
+  if (product(axis_sizes) != static_cast<int64_t>(devices.size())) {
+    throw value_error("cannot reshape " + std::to_string(devices.size()) + " devices into mesh shape " +
+                      python_int_tuple(axis_sizes));
   }
+  state_ = std::make_shared<const State>(
+      State{std::move(devices), std::move(axis_sizes), std::move(axis_names), std::move(axis_types)});
 }
 
+const Mesh::State& Mesh::state() const {
+  static const State empty;
+  return state_ ? *state_ : empty;
+}
+
+bool Mesh::operator==(const Mesh& other) const { return state_ == other.state_ || state() == other.state(); }
+
 std::optional<std::size_t> Mesh::axis_index(const std::string& name) const {
-  const auto it = std::find(axis_names_.begin(), axis_names_.end(), name);
-  if (it == axis_names_.end()) return std::nullopt;
-  return static_cast<std::size_t>(it - axis_names_.begin());
+  const auto it = std::find(axis_names().begin(), axis_names().end(), name);
+  if (it == axis_names().end()) return std::nullopt;
+  return static_cast<std::size_t>(it - axis_names().begin());
 }
 
 int64_t Mesh::axis_size(const std::string& name) const {
   const auto index = axis_index(name);
-  if (!index) throw value_error("Unknown mesh axis '" + name + "'; mesh axes are " + names_tuple(axis_names_));
-  return axis_sizes_[*index];
+  if (!index) throw value_error("Unknown mesh axis '" + name + "'; mesh axes are " + names_tuple(axis_names()));
+  return axis_sizes()[*index];
 }
 
 int64_t Mesh::axes_size(const std::vector<std::string>& names) const {
@@ -120,40 +125,40 @@ int64_t Mesh::axes_size(const std::vector<std::string>& names) const {
 }
 
 std::vector<int64_t> Mesh::position_of(std::size_t flat_index) const {
-  std::vector<int64_t> position(axis_sizes_.size());
+  std::vector<int64_t> position(axis_sizes().size());
   auto remaining = static_cast<int64_t>(flat_index);
-  for (std::size_t i = axis_sizes_.size(); i-- > 0;) {
-    position[i] = remaining % axis_sizes_[i];
-    remaining /= axis_sizes_[i];
+  for (std::size_t i = axis_sizes().size(); i-- > 0;) {
+    position[i] = remaining % axis_sizes()[i];
+    remaining /= axis_sizes()[i];
   }
   return position;
 }
 
-Platform Mesh::platform() const { return devices_.empty() ? Platform::kCpu : devices_.front().platform; }
+Platform Mesh::platform() const { return devices().empty() ? Platform::kCpu : devices().front().platform; }
 
 std::string Mesh::str(const JaxProfile& profile) const {
-  if (axis_names_.empty()) return "Mesh()";
+  if (axis_names().empty()) return "Mesh()";
   std::vector<std::string> pairs;
-  for (std::size_t i = 0; i < axis_names_.size(); ++i) {
-    pairs.push_back(python_string_repr(axis_names_[i]) + ": " + std::to_string(axis_sizes_[i]));
+  for (std::size_t i = 0; i < axis_names().size(); ++i) {
+    pairs.push_back(python_string_repr(axis_names()[i]) + ": " + std::to_string(axis_sizes()[i]));
   }
   std::string out = "Mesh(" + join(pairs, ", ");
-  if (profile.has(JaxFeature::kMeshStrShowsAxisTypes)) out += ", axis_types=" + axis_types_tuple(axis_types_);
+  if (profile.has(JaxFeature::kMeshStrShowsAxisTypes)) out += ", axis_types=" + axis_types_tuple(axis_types());
   return out + ")";
 }
 
 std::string Mesh::repr(const JaxProfile& profile) const {
   if (profile.has(JaxFeature::kMeshReprAxisSizes)) {
-    if (axis_names_.empty()) return "Mesh(axis_sizes=(), axis_names=())";
-    return "Mesh(axis_sizes=" + python_int_tuple(axis_sizes_) + ", axis_names=" + names_tuple(axis_names_) +
-           ", axis_types=" + axis_types_tuple(axis_types_) + ")";
+    if (axis_names().empty()) return "Mesh(axis_sizes=(), axis_names=())";
+    return "Mesh(axis_sizes=" + python_int_tuple(axis_sizes()) + ", axis_names=" + names_tuple(axis_names()) +
+           ", axis_types=" + axis_types_tuple(axis_types()) + ")";
   }
   std::vector<int64_t> ids;
-  ids.reserve(devices_.size());
-  for (const Device& d : devices_) ids.push_back(d.id);
+  ids.reserve(devices().size());
+  for (const Device& d : devices()) ids.push_back(d.id);
   std::string out =
-      "Mesh(device_ids=" + numpy_int_array_repr(ids, axis_sizes_) + ", axis_names=" + names_tuple(axis_names_);
-  if (profile.has(JaxFeature::kMeshReprAxisTypes)) out += ", axis_types=" + axis_types_tuple(axis_types_);
+      "Mesh(device_ids=" + numpy_int_array_repr(ids, axis_sizes()) + ", axis_names=" + names_tuple(axis_names());
+  if (profile.has(JaxFeature::kMeshReprAxisTypes)) out += ", axis_types=" + axis_types_tuple(axis_types());
   return out + ")";
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,11 +25,11 @@ class Mesh {
   Mesh(std::vector<Device> devices, std::vector<int64_t> axis_sizes, std::vector<std::string> axis_names,
        std::vector<AxisType> axis_types);
 
-  [[nodiscard]] const std::vector<Device>& devices() const { return devices_; }
-  [[nodiscard]] const std::vector<int64_t>& axis_sizes() const { return axis_sizes_; }
-  [[nodiscard]] const std::vector<std::string>& axis_names() const { return axis_names_; }
-  [[nodiscard]] const std::vector<AxisType>& axis_types() const { return axis_types_; }
-  [[nodiscard]] int64_t size() const { return static_cast<int64_t>(devices_.size()); }
+  [[nodiscard]] const std::vector<Device>& devices() const { return state().devices; }
+  [[nodiscard]] const std::vector<int64_t>& axis_sizes() const { return state().axis_sizes; }
+  [[nodiscard]] const std::vector<std::string>& axis_names() const { return state().axis_names; }
+  [[nodiscard]] const std::vector<AxisType>& axis_types() const { return state().axis_types; }
+  [[nodiscard]] int64_t size() const { return static_cast<int64_t>(devices().size()); }
   [[nodiscard]] std::optional<std::size_t> axis_index(const std::string& name) const;
   [[nodiscard]] int64_t axis_size(const std::string& name) const;  // throws if unknown
   // The product of several axes' sizes (1 for none): how many ways they split a dimension together.
@@ -42,13 +43,20 @@ class Mesh {
   // repr(mesh): Mesh(axis_sizes=(2, 4), axis_names=('x', 'y'), axis_types=(Explicit, Explicit)).
   [[nodiscard]] std::string repr(const JaxProfile& profile) const;
 
-  bool operator==(const Mesh&) const = default;
+  bool operator==(const Mesh& other) const;
 
  private:
-  std::vector<Device> devices_;
-  std::vector<int64_t> axis_sizes_;
-  std::vector<std::string> axis_names_;
-  std::vector<AxisType> axis_types_;
+  // Meshes are immutable and copied into every sharding and array, so copies share one state.
+  struct State {
+    std::vector<Device> devices;
+    std::vector<int64_t> axis_sizes;
+    std::vector<std::string> axis_names;
+    std::vector<AxisType> axis_types;
+    bool operator==(const State&) const = default;
+  };
+  [[nodiscard]] const State& state() const;
+
+  std::shared_ptr<const State> state_;
 };
 
 // A mesh without devices: only names, sizes and types (and optionally the device description).

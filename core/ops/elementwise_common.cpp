@@ -228,6 +228,20 @@ Params sorted_params_without(const Eqn& eqn, const std::vector<std::string>& hid
 }
 
 Shape broadcast_buffer_shape(const std::string& name, std::span<const BufferPtr> buffers) {
+  // The common case (every non-scalar operand has one shape) needs no copies of the shapes.
+  const Shape* common = nullptr;
+  bool all_same = true;
+  for (const BufferPtr& buffer : buffers) {
+    if (buffer->shape().empty()) continue;
+    if (common == nullptr) {
+      common = &buffer->shape();
+    } else if (*common != buffer->shape()) {
+      all_same = false;
+      break;
+    }
+  }
+  if (common == nullptr) return {};
+  if (all_same) return *common;
   std::vector<Shape> shapes;
   for (const BufferPtr& buffer : buffers) {
     if (!buffer->shape().empty()) shapes.push_back(buffer->shape());

@@ -63,6 +63,32 @@ TEST_CASE("eager binds run at once and keep a sharded input's sharding") {
     CHECK(got[i] == doctest::Approx(2 * std::sin(double(i)) + 1).epsilon(1e-6));
 }
 
+TEST_CASE("eager programs are reused only for the same literal bits, params and operand types") {
+  const NamedSharding sharding =
+      make_named_sharding(mesh_2x4(), parse_partition_spec("P('x', 'y')"), session().profile);
+  const Value x = f32_array({4, 8}, iota_f32(32), sharding);
+  // 0.0 and -0.0 compare equal, but x * -0.0 has the opposite sign bits from x * 0.0.
+  const Value plus = bind1("mul", {x, scalar_f32(0.0)});
+  const Value minus = bind1("mul", {x, scalar_f32(-0.0)});
+  const BufferPtr plus_values = plus.array().gather();
+  const BufferPtr minus_values = minus.array().gather();
+  for (int64_t i = 1; i < 32; ++i) {
+    CHECK_FALSE(std::signbit(plus_values->element_as_double(i)));
+    CHECK(std::signbit(minus_values->element_as_double(i)));
+  }
+  // The same primitive with another param value, and the same call on another sharding.
+  const Value summed_rows =
+      bind1("reduce_sum", {x}, {{"axes", ParamValue::int_tuple({0})}, {"out_sharding", ParamValue::None{}}});
+  const Value summed_cols =
+      bind1("reduce_sum", {x}, {{"axes", ParamValue::int_tuple({1})}, {"out_sharding", ParamValue::None{}}});
+  CHECK(summed_rows.aval().shape == Shape{8});
+  CHECK(summed_cols.aval().shape == Shape{4});
+  CHECK(values_of(summed_cols) == std::vector<double>{28, 92, 156, 220});
+  const Value replicated = f32_array({4, 8}, iota_f32(32), on_device_0());
+  const Value moved = bind1("mul", {replicated, scalar_f32(0.0)});
+  CHECK(moved.array().sharding() == on_device_0());
+}
+
 TEST_CASE("make_jaxpr of 2 * sin(x) + 1 prints JAX's newest text with typed literals") {
   const Value x = f32_array({4, 8}, iota_f32(32), on_device_0());
   CHECK(make_jaxpr_text(sin_affine, {x}, "f") ==

@@ -138,13 +138,33 @@ class PositionalSharding:
                              f'global size of its dimension 0 should be divisible by {self.shape[0]}, '
                              f'but it is of rank {rank}')
         dims = dims[len(dims) - rank:]
-        names = [f'_p{a}' for a in range(self._base.ndim)]
-        devices = np.empty(self._base.shape, dtype=object)
-        for index in np.ndindex(self._base.shape):
-            devices[index] = self._devices[self._base[index]]
-        mesh = _shardscope.Mesh(devices, names)
-        spec = _shardscope.PartitionSpec(*[None if d is None or self._base.shape[d] == 1 else names[d] for d in dims])
+        # The engine's mesh splits every position axis into its prime factors, named by their place in the
+        # flat list: two shardings over one device order (reshape(4, 2) and reshape(2, 4) of the same
+        # devices) then share one mesh, and each position dimension walks a tuple of its factors' axes.
+        factors = [_prime_factors(size) for size in self._base.shape]
+        names, axis_names = [], []
+        for sizes in factors:
+            names.append(tuple(f'_p{len(axis_names) + k}' for k in range(len(sizes))))
+            axis_names.extend(names[-1])
+        refined = [size for sizes in factors for size in sizes]
+        ordered = [self._devices[i] for i in self._base.flat]
+        devices = np.empty(len(ordered), dtype=object)
+        devices[:] = ordered
+        mesh = _shardscope.Mesh(devices.reshape(refined or (1,)), axis_names or ['_p0'])
+        spec = _shardscope.PartitionSpec(*[None if d is None or not names[d] else
+                                           (names[d][0] if len(names[d]) == 1 else names[d]) for d in dims])
         return _shardscope.NamedSharding(mesh, spec, memory_kind=self._memory_kind)
+
+
+def _prime_factors(size):
+    """Prime factors of `size`, smallest first (none for 1)."""
+    found, candidate = [], 2
+    while size > 1:
+        while size % candidate == 0:
+            found.append(candidate)
+            size //= candidate
+        candidate += 1
+    return found
 
 
 def to_engine_sharding(sharding, rank):
