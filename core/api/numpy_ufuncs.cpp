@@ -4,19 +4,47 @@
 #include "api/numpy.h"
 #include "api/session.h"
 #include "base/error.h"
+#include "exec/device_assignment.h"
 
 namespace shardscope::api::jnp {
 namespace {
 
+// jnp's binary ufuncs are jitted functions of (x1, x2) in JAX: when their committed arrays live on different
+// device assignments, JAX's error names the function (`jax.numpy.add`) and those parameters, not the primitive.
+void check_ufunc_devices(const std::string& name, const std::vector<Value>& values) {
+  const JaxProfile& profile = session().profile;
+  if (!profile.has(JaxFeature::kDeviceMismatchNamesArguments) || values.size() != 2) return;
+  const std::vector<Device>* first_devices = nullptr;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].is_concrete()) continue;
+    const auto* named = std::get_if<NamedSharding>(&values[i].array().sharding());
+    if (named == nullptr) continue;
+    if (first_devices == nullptr) {
+      first_devices = &named->mesh.devices();
+      first = i;
+    } else if (*first_devices != named->mesh.devices()) {
+      const auto placed = [&](std::size_t k, const std::vector<Device>& devices) {
+        return PlacedArgument{"x" + std::to_string(k + 1), argument_aval(values[k]), devices};
+      };
+      throw_device_assignment_mismatch("jax.numpy." + name, placed(first, *first_devices),
+                                       placed(i, named->mesh.devices()), profile);
+    }
+  }
+}
+
 std::vector<Value> promote_args(const std::string& name, const Value& x, const Value& y) {
+  check_ufunc_devices(name, {x, y});
   return promote_shapes(name, promote_dtypes({x, y}));
 }
 
 std::vector<Value> promote_args_inexact(const std::string& name, const std::vector<Value>& values) {
+  check_ufunc_devices(name, values);
   return promote_shapes(name, promote_dtypes_inexact(values));
 }
 
 std::vector<Value> promote_args_numeric(const std::string& name, const std::vector<Value>& values) {
+  check_ufunc_devices(name, values);
   return promote_shapes(name, promote_dtypes_numeric(values));
 }
 
