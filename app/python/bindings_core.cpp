@@ -332,6 +332,18 @@ void bind_arrays(py::module_& m) {
       py::arg("data"), py::arg("dtype") = py::none());
   m.def("device_put", [](const py::object& x, const py::object& target) {
     const api::Value value = to_value(x);
+    if (value.is_traced()) {
+      // Inside jit: an equation of the program, placed by the partitioner.
+      if (target.is_none()) return PyValue(value);
+      const Sharding sharding = sharding_from_python(target);
+      const auto* named = std::get_if<NamedSharding>(&sharding);
+      if (named == nullptr) {
+        throw not_implemented_error(
+            "jax.device_put inside a traced function supports NamedSharding targets only, got " +
+            py::repr(target).cast<std::string>());
+      }
+      return PyValue(api::lax::device_put(value, *named));
+    }
     const Array array =
         value.is_concrete() ? value.array() : to_value(py::module_::import("numpy").attr("asarray")(x)).array();
     if (target.is_none()) return PyValue(value.is_concrete() ? value : api::Value::concrete(array));

@@ -373,5 +373,12 @@ Value with_sharding_constraint(const Value& x, const NamedSharding& sharding) {
       {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});
 }
 
+Value device_put(const Value& x, const NamedSharding& sharding) {
+  return bind1("device_put", {x},
+               {{"copy_semantics", ParamValue::tuple({ParamValue::Verbatim{"<CopySemantics.ALIAS: 1>"}})},
+                {"devices", ParamValue::tuple({sharding})},
+                {"srcs", ParamValue::tuple({ParamValue::None{}})}});
+}
+
 }  // namespace lax
 }  // namespace shardscope::api

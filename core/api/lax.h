@@ -99,5 +99,9 @@ Value axis_index(const std::vector<std::string>& axes);
 // jax.lax.with_sharding_constraint(x, NamedSharding).
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding);
 
+// jax.device_put(x, NamedSharding) on a traced value: a device_put equation the partitioner honours as a
+// layout constraint (its memory kind becomes the result's memory space).
+Value device_put(const Value& x, const NamedSharding& sharding);
+
 }  // namespace lax
 }  // namespace shardscope::api

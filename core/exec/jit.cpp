@@ -11,6 +11,7 @@
 #include "exec/interpreter.h"
 #include "exec/program_cache.h"
 #include "exec/thread_pool.h"
+#include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "spmd/collectives.h"
 
@@ -167,7 +168,7 @@ class PartitionedRun {
     const std::string& name = eqn.primitive->name;
     const Layout& out_layout = run_.layouts->at(eqn.outputs.at(0).id).layout;
     // reshard/mesh_cast (explicit mode) move data to their result type's layout the way a constraint does.
-    if (name == "sharding_constraint" || name == "reshard" || name == "mesh_cast") {
+    if (is_layout_constraint(eqn) || name == "reshard" || name == "mesh_cast") {
       bind(eqn.outputs[0],
            moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), out_layout, "with_sharding_constraint"));
       return;
@@ -397,21 +398,26 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
     const Aval& aval = atom_aval(out);
     const auto* var = std::get_if<Var>(&out);
     const Layout layout = var != nullptr ? plan.layouts->at(var->id).layout : Layout(aval.rank());
-    Sharding sharding = sharding_of_layout(mesh, layout, default_memory_kind(mesh.platform(), profile));
+    // A result the program put in host memory (device_put to pinned_host) stays there.
+    const std::optional<std::string> memory_kind = aval.memory == MemorySpace::kHost
+                                                       ? std::optional<std::string>("pinned_host")
+                                                       : default_memory_kind(mesh.platform(), profile);
+    Sharding sharding = sharding_of_layout(mesh, layout, memory_kind);
     if (o < options.out_shardings.size() && options.out_shardings[o]) {
       sharding = *options.out_shardings[o];
     } else if (explicit_mesh && aval.dim_axes.size() == aval.rank()) {
       // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
       std::vector<SpecEntry> entries;
       for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
-      sharding = NamedSharding{mesh, PartitionSpec(entries), default_memory_kind(mesh.platform(), profile)};
-    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout) {
+      sharding = NamedSharding{mesh, PartitionSpec(entries), memory_kind};
+    } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout &&
+               (aval.memory != MemorySpace::kHost || reference->memory_kind == memory_kind)) {
       sharding = *reference;  // JAX hands back the input's own sharding object when equivalent
     } else {
       // Read back from the layout: trailing unsharded dims are dropped from the spec.
       Layout trimmed = layout;
       while (!trimmed.empty() && trimmed.back().empty()) trimmed.pop_back();
-      sharding = sharding_of_layout(mesh, trimmed, default_memory_kind(mesh.platform(), profile));
+      sharding = sharding_of_layout(mesh, trimmed, memory_kind);
     }
     MeshPlan::Output output{sharding, {}};
     for (DeviceIndex& entry : devices_indices_map(sharding, aval.shape, profile)) {

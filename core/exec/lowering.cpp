@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "propagation/factor_rule.h"
 #include "spmd/collectives.h"
@@ -105,7 +106,7 @@ class Planner {
   void equation(std::size_t index, const Eqn& eqn) {
     const std::string& name = eqn.primitive->name;
     const Layout& out_layout = layout_of(eqn.outputs.at(0));
-    if (name == "sharding_constraint") {
+    if (is_layout_constraint(eqn)) {
       move(eqn.inputs[0], layout_of(eqn.inputs[0]), out_layout, index, "with_sharding_constraint");
       return;
     }

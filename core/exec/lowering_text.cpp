@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "exec/lowering.h"
+#include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "spmd/collectives.h"
 
@@ -202,7 +203,7 @@ std::string lowered_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const st
       const std::string attr = sharding_attr(plan, Atom{output});
       if (!attr.empty()) result_shardings.push_back(attr);
     }
-    const bool constraint = eqn.primitive->name == "sharding_constraint";
+    const bool constraint = is_layout_constraint(eqn);
     out << "    " << base << (eqn.outputs.size() > 1 ? ":" + std::to_string(eqn.outputs.size()) : "") << " = "
         << (constraint ? "stablehlo.custom_call @Sharding" : "\"" + eqn.primitive->name + "\"") << "("
         << join(operands, ", ") << ")" << (constraint ? "" : printed_params(eqn, profile)) << " : ("

@@ -1,4 +1,4 @@
-// Primitives about programs rather than values: sharding_constraint and nested jit.
+// Primitives about programs rather than values: sharding_constraint, device_put and nested jit.
 #include <algorithm>
 
 #include "base/error.h"
@@ -14,6 +14,27 @@ Primitive sharding_constraint_primitive() {
   p.name = "sharding_constraint";
   p.abstract_eval = [](std::span<const Aval> in, const Params&) { return std::vector<Aval>{in[0]}; };
   // On one device a constraint changes nothing; the partitioner reshards at this point.
+  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
+    return std::vector<BufferPtr>{in[0]};
+  };
+  return p;
+}
+
+// jax.device_put inside a traced program: the value passes through and the partitioner moves it to the target
+// sharding (a layout constraint); a target memory kind sets the result's memory space, as JAX's aval does.
+Primitive device_put_primitive() {
+  Primitive p;
+  p.name = "device_put";
+  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+    Aval out = in[0];
+    const auto& targets = param(params, "devices").as_items("devices");
+    if (!targets.empty()) {
+      if (const auto* named = targets.front().get_if<NamedSharding>(); named != nullptr && named->memory_kind) {
+        out.memory = *named->memory_kind == "device" ? MemorySpace::kDevice : MemorySpace::kHost;
+      }
+    }
+    return std::vector<Aval>{out};
+  };
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
     return std::vector<BufferPtr>{in[0]};
   };
@@ -67,6 +88,7 @@ Primitive jit_primitive() {
 
 void register_program_primitives() {
   register_primitive(sharding_constraint_primitive());
+  register_primitive(device_put_primitive());
   register_primitive(jit_primitive());
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 
 namespace shardscope {
@@ -15,7 +16,8 @@ bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::st
 }
 
 bool cheap_op(const std::string& name, bool elementwise) {
-  return elementwise || name == "transpose" || name == "reshape" || name == "squeeze" || name == "sharding_constraint";
+  return elementwise || name == "transpose" || name == "reshape" || name == "squeeze" ||
+         name == "sharding_constraint" || name == "device_put";
 }
 
 struct TensorRef {
@@ -33,7 +35,7 @@ class Propagator {
     for (const Var& v : jaxpr.constvars) ensure(v);
     for (const Eqn& eqn : jaxpr.eqns) {
       for (const Var& v : eqn.outputs) ensure(v);
-      if (eqn.primitive->name == "sharding_constraint") close_constraint(eqn);
+      if (is_layout_constraint(eqn)) close_constraint(eqn);
     }
     rules_.reserve(jaxpr.eqns.size());
     for (const Eqn& eqn : jaxpr.eqns) rules_.push_back(factor_rule_for(eqn));
@@ -54,10 +56,10 @@ class Propagator {
   }
 
   void close_constraint(const Eqn& eqn) {
-    const ParamValue* sharding = find_param(eqn.params, "sharding");
-    if (sharding == nullptr || sharding->get_if<NamedSharding>() == nullptr) return;
+    const NamedSharding* sharding = layout_constraint_target(eqn);
+    if (sharding == nullptr) return;
     TensorLayoutState& state = states_[eqn.outputs.at(0).id];
-    state.layout = dim_axes_on(*sharding->get_if<NamedSharding>(), mesh_, eqn.outputs.at(0).aval.rank());
+    state.layout = dim_axes_on(*sharding, mesh_, eqn.outputs.at(0).aval.rank());
     state.closed = true;
   }
 

@@ -254,7 +254,7 @@ void register_program_batch_rules() {
       return reduction_collective_rule(primitive, builder, args, params, axis);
     });
   }
-  for (const char* name : {"sharding_constraint", "pvary", "reshard", "mesh_cast"}) {
+  for (const char* name : {"sharding_constraint", "device_put", "pvary", "reshard", "mesh_cast"}) {
     const std::string primitive = name;
     register_batch_rule(primitive, [primitive](JaxprBuilder& builder, std::span<const BatchedValue> args,
                                                const Params& params, const BatchAxis& axis) {

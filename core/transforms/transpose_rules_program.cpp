@@ -95,6 +95,10 @@ void register_program_transpose_rules() {
   register_transpose_rule("jit", jit_transpose);
   register_transpose_rule("sharding_constraint",
                           collective_transpose("sharding_constraint", [](const Params& p) { return p; }));
+  // The cotangent goes back where the primal came from: targets and sources swap, as in JAX.
+  register_transpose_rule("device_put", collective_transpose("device_put", [](const Params& p) {
+                            return replaced(p, {{"devices", param(p, "srcs")}, {"srcs", param(p, "devices")}}, {});
+                          }));
   // psum is psum + pbroadcast, so its transpose reduces over the axes again.
   register_transpose_rule("psum", collective_transpose("psum", [](const Params& p) { return p; }));
   register_transpose_rule("psum2", collective_transpose("psum2", [](const Params& p) { return p; }));

@@ -246,6 +246,17 @@ void program_samples(std::vector<Sample>& out) {
             make_named_sharding(mesh, PartitionSpec({SpecEntry::of_axes({mesh.axis_names().front()})}), profile);
         return b.bind("sharding_constraint", a, {{"sharding", sharding}});
       });
+  // device_put inside a program: a layout constraint to its target sharding.
+  add(out, "device_put", "first mesh axis", Family::kProgram, {f32({8, 4})},
+      [](JaxprBuilder& b, const std::vector<Atom>& a, const Mesh& mesh) {
+        static const JaxProfile profile;
+        const NamedSharding sharding =
+            make_named_sharding(mesh, PartitionSpec({SpecEntry::of_axes({mesh.axis_names().front()})}), profile);
+        return b.bind("device_put", a,
+                      {{"copy_semantics", ParamValue::tuple({ParamValue::Verbatim{"<CopySemantics.ALIAS: 1>"}})},
+                       {"devices", ParamValue::tuple({sharding})},
+                       {"srcs", ParamValue::tuple({ParamValue::None{}})}});
+      });
   add(out, "pvary", "no axes", Family::kProgram, {f32({4, 8})},
       single("pvary", {{"axes", ParamValue::name_tuple({})}}));
   add(out, "reshard", "identity", Family::kProgram, {f32({4, 8})}, single("reshard", {}));

@@ -150,6 +150,31 @@ TEST_CASE("with_sharding_constraint pins values: P() all-gathers, P('y','x') res
   }
 }
 
+TEST_CASE("device_put inside a program pins its layout and a pinned_host target keeps the result in host memory") {
+  const Mesh mesh = tpu_mesh({4, 2}, {"x", "y"});
+  for (const std::string memory : {"device", "pinned_host"}) {
+    CAPTURE(memory);
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Atom plus = b.bind1("add", {x, scalar_literal(1.0, DType::kFloat32)});
+    const NamedSharding target = make_named_sharding(mesh, parse_partition_spec("P('y', 'x')"), kProfile, memory);
+    const std::vector<Atom> put =
+        b.bind("device_put", {plus},
+               {{"copy_semantics", ParamValue::tuple({ParamValue::Verbatim{"<CopySemantics.ALIAS: 1>"}})},
+                {"devices", ParamValue::tuple({target})},
+                {"srcs", ParamValue::tuple({ParamValue::None{}})}});
+    CHECK((atom_aval(put[0]).memory == MemorySpace::kHost) == (memory == "pinned_host"));
+    const JaxprPtr jaxpr = b.build(put);
+    const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('x', 'y')")};
+    const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+    CHECK(spec_of(run.outputs[0]) == "P('y', 'x')");
+    const auto& named = std::get<NamedSharding>(run.outputs[0].sharding());
+    CHECK(named.memory_kind == std::optional<std::string>(memory));
+    CHECK_FALSE(run.log.empty());
+    check_matches_reference(*jaxpr, args, run);
+  }
+}
+
 TEST_CASE("seed 000 layer: sigmoid(x @ w + b) with x and w sharded on the contraction") {
   const Mesh mesh = tpu_mesh({8}, {"x"});
   JaxprBuilder b;
