@@ -92,6 +92,28 @@ template <Isa S, int W>
   return fma<S, W>(high, z4, low);
 }
 
+// sin(r) for |r| <= pi/4 from r, z = r^2, z^2 and z^4. (Helpers, not lambdas: a lambda is not inlined into
+// the AVX-512 entry point and would take its wide vectors through a mismatched calling convention.)
+template <Isa S, int W>
+[[gnu::always_inline]] inline typename Types<W>::Double sine_series(typename Types<W>::Double r,
+                                                                    typename Types<W>::Double z,
+                                                                    typename Types<W>::Double z2,
+                                                                    typename Types<W>::Double z4) {
+  using D = typename Types<W>::Double;
+  using M = typename Types<W>::Mask;
+  const D series = fma<S, W>(r * z, estrin<S, W>(kSin, z, z2, z4), r);
+  const M zero = r == 0;  // sin(-0) is -0, which the sum above makes +0
+  return bits_as<D>((zero & bits_as<M>(r)) | (~zero & bits_as<M>(series)));
+}
+
+// cos(r) for |r| <= pi/4 from z = r^2, z^2 and z^4.
+template <Isa S, int W>
+[[gnu::always_inline]] inline typename Types<W>::Double cosine_series(typename Types<W>::Double z,
+                                                                      typename Types<W>::Double z2,
+                                                                      typename Types<W>::Double z4) {
+  return fma<S, W>(z2, estrin<S, W>(kCos, z, z2, z4), fma<S, W>(splat<W>(-0.5), z, splat<W>(1.0)));
+}
+
 // sin (shift 0) or cos (shift 1) of every lane, in double; lanes beyond kFastLimit hold garbage.
 template <Isa S, int W>
 [[gnu::always_inline]] inline typename Types<W>::Double sincos_wide(typename Types<W>::Double x, int shift) {
@@ -105,13 +127,27 @@ template <Isa S, int W>
   const D z = r * r;
   const D z2 = z * z;
   const D z4 = z2 * z2;
-  const D series = fma<S, W>(r * z, estrin<S, W>(kSin, z, z2, z4), r);
-  const M zero = r == 0;  // sin(-0) is -0, which the sum above makes +0
-  const D sine = bits_as<D>((zero & bits_as<M>(r)) | (~zero & bits_as<M>(series)));
-  const D cosine = fma<S, W>(z2, estrin<S, W>(kCos, z, z2, z4), fma<S, W>(splat<W>(-0.5), z, splat<W>(1.0)));
   const M odd = (quadrant & 1) != 0;
+  // Smooth inputs put whole vectors in one quadrant parity: then only the polynomial they need is evaluated.
+  // Each lane's arithmetic is the same either way, so the result does not depend on its neighbours.
+  uint64_t lanes[static_cast<std::size_t>(W)];
+  std::memcpy(lanes, &odd, sizeof(lanes));
+  uint64_t any_odd = 0;
+  uint64_t all_odd = ~uint64_t{0};
+  for (const uint64_t lane : lanes) {
+    any_odd |= lane;
+    all_odd &= lane;
+  }
+  D value;
+  if (any_odd == 0) {
+    value = sine_series<S, W>(r, z, z2, z4);
+  } else if (all_odd != 0) {
+    value = cosine_series<S, W>(z, z2, z4);
+  } else {
+    value = bits_as<D>((odd & bits_as<M>(cosine_series<S, W>(z, z2, z4))) |
+                       (~odd & bits_as<M>(sine_series<S, W>(r, z, z2, z4))));
+  }
   const M negative = (quadrant & 2) != 0;
-  const D value = bits_as<D>((odd & bits_as<M>(cosine)) | (~odd & bits_as<M>(sine)));
   return bits_as<D>(bits_as<M>(value) ^ (negative & (M{} + std::numeric_limits<int64_t>::min())));
 }
 

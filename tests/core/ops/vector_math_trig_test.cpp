@@ -124,3 +124,31 @@ TEST_CASE("a rounded result depends on its argument only: any offset, tail lengt
   vector_math::apply_rounded(Function::kSin, in_place.data(), in_place.data(), static_cast<int64_t>(in.size()));
   for (std::size_t i = 0; i < in.size(); ++i) CHECK(same_bits(in_place[i], whole[i]));
 }
+
+TEST_CASE("smooth inputs, whose vectors lie in one quadrant, give the same bits as mixed ones") {
+  // A fine ramp over several periods: most vectors are all even or all odd quadrants (one polynomial), the
+  // ones across a quadrant edge mix both; every value must match the reference and the portable build.
+  std::vector<float> ramp(100000);
+  for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i) * 2.5e-4F - 12.5F;
+  for (const Function function : {Function::kSin, Function::kCos}) {
+    std::vector<float> out(ramp.size());
+    std::vector<float> portable(ramp.size());
+    vector_math::apply_rounded(function, ramp.data(), out.data(), static_cast<int64_t>(ramp.size()));
+    vector_math::apply_rounded_portable(function, ramp.data(), portable.data(), static_cast<int64_t>(ramp.size()));
+    int differ = 0;
+    int builds_differ = 0;
+    for (std::size_t i = 0; i < ramp.size(); ++i) {
+      if (!same_bits(out[i], reference(function, ramp[i]))) ++differ;
+      if (!same_bits(out[i], portable[i])) ++builds_differ;
+    }
+    INFO("function ", static_cast<int>(function));
+    CHECK(differ == 0);
+    CHECK(builds_differ == 0);
+    // Each element alone (a vector of one lane plus padding) equals its value inside the smooth vector.
+    for (std::size_t i = 0; i < ramp.size(); i += 997) {
+      float single = 0.0F;
+      vector_math::apply_rounded(function, ramp.data() + i, &single, 1);
+      CHECK(same_bits(single, out[i]));
+    }
+  }
+}
