@@ -47,6 +47,7 @@ void Driver::before_frame(double now) {
       cells_finished_ = now;
       if (options_.select) explorer_.select(*options_.select);
       if (options_.device_view) explorer_.canvas.device_view = true;
+      if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
       step_ = Step::kApply;
       break;
     case Step::kApply:
@@ -133,6 +134,12 @@ void Driver::write_stats(double now) const {
   stats["cells"] = cells;
   stats["history"] = explorer_.history.entries();
   stats["selected"] = explorer_.selected;
+  if (explorer_.snapshot && explorer_.snapshot->program) {
+    const ProgramInfo& program = *explorer_.snapshot->program;
+    nlohmann::json collectives = nlohmann::json::array();
+    for (const CollectiveRecord& record : program.collectives) collectives.push_back(record.summary());
+    stats["program"] = {{"name", program.name}, {"text", program.text}, {"collectives", collectives}};
+  }
   stats["canvas_rect"] = {explorer_.canvas_screen_rect.x0, explorer_.canvas_screen_rect.y0,
                           explorer_.canvas_screen_rect.x1, explorer_.canvas_screen_rect.y1};
   std::ofstream(*options_.stats) << stats.dump(2) << "\n";

@@ -121,6 +121,7 @@ class Explorer {
 
   std::string selected;
   CanvasModel canvas;
+  std::string requested_editor_tab;  // selected on the next frame, then cleared (e.g. from --editor-tab)
   SpecEditorState spec;
   MeshEditorState mesh;
   SceneState scene;

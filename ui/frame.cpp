@@ -170,23 +170,27 @@ void Explorer::draw(float width, float height) {
   titled_child("##canvas", "Canvas", ImVec2(0, top), draw_canvas, *this);
   ImGui::BeginChild("##editors", ImVec2(0, avail.y - top - spacing), true);
   if (ImGui::BeginTabBar("##editor_tabs")) {
-    if (ImGui::BeginTabItem("Spec")) {
+    const auto tab_flags = [this](const char* name) {
+      return requested_editor_tab == name ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+    };
+    if (ImGui::BeginTabItem("Spec", nullptr, tab_flags("Spec"))) {
       draw_spec_editor(*this);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Mesh")) {
+    if (ImGui::BeginTabItem("Mesh", nullptr, tab_flags("Mesh"))) {
       draw_mesh_editor(*this);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Program")) {
+    if (ImGui::BeginTabItem("Program", nullptr, tab_flags("Program"))) {
       draw_program_view(*this);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Scenes")) {
+    if (ImGui::BeginTabItem("Scenes", nullptr, tab_flags("Scenes"))) {
       draw_scene_browser(*this);
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
+    requested_editor_tab.clear();
   }
   ImGui::EndChild();
   ImGui::EndGroup();

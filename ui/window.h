@@ -28,6 +28,7 @@ struct WindowOptions {
   float png_scale = 1.0f;
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
+  std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
   bool light_theme = false;
   double timeout_seconds = 300;
   [[nodiscard]] bool headless() const { return screenshot || export_svg || export_png || stats; }

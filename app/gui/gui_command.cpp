@@ -15,9 +15,9 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",  "--screenshot",
-                                   "--export-svg", "--export-png",      "--png-scale", "--stats", "--config-dir",
-                                   "--scenes-dir", "--interrupt-after", "--timeout"};
+constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",      "--screenshot",
+                                   "--export-svg", "--export-png",      "--png-scale", "--stats",     "--config-dir",
+                                   "--scenes-dir", "--interrupt-after", "--timeout",   "--editor-tab"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
 
 std::string default_scenes_dir() {
@@ -59,6 +59,11 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.device_view = arguments.flag("--device-view");
   options.light_theme = arguments.flag("--light");
   options.select = arguments.value("--select");
+  options.editor_tab = arguments.value("--editor-tab");
+  if (options.editor_tab && *options.editor_tab != "Spec" && *options.editor_tab != "Mesh" &&
+      *options.editor_tab != "Program" && *options.editor_tab != "Scenes") {
+    throw UsageError{"--editor-tab takes Spec, Mesh, Program or Scenes, got '" + *options.editor_tab + "'"};
+  }
   options.screenshot = arguments.value("--screenshot");
   options.export_svg = arguments.value("--export-svg");
   options.export_png = arguments.value("--export-png");

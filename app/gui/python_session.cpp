@@ -7,7 +7,9 @@
 #include <chrono>
 
 #include "api/session.h"
+#include "api/transforms.h"
 #include "api/typeof.h"
+#include "ir/jaxpr_printer.h"
 #include "python/convert.h"
 #include "python/host.h"
 
@@ -17,13 +19,11 @@ namespace shardscope::gui {
 namespace {
 
 // Installed once in the interpreter as module `_shardscope_gui`: records each visualize_sharding call's
-// place in the cell's stdout, and the last jit program's function and arguments.
+// place in the cell's stdout.
 constexpr const char* kHooks = R"python(
-import io
 import sys
 
 visuals = []
-last_program = [None]
 
 
 def install():
@@ -45,31 +45,6 @@ def install():
             return result
         visualize_sharding._shardscope_gui = True
         debug.visualize_sharding = visualize_sharding
-    jit_call = _shardscope.jit_call
-    if not getattr(jit_call, '_shardscope_gui', False):
-        def recorded_jit_call(f, args, name, *rest):
-            outs = jit_call(f, args, name, *rest)
-            last_program[0] = ('jit', f, list(args), name)
-            return outs
-        recorded_jit_call._shardscope_gui = True
-        _shardscope.jit_call = recorded_jit_call
-
-
-def program_text():
-    """The last jit program's jaxpr, traced again with its output swallowed (the cell already printed)."""
-    record = last_program[0]
-    if record is None:
-        return None
-    import _shardscope
-    kind, f, args, name = record
-    saved = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = io.StringIO()
-    try:
-        return (name, _shardscope.make_jaxpr(f, args, name))
-    except BaseException as error:
-        return (name, 'could not trace %s again: %s' % (name, error))
-    finally:
-        sys.stdout, sys.stderr = saved
 
 
 def completions(text):
@@ -173,14 +148,13 @@ std::shared_ptr<ui::SessionSnapshot> build_snapshot(std::uint64_t revision) {
     snapshot->names.partition_spec = "P";
   else if (bound("PartitionSpec", "PartitionSpec"))
     snapshot->names.partition_spec = "PartitionSpec";
-  try {
-    const py::object program = hooks().attr("program_text")();
-    if (!program.is_none()) {
-      const auto pair = program.cast<py::tuple>();
-      snapshot->program = ui::ProgramInfo{pair[0].cast<std::string>(), py::str(pair[1]).cast<std::string>(), {}};
-    }
-  } catch (const py::error_already_set&) {
-    // A program that cannot be traced again is simply not shown.
+  // The last program the engine ran: its jaxpr, the shardings its results came back with, and the collectives
+  // the partitioner inserted (the engine's communication log of that run).
+  if (const auto run = api::last_program_run()) {
+    std::string text = print_jaxpr(*run->program, config.profile);
+    text += "\nresult shardings:\n";
+    for (const Sharding& sharding : run->out_shardings) text += "  " + sharding_repr(sharding, config.profile) + "\n";
+    snapshot->program = ui::ProgramInfo{run->name, std::move(text), run->log.records()};
   }
   return snapshot;
 }

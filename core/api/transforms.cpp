@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <mutex>
 
 #include "api/session.h"
 #include "base/error.h"
@@ -116,6 +117,34 @@ JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const Ji
 
 Array argument_array(const Value& value) { return as_array(value); }
 
+namespace {
+
+std::mutex last_run_mutex;
+std::shared_ptr<const ProgramRunRecord> last_run;
+
+// Runs the program and keeps its name and communication log as the last run.
+std::vector<Value> run_and_record(const JitProgram& program, const std::vector<Array>& inputs,
+                                  const JitOptions& options) {
+  JitRun run = run_jit(*program.program, inputs, options, session().profile);
+  std::vector<Sharding> out_shardings;
+  out_shardings.reserve(run.outputs.size());
+  for (const Array& out : run.outputs) out_shardings.push_back(out.sharding());
+  auto record = std::make_shared<const ProgramRunRecord>(
+      ProgramRunRecord{options.name, program.program, std::move(run.log), std::move(out_shardings)});
+  {
+    const std::lock_guard lock(last_run_mutex);
+    last_run = std::move(record);
+  }
+  return as_values(run.outputs);
+}
+
+}  // namespace
+
+std::shared_ptr<const ProgramRunRecord> last_program_run() {
+  const std::lock_guard lock(last_run_mutex);
+  return last_run;
+}
+
 std::vector<Value> run_jit_program_on_arrays(const JitProgram& program, std::vector<Array> args) {
   if (program.captured_arrays.size() != program.captured.size()) {
     throw runtime_error("run_jit_program_on_arrays: the program captured tracers");
@@ -125,12 +154,10 @@ std::vector<Value> run_jit_program_on_arrays(const JitProgram& program, std::vec
   inputs.insert(inputs.end(), program.captured_arrays.begin(), program.captured_arrays.end());
   std::move(args.begin(), args.end(), std::back_inserter(inputs));
   const Device device = default_device();
-  if (program.options.default_device == device) {
-    return as_values(run_jit(*program.program, inputs, program.options, session().profile).outputs);
-  }
+  if (program.options.default_device == device) return run_and_record(program, inputs, program.options);
   JitOptions options = program.options;
   options.default_device = device;
-  return as_values(run_jit(*program.program, inputs, options, session().profile).outputs);
+  return run_and_record(program, inputs, options);
 }
 
 std::vector<Value> run_jit_program(const JitProgram& program, const std::vector<Value>& args) {
@@ -143,12 +170,10 @@ std::vector<Value> run_jit_program(const JitProgram& program, const std::vector<
   }
   // The default device is read per run: it may have changed since tracing (copying the options is rare).
   const Device device = default_device();
-  if (program.options.default_device == device) {
-    return as_values(run_jit(*program.program, as_arrays(inputs), program.options, session().profile).outputs);
-  }
+  if (program.options.default_device == device) return run_and_record(program, as_arrays(inputs), program.options);
   JitOptions options = program.options;
   options.default_device = device;
-  return as_values(run_jit(*program.program, as_arrays(inputs), options, session().profile).outputs);
+  return run_and_record(program, as_arrays(inputs), options);
 }
 
 std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,

@@ -43,6 +43,15 @@ struct JitProgram {
   std::size_t num_outputs = 0;
   std::vector<Array> captured_arrays;  // `captured` as arrays when none is a tracer (for run_jit_program_on_arrays)
 };
+// The last jit program that ran on arrays (outside any trace): what the window's program view shows.
+struct ProgramRunRecord {
+  std::string name;
+  JaxprPtr program;
+  CommLog log;                          // every collective the run executed
+  std::vector<Sharding> out_shardings;  // what each result came back with
+};
+[[nodiscard]] std::shared_ptr<const ProgramRunRecord> last_program_run();
+
 // Traces `f` on the types of `args`.
 [[nodiscard]] JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec);
 // Runs (or, inside a trace, stages) a traced program on arguments of the types it was traced for.

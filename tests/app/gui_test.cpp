@@ -219,6 +219,47 @@ TEST_CASE("the window shows the console, variables and a 2x4 grid in JAX's colou
   for (const auto& cell : stats.at("cells")) CHECK(cell.at("status") == "ok");
 }
 
+TEST_CASE("the program view shows the last jit program and the all-reduce the partitioner inserted") {
+  Workdir dir;
+  // x @ w contracts the dimension both operands shard over 'y': each device holds a (4, 4) partial sum that the
+  // partitioner all-reduces over 'y' in two groups of four devices.
+  dir.write("scene.py", R"(# %%
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+x = jax.device_put(jnp.ones((8, 16)), NamedSharding(mesh, P('x', 'y')))
+w = jax.device_put(jnp.ones((16, 4)), NamedSharding(mesh, P('y', None)))
+layer = jax.jit(lambda x, w: jnp.dot(x, w))
+y = layer(x, w)
+)");
+  const Run run = run_gui(
+      dir,
+      "scene.py --run-all --select y --editor-tab Program --size 1600x1000 --screenshot shot.png --stats stats.json");
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  const nlohmann::json stats = stats_of(dir);
+  INFO(stats.dump(1));
+  REQUIRE(stats.contains("program"));
+  CHECK(stats.at("program").at("name") == "<lambda>");
+  CHECK(stats.at("program").at("text").get<std::string>().find("dot_general") != std::string::npos);
+  REQUIRE(stats.at("program").at("collectives").size() == 1);
+  const std::string collective = stats.at("program").at("collectives")[0].get<std::string>();
+  // The default preset is a TPU v3-8, whose make_mesh order puts devices 6,7,4,5 on the second row.
+  CHECK(collective.find("all-reduce over ('y',) groups {0,1,2,3},{6,7,4,5}: 96 B sent per device") == 0);
+  // The editors pane (below the canvas) shows the program text and the collectives table: many text pixels.
+  const Image shot = load_png(dir.file("shot.png"));
+  const auto [x0, y0, x1, y1] = canvas_rect(stats);
+  long bright = 0;
+  for (int y = y1 + 40; y < shot.height; ++y) {
+    for (int x = x0; x < shot.width; ++x) {
+      const uint32_t p = shot.at(x, y);
+      if (((p >> 16) & 0xFF) > 170 && ((p >> 8) & 0xFF) > 170 && (p & 0xFF) > 170) ++bright;
+    }
+  }
+  CHECK(bright > 3000);
+}
+
 TEST_CASE("re-sharding through the spec editor redraws the canvas and writes the device_put line") {
   Workdir dir;
   dir.write("scene.py", kScene);
