@@ -9,6 +9,7 @@
 #include "api/session.h"
 #include "api/transforms.h"
 #include "api/typeof.h"
+#include "exec/cancellation.h"
 #include "ir/jaxpr_printer.h"
 #include "python/convert.h"
 #include "python/host.h"
@@ -219,6 +220,9 @@ void PythonSession::interrupt() {
   }
   queue_.clear();
   if (running_) {
+    // The engine stops at its next equation, device or chunk (a long C++ call holds the GIL, so the Python
+    // interrupt below only lands once it returns).
+    request_cancellation();
     interrupt_target_ = running_;
     wake_interrupter_.notify_one();
   }
@@ -263,6 +267,7 @@ void PythonSession::work() {
       job = std::move(queue_.front());
       queue_.pop_front();
       running_ = job.id;
+      clear_cancellation();  // a Stop meant for an earlier cell must not stop this one
     }
     const auto started = std::chrono::steady_clock::now();
     py::list visuals;

@@ -28,6 +28,9 @@ void register_exceptions(py::module_& m) {
     try {
       if (pointer) std::rethrow_exception(pointer);
     } catch (const Error& error) {
+      // The engine stopped for a Ctrl-C: Python's own SIGINT flag is pending too, and handling it now raises
+      // the one KeyboardInterrupt (with the user's handler, if any) instead of a second one later.
+      if (error.python_type() == "KeyboardInterrupt" && PyErr_CheckSignals() != 0) return;
       py::module_ shardscope = py::module_::import("_shardscope");
       py::object type;
       if (py::hasattr(shardscope, error.python_type().c_str())) {

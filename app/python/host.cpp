@@ -3,12 +3,14 @@
 
 #include <pybind11/embed.h>
 
+#include <csignal>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
+#include "exec/cancellation.h"
 #include "python/host_sources.h"
 
 namespace py = pybind11;
@@ -53,6 +55,28 @@ void load_host_modules() {
   }
 }
 
+// Python's SIGINT handler only sets a flag its bytecode loop checks, which a long engine call never reaches:
+// ours also asks the engine to stop at its next step, then hands the signal to Python's.
+struct sigaction python_sigint {};
+
+void on_sigint(int signal_number) {
+  request_cancellation();  // an atomic store: safe in a signal handler
+  if (python_sigint.sa_handler != SIG_DFL && python_sigint.sa_handler != SIG_IGN) {
+    python_sigint.sa_handler(signal_number);
+  }
+}
+
+void chain_sigint_to_engine() {
+  struct sigaction ours {};
+  ours.sa_handler = on_sigint;
+  sigemptyset(&ours.sa_mask);
+  ours.sa_flags = SA_ONSTACK;
+  struct sigaction previous {};
+  sigaction(SIGINT, &ours, &previous);
+  // Idempotent: re-chaining over our own handler keeps the Python handler found the first time.
+  if (previous.sa_handler != on_sigint) python_sigint = previous;
+}
+
 void configure_and_start(InterpreterState& s) {
   // UTF-8 mode: shardscope prints box drawing, ± and µ even under the C locale of CI machines.
   PyPreConfig preconfig;
@@ -82,7 +106,11 @@ void configure_and_start(InterpreterState& s) {
   s.interpreter = std::make_unique<py::scoped_interpreter>(&config, 0, nullptr, false);
   py::module_ signal = py::module_::import("signal");
   signal.attr("signal")(signal.attr("SIGINT"), signal.attr("default_int_handler"));
+  chain_sigint_to_engine();
   load_host_modules();
+  // Each cell re-arms Python's SIGINT handler (a library may have taken it); the runtime then calls this.
+  py::module_::import("_shardscope_host_runtime").attr("_chain_engine_interrupt") =
+      py::cpp_function(&chain_sigint_to_engine);
   for (const InstallerEntry& entry : installers()) entry.install();
 }
 
@@ -135,6 +163,7 @@ bool interpreter_running() { return static_cast<bool>(state().interpreter); }
 
 CellResult run_cell(const std::string& code, const CellOptions& options) {
   start_interpreter();
+  clear_cancellation();  // a Ctrl-C pressed while nothing ran must not stop this cell's first program
   CellResult result;
   try {
     py::object runtime = py::module_::import("_shardscope_host_runtime");

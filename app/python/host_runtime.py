@@ -126,6 +126,10 @@ def _arm_interrupt():
     # Ctrl-C must raise KeyboardInterrupt in the code that runs next.
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        # The host wraps Python's handler so that Ctrl-C also stops a long engine call.
+        chain = globals().get("_chain_engine_interrupt")
+        if chain is not None:
+            chain()
 
 
 def run_cell(source, echo=False):

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "exec/cancellation.h"
 #include "exec/interpreter.h"
 #include "exec/thread_pool.h"
 
@@ -231,6 +232,7 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     values.assign(group.slots, nullptr);
     for (int64_t offset = task.begin; offset < task.end || (whole && offset == task.begin);
          offset += kFusionChunkElements) {
+      throw_if_cancelled();
       const int64_t length = std::min(kFusionChunkElements, task.end - offset);
       if (!whole) range_shape.assign(1, length);
       const Shape& chunk_shape = whole ? local_shape : range_shape;

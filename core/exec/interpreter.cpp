@@ -4,6 +4,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "exec/cancellation.h"
 #include "exec/fusion.h"
 #include "exec/program_cache.h"
 #include "exec/thread_pool.h"
@@ -67,6 +68,7 @@ std::vector<BufferPtr> evaluate_jaxpr(const Jaxpr& jaxpr, const std::vector<Buff
   };
   const auto groups = cached_fusion_plan(jaxpr);
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    throw_if_cancelled();
     if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
       // Elementwise chains run chunk by chunk (and big ones across the thread pool).
       std::vector<DeviceBuffers> group_inputs;
@@ -109,6 +111,7 @@ std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const S
   };
   const auto groups = cached_fusion_plan(jaxpr);
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    throw_if_cancelled();
     if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
       std::vector<DeviceBuffers> group_inputs;
       for (const Var& var : group->inputs) group_inputs.push_back(env.lookup(var));

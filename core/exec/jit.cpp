@@ -6,6 +6,7 @@
 #include <list>
 
 #include "base/error.h"
+#include "exec/cancellation.h"
 #include "exec/device_assignment.h"
 #include "exec/fusion.h"
 #include "exec/interpreter.h"
@@ -228,6 +229,7 @@ class PartitionedRun {
     const Params params = localize_params(eqn, local_inputs, local_out);
     std::vector<DeviceBuffers> outputs(eqn.outputs.size(), DeviceBuffers(static_cast<std::size_t>(mesh_.size())));
     parallel_for(static_cast<std::size_t>(mesh_.size()), large_equation(eqn), [&](std::size_t d) {
+      throw_if_cancelled();
       std::vector<BufferPtr> local;
       for (const Placed& input : inputs) local.push_back(input.buffers[d]);
       std::vector<BufferPtr> results = eqn.primitive->impl(local, local_inputs, params);
@@ -501,6 +503,7 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
   }
   const std::vector<FusionGroup>& groups = *plan->groups;
   for (std::size_t e = 0; e < jaxpr.eqns.size();) {
+    throw_if_cancelled();
     const FusionGroup* group = group_starting_at(groups, e);
     if (group != nullptr && partitioned.execute_fused(jaxpr, *group)) {
       e = group->end;

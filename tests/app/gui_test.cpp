@@ -302,7 +302,11 @@ TEST_CASE("an invalid spec shows JAX's error and changes nothing") {
 
 TEST_CASE("a long cell keeps frames coming and Stop interrupts it") {
   for (const char* body : {"import time\nfor _ in range(3000):\n    time.sleep(0.01)\n",
-                           "import time\nstart = time.time()\nwhile time.time() - start < 30:\n    pass\n"}) {
+                           "import time\nstart = time.time()\nwhile time.time() - start < 30:\n    pass\n",
+                           // One engine call of about 200 x 17 GFLOP (tens of seconds): Stop must reach the engine,
+                           // which holds the GIL until the program returns.
+                           "def many(x):\n    for _ in range(200):\n        x = jnp.tanh(x @ x)\n    return x\n"
+                           "y = jax.jit(many)(jnp.ones((2048, 2048)))\n"}) {
     INFO(body);
     Workdir dir;
     dir.write("scene.py", std::string(kScene) + "\n# %%\n" + body);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -176,4 +177,24 @@ TEST_CASE("device choice: --devices, then SHARDSCOPE_DEVICES, then XLA_FLAGS wit
   const CliResult unknown = run_cli({"run", file}, "SHARDSCOPE_DEVICES=tpu-v9-1");
   CHECK(unknown.status != 0);
   CHECK(unknown.err.find("tpu-v9-1") != std::string::npos);
+}
+
+TEST_CASE("Ctrl-C stops a long engine call: the cell ends in KeyboardInterrupt within moments") {
+  // About 200 x 17 GFLOP in one jit call (tens of seconds): SIGINT after 3 s must reach the engine, which
+  // holds the interpreter until the program returns.
+  const std::string script = write_file("long_engine_call.py",
+                                        "# %%\nimport jax, jax.numpy as jnp\n"
+                                        "def many(x):\n    for _ in range(200):\n        x = jnp.tanh(x @ x)\n"
+                                        "    return x\nprint('start', flush=True)\n"
+                                        "y = jax.jit(many)(jnp.ones((2048, 2048)))\nprint('end')\n");
+  const auto started = std::chrono::steady_clock::now();
+  const CliResult result = run_cli({"run", script}, "timeout -s INT 3");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(result.out);
+  INFO(result.err);
+  CHECK(seconds < 15);
+  CHECK(result.out.find("start") != std::string::npos);
+  CHECK(result.out.find("end") == std::string::npos);
+  CHECK(result.err.find("KeyboardInterrupt") != std::string::npos);
+  CHECK(result.err.find("EMPTY MESSAGE") == std::string::npos);
 }
