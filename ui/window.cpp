@@ -113,7 +113,8 @@ int run_window(Session& session, const WindowOptions& options) {
   float scale_x = 1.0f;
   float scale_y = 1.0f;
   glfwGetWindowContentScale(window, &scale_x, &scale_y);
-  explorer.ui_scale = std::max(1.0f, scale_y);
+  // HiDPI: the monitor's content scale, unless the user asked for another (X11 often reports 1 on 4K screens).
+  explorer.ui_scale = options.ui_scale ? *options.ui_scale : std::max(1.0f, scale_y);
   explorer.fonts = load_fonts(explorer.settings.font_size * explorer.ui_scale);
   apply_theme(explorer.settings.dark_theme, explorer.ui_scale);
   if (!ImGui_ImplGlfw_InitForOpenGL(window, true) || !ImGui_ImplOpenGL3_Init("#version 330 core")) {

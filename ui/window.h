@@ -30,6 +30,7 @@ struct WindowOptions {
   bool device_view = false;
   std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
   bool light_theme = false;
+  std::optional<float> ui_scale;  // fonts and widgets scale; default: the monitor's content scale
   double timeout_seconds = 300;
   [[nodiscard]] bool headless() const { return screenshot || export_svg || export_png || stats; }
 };

@@ -15,9 +15,9 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",      "--screenshot",
-                                   "--export-svg", "--export-png",      "--png-scale", "--stats",     "--config-dir",
-                                   "--scenes-dir", "--interrupt-after", "--timeout",   "--editor-tab"};
+constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",       "--screenshot",
+                                   "--export-svg", "--export-png",      "--png-scale", "--stats",      "--config-dir",
+                                   "--scenes-dir", "--interrupt-after", "--timeout",   "--editor-tab", "--ui-scale"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
 
 std::string default_scenes_dir() {
@@ -60,6 +60,12 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.light_theme = arguments.flag("--light");
   options.select = arguments.value("--select");
   options.editor_tab = arguments.value("--editor-tab");
+  if (arguments.value("--ui-scale")) {
+    options.ui_scale = static_cast<float>(number_option(arguments, "--ui-scale", 1.0));
+    if (*options.ui_scale < 0.5F || *options.ui_scale > 4.0F) {
+      throw UsageError{"--ui-scale must be between 0.5 and 4, got " + *arguments.value("--ui-scale")};
+    }
+  }
   if (options.editor_tab && *options.editor_tab != "Spec" && *options.editor_tab != "Mesh" &&
       *options.editor_tab != "Program" && *options.editor_tab != "Scenes") {
     throw UsageError{"--editor-tab takes Spec, Mesh, Program or Scenes, got '" + *options.editor_tab + "'"};

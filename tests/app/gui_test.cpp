@@ -260,6 +260,25 @@ y = layer(x, w)
   CHECK(bright > 3000);
 }
 
+TEST_CASE("--ui-scale enlarges fonts and widgets for HiDPI screens") {
+  std::array<int, 2> canvas_tops{};
+  std::array<int, 2> canvas_widths{};
+  const std::array<const char*, 2> scales = {"1", "1.5"};
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    Workdir dir;
+    dir.write("scene.py", kScene);
+    const Run run = run_gui(dir, kShot + " --ui-scale " + scales[i]);
+    INFO(run.out);
+    REQUIRE(run.status == 0);
+    const auto [x0, y0, x1, y1] = canvas_rect(stats_of(dir));
+    canvas_tops[i] = y0;
+    canvas_widths[i] = x1 - x0;
+  }
+  // The canvas starts below the menu bar, the pane title and the toolbar, all one and a half times as tall.
+  CHECK(canvas_tops[1] > canvas_tops[0] * 13 / 10);
+  CHECK(canvas_widths[1] > canvas_widths[0] * 8 / 10);  // the layout still fits the window
+}
+
 TEST_CASE("re-sharding through the spec editor redraws the canvas and writes the device_put line") {
   Workdir dir;
   dir.write("scene.py", kScene);
