@@ -15,6 +15,7 @@ Usage:
                  [--size 1600x1000] [--screenshot FILE.png] [--export-svg FILE] [--export-png FILE]
                  [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
+                 [--switch-devices PRESET]
                                   the explorer window; --screenshot/--export-* run headless and exit
   shardscope scene [--scene FILE.json] [--out DIR] [--color|--no-color] [--jax-version V]
   shardscope viz --shape 8,8 [--devices PRESET] [--mesh x=2,y=4] [--axis-types auto,explicit]

@@ -52,6 +52,12 @@ void Driver::before_frame(double now) {
       break;
     case Step::kApply:
       if (!explorer_.idle()) break;
+      if (options_.switch_devices && !switched_devices_) {
+        switched_devices_ = true;
+        const std::string error = explorer_.switch_devices(*options_.switch_devices);
+        std::cout << "switch-devices " << *options_.switch_devices << ": " << (error.empty() ? "ok" : error) << "\n";
+        break;
+      }
       if (next_spec_ < options_.apply_specs.size()) {
         const auto& [name, text] = options_.apply_specs[next_spec_++];
         if (explorer_.apply_spec_text(name, text)) {
@@ -134,6 +140,8 @@ void Driver::write_stats(double now) const {
   stats["cells"] = cells;
   stats["history"] = explorer_.history.entries();
   stats["selected"] = explorer_.selected;
+  stats["device_preset"] = explorer_.snapshot ? explorer_.snapshot->device_preset : "";
+  stats["device_count"] = explorer_.snapshot ? explorer_.snapshot->devices.size() : 0;
   if (explorer_.snapshot && explorer_.snapshot->program) {
     const ProgramInfo& program = *explorer_.snapshot->program;
     nlohmann::json collectives = nlohmann::json::array();

@@ -32,6 +32,7 @@ class Driver {
   std::optional<double> interrupted_at_;
   std::optional<double> cells_finished_;
   std::size_t next_spec_ = 0;
+  bool switched_devices_ = false;
   int settle_frames_ = 0;
   int failures_ = 0;
   std::vector<double> busy_frame_times_;

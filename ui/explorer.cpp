@@ -231,10 +231,18 @@ void Explorer::open_scene(const std::string& path) {
   }
 }
 
+std::string Explorer::switch_devices(const std::string& preset) {
+  const PresetSwitch change = switch_device_preset(preset);
+  if (change.error.empty()) (void)run(change.source, true);
+  return change.error;
+}
+
 void Explorer::run_scene_cells(bool restart_first) {
   if (restart_first) {
     // CPython cannot be restarted in-process; a fresh namespace is the equivalent a notebook user sees.
-    run("for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\ndel _name\n", true);
+    run("for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
+        "globals().pop('_name', None)\n",
+        true);
   }
   for (const NotebookCell* cell : scene.notebook.code_cells()) run(cell->source, false);
 }

@@ -51,6 +51,9 @@ struct MeshEditorState {
   MeshDraft draft;
   MeshCheck check;
   bool initialized = false;
+  std::string preset_text;   // the device preset typed in the editor
+  std::string preset_shown;  // the session's preset when preset_text was last reset to it
+  std::string preset_error;  // why it cannot be used
 };
 
 struct SceneState {
@@ -92,6 +95,9 @@ class Explorer {
   bool apply_spec(const std::string& name, const SpecDraft& draft);
   // The same from text, as `--apply-spec NAME "P('y', None)"` types it.
   bool apply_spec_text(const std::string& name, const std::string& spec_text);
+  // The mesh editor's device switch: restarts the namespace on `preset`'s devices (a replayable console cell).
+  // Returns the error (ValueError naming the preset) and runs nothing when the preset is unknown.
+  std::string switch_devices(const std::string& preset);
   bool create_mesh(const MeshDraft& draft);
   void open_scene(const std::string& path);
   void run_scene_cells(bool restart_first);

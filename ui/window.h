@@ -28,7 +28,9 @@ struct WindowOptions {
   float png_scale = 1.0f;
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
-  std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
+  std::optional<std::string> editor_tab;
+  std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran  // Spec, Mesh, Program
+                                              // or Scenes, shown once the cells ran
   bool light_theme = false;
   std::optional<float> ui_scale;  // fonts and widgets scale; default: the monitor's content scale
   double timeout_seconds = 300;

@@ -15,9 +15,10 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",    "--jax-version",     "--select",    "--size",       "--screenshot",
-                                   "--export-svg", "--export-png",      "--png-scale", "--stats",      "--config-dir",
-                                   "--scenes-dir", "--interrupt-after", "--timeout",   "--editor-tab", "--ui-scale"};
+constexpr const char* kValued[] = {"--devices",    "--jax-version", "--select",     "--size",
+                                   "--screenshot", "--export-svg",  "--export-png", "--png-scale",
+                                   "--stats",      "--config-dir",  "--scenes-dir", "--interrupt-after",
+                                   "--timeout",    "--editor-tab",  "--ui-scale",   "--switch-devices"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
 
 std::string default_scenes_dir() {
@@ -60,6 +61,7 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.light_theme = arguments.flag("--light");
   options.select = arguments.value("--select");
   options.editor_tab = arguments.value("--editor-tab");
+  options.switch_devices = arguments.value("--switch-devices");
   if (arguments.value("--ui-scale")) {
     options.ui_scale = static_cast<float>(number_option(arguments, "--ui-scale", 1.0));
     if (*options.ui_scale < 0.5F || *options.ui_scale > 4.0F) {

@@ -279,6 +279,39 @@ TEST_CASE("--ui-scale enlarges fonts and widgets for HiDPI screens") {
   CHECK(canvas_widths[1] > canvas_widths[0] * 8 / 10);  // the layout still fits the window
 }
 
+TEST_CASE("the mesh editor switches the device preset, clearing the namespace, and refuses unknown presets") {
+  {
+    Workdir dir;
+    dir.write("scene.py", kScene);
+    const Run run = run_gui(dir, kShot + " --switch-devices tpu-v4-16 --editor-tab Mesh");
+    INFO(run.out);
+    REQUIRE(run.status == 0);
+    const nlohmann::json stats = stats_of(dir);
+    INFO(stats.dump(1));
+    CHECK(stats.at("device_preset") == "tpu-v4-16");
+    CHECK(stats.at("device_count") == 8);
+    for (const auto& cell : stats.at("cells")) CHECK(cell.at("status") == "ok");
+    CHECK(stats.at("cells").back().at("source").get<std::string>().find("set_device_preset('tpu-v4-16')") !=
+          std::string::npos);
+    bool in_history = false;  // the switch is replayable code in the console history
+    for (const auto& entry : stats.at("history")) {
+      in_history |= entry.get<std::string>().find("_shardscope.set_device_preset('tpu-v4-16')") != std::string::npos;
+    }
+    CHECK(in_history);
+  }
+  {
+    Workdir dir;
+    dir.write("scene.py", kScene);
+    const Run run = run_gui(dir, kShot + " --switch-devices tpu-v9-8");
+    INFO(run.out);
+    REQUIRE(run.status == 0);
+    CHECK(run.out.find("switch-devices tpu-v9-8: ValueError: Unknown device preset 'tpu-v9-8'") != std::string::npos);
+    const nlohmann::json stats = stats_of(dir);
+    CHECK(stats.at("device_preset") == "tpu-v3-8");
+    CHECK(stats.at("cells").size() == 2);  // only the scene's cells ran
+  }
+}
+
 TEST_CASE("re-sharding through the spec editor redraws the canvas and writes the device_put line") {
   Workdir dir;
   dir.write("scene.py", kScene);

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "base/python_format.h"
+#include "device/presets.h"
 
 namespace shardscope::ui {
 namespace {
@@ -64,6 +65,23 @@ std::string make_mesh_line(const MeshDraft& draft) {
   std::string line = draft.variable + " = jax.make_mesh(" + python_tuple(sizes) + ", " + python_tuple(names);
   if (!types.empty()) line += ", axis_types=" + python_tuple(types);
   return line + ")";
+}
+
+PresetSwitch switch_device_preset(const std::string& preset) {
+  PresetSwitch out;
+  try {
+    out.device_count = make_device_preset(preset).devices.size();
+  } catch (const Error& error) {
+    out.error = error.python_type() + ": " + error.what();
+    return out;
+  }
+  // The preset goes through Python's repr rules: quotes in it cannot reach the code.
+  out.source =
+      "# shardscope: switch the simulated devices (clears the namespace, as a restart would)\n"
+      "for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
+      "globals().pop('_name', None)\nimport _shardscope\n_shardscope.set_device_preset(" +
+      python_string_repr(preset) + ")\ndel _shardscope\n";
+  return out;
 }
 
 }  // namespace shardscope::ui

@@ -33,4 +33,13 @@ struct MeshCheck {
 // mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(jax.sharding.AxisType.Explicit, ...))
 [[nodiscard]] std::string make_mesh_line(const MeshDraft& draft);
 
+// Switching the session to another device preset: the code the console runs (a notebook restart: the
+// namespace is cleared, then the devices change), or the preset's error (ValueError naming it) if unknown.
+struct PresetSwitch {
+  std::string source;  // empty when `error` is set
+  std::string error;
+  std::size_t device_count = 0;
+};
+[[nodiscard]] PresetSwitch switch_device_preset(const std::string& preset);
+
 }  // namespace shardscope::ui

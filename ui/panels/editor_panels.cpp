@@ -207,7 +207,35 @@ void draw_mesh_editor(Explorer& explorer) {
   MeshEditorState& state = explorer.mesh;
   ImGui::Text("Devices: %s (%zu)", snapshot.device_preset.c_str(), snapshot.devices.size());
   ImGui::SameLine();
-  help_marker("The device preset is chosen at start: shardscope gui --devices tpu-v4-8 (or cpu:N, gpu:N, ...).");
+  help_marker(
+      "Another preset (cpu:N, gpu:N, tpu-v4-8, tpu-v5e-16, ...) restarts the session on those devices: the "
+      "namespace is cleared, as a notebook restart would.");
+  if (state.preset_shown != snapshot.device_preset) {
+    state.preset_text = snapshot.device_preset;  // the session changed devices: show what it runs on now
+    state.preset_shown = snapshot.device_preset;
+  }
+  ImGui::SetNextItemWidth(160);
+  ImGui::InputText("##preset", &state.preset_text);
+  ImGui::SameLine();
+  const bool busy = !explorer.idle();
+  if (busy) ImGui::BeginDisabled();
+  if (ImGui::Button("Switch devices...")) {
+    const PresetSwitch check = switch_device_preset(state.preset_text);
+    state.preset_error = check.error;
+    if (check.error.empty()) ImGui::OpenPopup("Switch devices?");
+  }
+  if (busy) ImGui::EndDisabled();
+  if (!state.preset_error.empty()) wrapped_colored_text(current_theme().error, state.preset_error.c_str());
+  if (ImGui::BeginPopupModal("Switch devices?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::Text("Restart on %s? Every variable in the session is cleared.", state.preset_text.c_str());
+    if (ImGui::Button("Switch")) {
+      state.preset_error = explorer.switch_devices(state.preset_text);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
   if (ImGui::TreeNode("Meshes in the session")) {
     for (const MeshInfo& info : snapshot.meshes) {
       ImGui::BulletText("%s = %s", info.name.empty() ? "(unnamed)" : info.name.c_str(),

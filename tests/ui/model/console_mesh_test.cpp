@@ -60,4 +60,18 @@ TEST_CASE("the mesh editor points at the axis in error and passes make_mesh's ow
   CHECK_FALSE(bad_name.ok());
 }
 
+TEST_CASE("switching the device preset clears the namespace and names the preset, or reports JAX-style errors") {
+  const PresetSwitch v4 = switch_device_preset("tpu-v4-8");
+  CHECK(v4.error.empty());
+  CHECK(v4.device_count == 4);  // a v4-8 slice: 4 chips, one device each (megacore)
+  CHECK(v4.source.find("del globals()[_name]") != std::string::npos);
+  CHECK(v4.source.find("_shardscope.set_device_preset('tpu-v4-8')") != std::string::npos);
+  // A quote in the text cannot break out of the string literal.
+  const PresetSwitch odd = switch_device_preset("cpu:2') or print('x");
+  CHECK(odd.source.empty());
+  CHECK(odd.error.rfind("ValueError: Unknown device preset", 0) == 0);
+  const PresetSwitch cpus = switch_device_preset("cpu:16");
+  CHECK(cpus.device_count == 16);
+}
+
 }  // namespace shardscope::ui
