@@ -198,3 +198,20 @@ TEST_CASE("Ctrl-C stops a long engine call: the cell ends in KeyboardInterrupt w
   CHECK(result.err.find("KeyboardInterrupt") != std::string::npos);
   CHECK(result.err.find("EMPTY MESSAGE") == std::string::npos);
 }
+
+TEST_CASE("the array class and jax.tree_map's deprecation follow the JAX version profile") {
+  const std::string script = write_file("array_class.py",
+                                        "# %%\nimport jax, jax.numpy as jnp\nprint(type(jnp.ones(2)))\n"
+                                        "print(jax.tree_map(lambda a: a + 1, [1, 2]))\n");
+  const std::string warning = "DeprecationWarning: jax.tree_map is deprecated: use jax.tree.map";
+  const CliResult old = run_cli({"run", script, "--jax-version", "0.4.1"});
+  CHECK(old.out == "<class 'jaxlib.xla_extension.Array'>\n[2, 3]\n");
+  CHECK(old.err.find(warning) == std::string::npos);
+  const CliResult mid = run_cli({"run", script, "--jax-version", "0.4.26"});
+  CHECK(mid.out == "<class 'jaxlib.xla_extension.ArrayImpl'>\n[2, 3]\n");
+  CHECK(mid.err.find(warning) != std::string::npos);
+  CHECK(mid.err.find("  print(jax.tree_map(lambda a: a + 1, [1, 2]))") != std::string::npos);
+  const CliResult now = run_cli({"run", script, "--jax-version", "0.7.0"});
+  CHECK(now.out == "<class 'jaxlib._jax.ArrayImpl'>\n[2, 3]\n");
+  CHECK(now.err.find(warning) == std::string::npos);
+}

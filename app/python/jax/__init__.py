@@ -33,6 +33,22 @@ config = _config_module.config
 Array = _array_methods.ArrayImpl
 
 
+def _name_array_class():
+    """type(x) as the profile's jaxlib printed it: xla_extension.Array, then xla_extension.ArrayImpl, then
+    _jax.ArrayImpl (jaxlib renamed its extension module in 0.6.1)."""
+    version = tuple(int(part) for part in __version__.split('.')[:3])
+    if version < (0, 4, 7):
+        module, name = 'jaxlib.xla_extension', 'Array'
+    elif version < (0, 6, 1):
+        module, name = 'jaxlib.xla_extension', 'ArrayImpl'
+    else:
+        module, name = 'jaxlib._jax', 'ArrayImpl'
+    Array.__module__, Array.__name__, Array.__qualname__ = module, name, name
+
+
+_name_array_class()
+
+
 def devices(backend=None):
     return list(_shardscope.devices())
 
@@ -124,11 +140,24 @@ class ShapeDtypeStruct:
 
 
 def eval_shape(fun, *args, **kwargs):
-    raise NotImplementedError('jax.eval_shape is not supported by shardscope yet')
+    from jax._src.jit import eval_shape as traced_eval_shape
+    return traced_eval_shape(fun, *args, **kwargs)
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
+def _tree_map(f, tree, *rest, is_leaf=None):
     return _tree.tree_map(f, tree, *rest, is_leaf=is_leaf)
+
+
+def __getattr__(name):
+    # jax.tree_map: deprecated (a DeprecationWarning on access) from 0.4.26 until it was removed after 0.5.3.
+    if name == 'tree_map':
+        version = tuple(int(part) for part in __version__.split('.')[:3])
+        if (0, 4, 26) <= version <= (0, 5, 3):
+            import warnings
+            warnings.warn('jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer) or '
+                          'jax.tree_util.tree_map (any JAX version).', DeprecationWarning, stacklevel=2)
+        return _tree_map
+    raise AttributeError(f"module 'jax' has no attribute '{name}'")
 
 
 from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental  # noqa: E402,F401
