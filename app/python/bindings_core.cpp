@@ -229,6 +229,12 @@ void bind_shardings(py::module_& m) {
              return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
            }),
            py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
+      // JAX also takes a plain tuple of entries as the spec: NamedSharding(mesh, ()) replicates.
+      .def(py::init([](const Mesh& mesh, const py::tuple& entries, std::optional<std::string> memory_kind) {
+             const auto spec = py::module_::import("_shardscope").attr("PartitionSpec")(*entries).cast<PartitionSpec>();
+             return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
+           }),
+           py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
       .def_property_readonly("mesh", [](const NamedSharding& s) { return s.mesh; })
       .def_property_readonly("spec", [](const NamedSharding& s) { return s.spec; })
       .def_property_readonly("memory_kind", [](const NamedSharding& s) { return s.memory_kind; })

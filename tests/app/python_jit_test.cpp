@@ -132,3 +132,28 @@ TEST_CASE("lower and compile describe the partitioned program and run it") {
   CHECK(printed("print(compiled(xs), gram(xs))") == "61824.0 61824.0\n");
   CHECK(printed("print('flops' in compiled.cost_analysis())") == "True\n");
 }
+
+TEST_CASE("with mesh: gives bare PartitionSpecs a mesh, as JAX's resource environment does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // jax.make_mesh gives Explicit axes in the newest profile; a legacy-style Auto mesh, as `with mesh:` code uses.
+  REQUIRE(run_cell("from jax.sharding import Mesh\nlegacy = Mesh(np.array(jax.devices()).reshape(2, 4), ('data', "
+                   "'model'))\ndef g(x):\n    return jax.lax.with_sharding_constraint(x * 2, P(None, 'model'))\n")
+              .ok());
+  CHECK(printed("with legacy:\n    y = jax.jit(g)(jnp.ones((8, 8)))\nprint(y.sharding.spec, y.sharding.mesh.shape)") ==
+        "P(None, 'model') OrderedDict([('data', 2), ('model', 4)])\n");  // newest profile prints P(...)
+  // Outside the context there is no mesh to resolve P against: JAX's RuntimeError.
+  const CellResult outside = run_cell("jax.jit(g)(jnp.ones((8, 8)))");
+  CHECK_FALSE(outside.ok());
+  CHECK(outside.error.find("RuntimeError") != std::string::npos);
+  CHECK(outside.error.find("mesh context") != std::string::npos);
+  // A plain tuple is a spec too.
+  CHECK(printed("print(NamedSharding(legacy, ()) == NamedSharding(legacy, P()))") == "True\n");
+}
+
+TEST_CASE("truncated_normal stays inside its bounds with the truncated distribution's spread") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // A standard normal cut to (-2, 2) has standard deviation 0.8796 (sqrt(1 - 2 * 2 * phi(2) / (2 * Phi(2) - 1))).
+  CHECK(printed("t = np.asarray(jax.random.truncated_normal(jax.random.key(0), -2.0, 2.0, (200000,)))\n"
+                "print(t.dtype, t.shape, bool(t.min() > -2), bool(t.max() < 2), abs(float(t.mean())) < 0.01, "
+                "abs(float(t.std()) - 0.8796) < 0.005)") == "float32 (200000,) True True True True\n");
+}

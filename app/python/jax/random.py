@@ -68,6 +68,28 @@ def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
     return _place(_engine.bernoulli(key, float(p), shape, mode), out_sharding)
 
 
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
+    """Normal values cut to (lower, upper): erf_inv of uniforms between erf(lower/sqrt2) and erf(upper/sqrt2), then
+    clipped to the open interval, in `dtype` throughout (JAX's algorithm, so the bits agree)."""
+    import numpy as np
+    import jax.numpy as jnp
+    from jax import lax
+    dtype = jnp.dtype(dtype if dtype is not None else jnp.float32)
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    if np.ndim(lower) or np.ndim(upper):
+        raise NotImplementedError('jax.random.truncated_normal with array bounds is not supported by shardscope yet')
+    sqrt2 = jnp.asarray(np.sqrt(2), dtype)
+    low = jnp.asarray(lower, dtype)
+    high = jnp.asarray(upper, dtype)
+    a = lax.erf(low / sqrt2)
+    b = lax.erf(high / sqrt2)
+    u = uniform(key, shape, dtype, minval=float(a), maxval=float(b))
+    out = sqrt2 * lax.erf_inv(u)
+    out = jnp.clip(out, lax.nextafter(low, jnp.asarray(np.inf, dtype)), lax.nextafter(high, jnp.asarray(-np.inf, dtype)))
+    return _place(out, out_sharding)
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)

@@ -39,3 +39,33 @@ def use_mesh(mesh):
 
 def get_abstract_mesh():
     return _shardscope.get_abstract_mesh()
+
+
+# `with mesh:` (JAX's resource environment, used by pjit and with_sharding_constraint with bare
+# PartitionSpecs): the engine keeps one mesh context, so entering a mesh sets it and leaving restores it.
+_entered = []
+
+
+def _enter_mesh(mesh):
+    _entered.append(_shardscope.get_concrete_mesh())
+    _shardscope.set_mesh(mesh)
+    return mesh
+
+
+def _exit_mesh(mesh, *exc):
+    _shardscope.set_mesh(_entered.pop())
+    return False
+
+
+_shardscope.Mesh.__enter__ = _enter_mesh
+_shardscope.Mesh.__exit__ = _exit_mesh
+
+
+def on_context_mesh(spec, api_name):
+    """A bare PartitionSpec as a NamedSharding on the mesh of `with mesh:` / set_mesh (JAX's error without one)."""
+    mesh = _shardscope.get_concrete_mesh()
+    if mesh is None:
+        raise RuntimeError(f'{api_name} requires a non-empty mesh if you are passing `PartitionSpec`s or `None` to '
+                           'in_shardings or out_shardings. Are you sure you are inside a mesh context? '
+                           f'Got {spec}')
+    return _shardscope.NamedSharding(mesh, spec)
