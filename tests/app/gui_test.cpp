@@ -189,6 +189,15 @@ bool history_has(const nlohmann::json& stats, const std::string& line) {
 
 const std::string kShot = "scene.py --run-all --select x --size 1600x1000 --screenshot shot.png --stats stats.json";
 
+// Runs the standard scene with kShot and `extra` arguments; the window must exit cleanly.
+Run run_standard_scene(const Workdir& dir, const std::string& extra) {
+  dir.write("scene.py", kScene);
+  Run run = run_gui(dir, kShot + extra);
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("the window shows the console, variables and a 2x4 grid in JAX's colours") {
@@ -266,10 +275,7 @@ TEST_CASE("--ui-scale enlarges fonts and widgets for HiDPI screens") {
   const std::array<const char*, 2> scales = {"1", "1.5"};
   for (std::size_t i = 0; i < scales.size(); ++i) {
     Workdir dir;
-    dir.write("scene.py", kScene);
-    const Run run = run_gui(dir, kShot + " --ui-scale " + scales[i]);
-    INFO(run.out);
-    REQUIRE(run.status == 0);
+    (void)run_standard_scene(dir, std::string(" --ui-scale ") + scales[i]);
     const auto [x0, y0, x1, y1] = canvas_rect(stats_of(dir));
     canvas_tops[i] = y0;
     canvas_widths[i] = x1 - x0;
@@ -282,10 +288,7 @@ TEST_CASE("--ui-scale enlarges fonts and widgets for HiDPI screens") {
 TEST_CASE("the mesh editor switches the device preset, clearing the namespace, and refuses unknown presets") {
   {
     Workdir dir;
-    dir.write("scene.py", kScene);
-    const Run run = run_gui(dir, kShot + " --switch-devices tpu-v4-16 --editor-tab Mesh");
-    INFO(run.out);
-    REQUIRE(run.status == 0);
+    (void)run_standard_scene(dir, " --switch-devices tpu-v4-16 --editor-tab Mesh");
     const nlohmann::json stats = stats_of(dir);
     INFO(stats.dump(1));
     CHECK(stats.at("device_preset") == "tpu-v4-16");
@@ -301,10 +304,7 @@ TEST_CASE("the mesh editor switches the device preset, clearing the namespace, a
   }
   {
     Workdir dir;
-    dir.write("scene.py", kScene);
-    const Run run = run_gui(dir, kShot + " --switch-devices tpu-v9-8");
-    INFO(run.out);
-    REQUIRE(run.status == 0);
+    const Run run = run_standard_scene(dir, " --switch-devices tpu-v9-8");
     CHECK(run.out.find("switch-devices tpu-v9-8: ValueError: Unknown device preset 'tpu-v9-8'") != std::string::npos);
     const nlohmann::json stats = stats_of(dir);
     CHECK(stats.at("device_preset") == "tpu-v3-8");
