@@ -1,7 +1,8 @@
-// `_shardscope.random`: jax.random's keys and samplers over core/random, on concrete keys (eager calls).
+// `_shardscope.random`: jax.random's keys and samplers over core/random on concrete keys, and random bits in traces.
 #include <pybind11/stl.h>
 
 #include "api/session.h"
+#include "api/trace.h"
 #include "base/error.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -45,6 +46,14 @@ py::object wrap(Array array) { return py::cast(PyValue(api::Value::concrete(std:
 }  // namespace
 
 void bind_random(py::module_& m) {
+  // Inside a trace (jit, grad, vmap) samplers are built from this: a random_bits equation of the program, in the
+  // session's threefry mode (a hidden param), which the partitioner runs block by block like JAX.
+  m.def("traced_bits", [](const py::object& key, const Shape& shape, int64_t bit_width) {
+    const bool partitionable = generation_config().mode == random::ThreefryMode::kPartitionable;
+    return py::cast(PyValue(api::bind1(
+        "random_bits", {to_value(key)},
+        {{"bit_width", bit_width}, {"shape", ParamValue::int_tuple(shape)}, {"partitionable", partitionable}})));
+  });
   m.def("PRNGKey", [](int64_t seed) {
     return wrap(random::prng_key(seed, default_sharding(), profile(), api::session().enable_x64));
   });

@@ -157,3 +157,23 @@ TEST_CASE("truncated_normal stays inside its bounds with the truncated distribut
                 "print(t.dtype, t.shape, bool(t.min() > -2), bool(t.max() < 2), abs(float(t.mean())) < 0.01, "
                 "abs(float(t.std()) - 0.8796) < 0.005)") == "float32 (200000,) True True True True\n");
 }
+
+TEST_CASE("random samplers run on traced keys inside jit and agree with the eager samplers") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // The same key sampled eagerly (core/random) and inside jit (a random_bits equation, then float ops): the same
+  // bits for [0, 1); where a scale and offset apply, eager sampling fuses them as XLA:CPU does and the traced
+  // program multiplies and adds separately: one rounding of the product apart (absolute, since -2 + 5u cancels).
+  CHECK(printed("k = jax.random.key(7)\n"
+                "a, b = np.asarray(jax.random.uniform(k, (3, 5))), np.asarray(jax.jit(jax.random.uniform, "
+                "static_argnums=1)(k, (3, 5)))\n"
+                "print(a.dtype, b.dtype, bool((a.view(np.uint32) == b.view(np.uint32)).all()))\n"
+                "for f in (lambda k: jax.random.normal(k, (4, 8)), lambda k: jax.random.uniform(k, (64,), minval=-2.0, "
+                "maxval=3.0)):\n"
+                "    a, b = np.asarray(f(k)), np.asarray(jax.jit(f)(k))\n"
+                "    print(bool((np.abs(a - b) <= 5e-7).all()))") == "float32 float32 True\nTrue\nTrue\n");
+  // A jitted truncated normal stays in its open interval; a sampler of a dtype with no traced path says so.
+  CHECK(printed("t = np.asarray(jax.jit(lambda k: jax.random.truncated_normal(k, -1.0, 1.0, (4096,)))(k))\n"
+                "print(bool(t.min() > -1), bool(t.max() < 1))") == "True True\n");
+  const CellResult half = run_cell("jax.jit(lambda k: jax.random.uniform(k, (2,), jnp.float16))(k)");
+  CHECK(half.error.find("NotImplementedError: jax.random.uniform of float16 on a traced key") != std::string::npos);
+}

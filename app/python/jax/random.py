@@ -49,11 +49,52 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     return _place(_engine.bits(key, _shape(shape), dtype), out_sharding)
 
 
+def _traced(key):
+    return getattr(key, '_is_tracer', False)
+
+
+def _float_dtype(dtype, name):
+    import jax.numpy as jnp
+    chosen = jnp.dtype(dtype if dtype is not None else jnp.float32)
+    import jax
+    if chosen == jnp.float64 and not jax.config.jax_enable_x64:
+        chosen = jnp.dtype(jnp.float32)
+    if chosen not in (jnp.float32, jnp.float64):
+        raise NotImplementedError(f'jax.random.{name} of {chosen} on a traced key is not supported by shardscope yet')
+    return chosen
+
+
+def _traced_uniform(key, shape, dtype, minval, maxval):
+    """JAX's uniform: the top mantissa bits of random_bits as a float in [1, 2), minus one, scaled. The float
+    (1 + m * 2^-k) - 1 is exactly m * 2^-k, computed here without a bitcast."""
+    import numpy as np
+    import jax.numpy as jnp
+    from jax import lax
+    nbits, nmant = (32, 23) if dtype == jnp.float32 else (64, 52)
+    bits = _engine.traced_bits(key, shape, nbits)
+    mantissa = lax.shift_right_logical(bits, jnp.asarray(nbits - nmant, bits.dtype))
+    floats = mantissa.astype(dtype) * jnp.asarray(2.0 ** -nmant, dtype)
+    low = jnp.asarray(minval, dtype)
+    high = jnp.asarray(maxval, dtype)
+    return lax.max(low, floats * (high - low) + low)
+
+
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
+    if _traced(key):
+        return _place(_traced_uniform(key, _shape(shape), _float_dtype(dtype, 'uniform'), minval, maxval),
+                      out_sharding)
     return _place(_engine.uniform(key, _shape(shape), dtype, float(minval), float(maxval)), out_sharding)
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    if _traced(key):
+        import numpy as np
+        import jax.numpy as jnp
+        from jax import lax
+        dtype = _float_dtype(dtype, 'normal')
+        low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+        u = _traced_uniform(key, _shape(shape), dtype, low, 1.0)
+        return _place(jnp.asarray(np.sqrt(2), dtype) * lax.erf_inv(u), out_sharding)
     return _place(_engine.normal(key, _shape(shape), dtype), out_sharding)
 
 
@@ -84,7 +125,10 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     high = jnp.asarray(upper, dtype)
     a = lax.erf(low / sqrt2)
     b = lax.erf(high / sqrt2)
-    u = uniform(key, shape, dtype, minval=float(a), maxval=float(b))
+    if _traced(key) or _traced(a):
+        u = _traced_uniform(key, _shape(tuple(shape)), _float_dtype(dtype, 'truncated_normal'), a, b)
+    else:
+        u = uniform(key, shape, dtype, minval=float(a), maxval=float(b))
     out = sqrt2 * lax.erf_inv(u)
     out = jnp.clip(out, lax.nextafter(low, jnp.asarray(np.inf, dtype)), lax.nextafter(high, jnp.asarray(-np.inf, dtype)))
     return _place(out, out_sharding)

@@ -36,6 +36,18 @@ def nextafter(x1, x2):
     return _elementwise('nextafter', x1, x2)
 
 
+def shift_right_logical(x, y):
+    return _elementwise('shift_right_logical', x, y)
+
+
+def max(x, y):
+    return _elementwise('max', x, y)
+
+
+def min(x, y):
+    return _elementwise('min', x, y)
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
