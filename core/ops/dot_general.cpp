@@ -352,6 +352,7 @@ T strided_dot(const T* x, int64_t x_stride, const T* y, int64_t y_stride, int64_
   return total;
 }
 
+// Writes every element of out (which may be unfilled memory): no path reads out before writing it.
 template <typename T>
 void floating_contraction(const GemmShape& shape, const MatrixView<T>& lhs, const MatrixView<T>& rhs, T* out) {
   if (shape.m == 1 && shape.n == 1) {
@@ -382,6 +383,7 @@ void floating_contraction(const GemmShape& shape, const MatrixView<T>& lhs, cons
       }
     } else if (shape.m == 1 && rhs.col_stride == 1) {
       // Row vector times matrix: accumulate whole rows of B, which are contiguous.
+      std::fill_n(c, shape.n, T{});
       for (int64_t kk = 0; kk < shape.k; ++kk) {
         const T scale = a[kk * lhs.col_stride];
         const T* row = b + kk * rhs.row_stride;
@@ -392,8 +394,7 @@ void floating_contraction(const GemmShape& shape, const MatrixView<T>& lhs, cons
         c[j] = strided_dot(a, lhs.col_stride, b + j * rhs.col_stride, rhs.row_stride, shape.k);
       }
     } else {
-      gemm_accumulate(shape.m, shape.n, shape.k, a, lhs.row_stride, lhs.col_stride, b, rhs.row_stride, rhs.col_stride,
-                      c);
+      gemm_assign(shape.m, shape.n, shape.k, a, lhs.row_stride, lhs.col_stride, b, rhs.row_stride, rhs.col_stride, c);
     }
   }
 }
@@ -431,11 +432,18 @@ BufferPtr contract(std::span<const BufferPtr> inputs, const Aval& out, const Dot
   const GemmShape shape{product(sizes_of(lhs->shape(), dims.lhs_batch)), product(sizes_of(lhs->shape(), lhs_free)),
                         product(sizes_of(rhs->shape(), rhs_free)), product(sizes_of(lhs->shape(), dims.lhs_contract))};
   const auto count = static_cast<std::size_t>(shape.batch * shape.m * shape.n);
-  auto buffer = new_buffer(out.dtype, out.shape);
+  // The floating-point paths write every element, so their result starts unfilled (a large one then reuses
+  // pooled pages instead of faulting in and zeroing fresh ones); the exact ones accumulate into zeros.
+  const bool writes_all = std::is_floating_point_v<T> && count != 0 && shape.k > 0;
+  auto buffer = writes_all ? std::make_shared<Buffer>(out.dtype, out.shape, Buffer::Uninitialized{})
+                           : new_buffer(out.dtype, out.shape);
   // Results of the compute type's own dtype are written in place; others go through a scratch array.
   const bool in_place = out.dtype == native_dtype<T>();
-  std::unique_ptr<T[]> scratch;                           // NOLINT(*-c-arrays)
-  if (!in_place) scratch = std::make_unique<T[]>(count);  // zeroed; NOLINT(*-c-arrays)
+  std::unique_ptr<T[]> scratch;  // NOLINT(*-c-arrays)
+  if (!in_place) {
+    scratch = writes_all ? std::make_unique_for_overwrite<T[]>(count)  // NOLINT(*-c-arrays)
+                         : std::make_unique<T[]>(count);               // zeroed; NOLINT(*-c-arrays)
+  }
   T* result = in_place ? buffer->as_mutable<T>().data() : scratch.get();
   if (count != 0 && shape.k > 0) {
     const PreparedOperand<T> a = prepare<T>(lhs, dims.lhs_batch, lhs_free, dims.lhs_contract);

@@ -179,10 +179,11 @@ std::optional<BlasOperand> blas_operand(int64_t rows, int64_t cols, int64_t row_
   return std::nullopt;
 }
 
-// C += A . B through OpenBLAS when both operands have a unit stride and sizes fit BLAS's int.
+// C = A . B + beta * C through OpenBLAS when both operands have a unit stride and sizes fit BLAS's int. With
+// beta 0 BLAS never reads C, so C may be unfilled memory (no zero fill and no read of it before the product).
 template <typename T>
 bool blas_gemm(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
-               int64_t b_cols, T* c) {
+               int64_t b_cols, T* c, T beta) {
   constexpr int64_t kLimit = std::numeric_limits<blasint>::max();
   if (shape.m > kLimit || shape.n > kLimit || shape.k > kLimit || a_rows > kLimit || a_cols > kLimit ||
       b_rows > kLimit || b_cols > kLimit) {
@@ -195,22 +196,24 @@ bool blas_gemm(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols
   const auto n = static_cast<blasint>(shape.n);
   const auto k = static_cast<blasint>(shape.k);
   if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0F, a, lhs->leading, b, rhs->leading, 1.0F, c,
+    cblas_sgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0F, a, lhs->leading, b, rhs->leading, beta, c,
                 n);
   } else {
-    cblas_dgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0, a, lhs->leading, b, rhs->leading, 1.0, c,
+    cblas_dgemm(CblasRowMajor, lhs->transpose, rhs->transpose, m, n, k, 1.0, a, lhs->leading, b, rhs->leading, beta, c,
                 n);
   }
   return true;
 }
 #endif
 
+// C += A . B, or C = A . B when `overwrite` (then C's prior contents, possibly unfilled, are never read).
 template <typename T>
 void gemm_dispatch(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
-                   int64_t b_cols, T* c) {
+                   int64_t b_cols, T* c, bool overwrite) {
 #ifdef SHARDSCOPE_HAVE_CBLAS
-  if (blas_gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c)) return;
+  if (blas_gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c, overwrite ? T{0} : T{1})) return;
 #endif
+  if (overwrite) std::fill_n(c, shape.m * shape.n, T{});
   static const GemmFn<T> gemm = best_gemm<T>();
   gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
 }
@@ -219,12 +222,22 @@ void gemm_dispatch(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_
 
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rows, int64_t a_cols, const float* b,
                      int64_t b_rows, int64_t b_cols, float* c) {
-  gemm_dispatch<float>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
+  gemm_dispatch<float>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c, false);
 }
 
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
                      int64_t b_rows, int64_t b_cols, double* c) {
-  gemm_dispatch<double>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c);
+  gemm_dispatch<double>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c, false);
+}
+
+void gemm_assign(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rows, int64_t a_cols, const float* b,
+                 int64_t b_rows, int64_t b_cols, float* c) {
+  gemm_dispatch<float>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c, true);
+}
+
+void gemm_assign(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
+                 int64_t b_rows, int64_t b_cols, double* c) {
+  gemm_dispatch<double>({m, n, k}, a, a_rows, a_cols, b, b_rows, b_cols, c, true);
 }
 
 }  // namespace shardscope::structural

@@ -94,6 +94,11 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_
                      int64_t b_rows, int64_t b_cols, float* c);
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
                      int64_t b_rows, int64_t b_cols, double* c);
+// c = a . b: c's prior contents (possibly an unfilled buffer) are never read.
+void gemm_assign(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rows, int64_t a_cols, const float* b,
+                 int64_t b_rows, int64_t b_cols, float* c);
+void gemm_assign(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
+                 int64_t b_rows, int64_t b_cols, double* c);
 
 // ---- strided copies -------------------------------------------------------------------------
 

@@ -22,6 +22,9 @@ void apply_portable(Function function, const double* in, double* out, int64_t n)
 // result depends only on its argument (same on every instruction set, in any chunk, in place or not).
 void apply_rounded(Function function, const float* in, float* out, int64_t n);
 void apply_rounded_portable(Function function, const float* in, float* out, int64_t n);
+// The AVX2+FMA build whatever else the CPU has, for tests comparing builds; false (nothing written) where the
+// CPU lacks AVX2 or FMA.
+bool apply_rounded_avx2(Function function, const float* in, float* out, int64_t n);
 
 // logistic as the scalar kernels define it: 1 / (1 + exp(-x)).
 template <typename T>

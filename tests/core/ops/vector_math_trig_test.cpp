@@ -152,3 +152,87 @@ TEST_CASE("smooth inputs, whose vectors lie in one quadrant, give the same bits 
     }
   }
 }
+
+TEST_CASE("arguments near zero, whose vectors skip the quadrant reduction, keep their bits") {
+  // A fine ramp over [-1.2, 1.2]: vectors wholly inside [-0.78, 0.78] skip the reduction, the ones around
+  // +-0.78 and pi/4 mix both kinds of lanes; every start offset moves where the vectors split.
+  std::vector<float> ramp(60001);
+  for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = static_cast<float>(i) * 4.0e-5F - 1.2F;
+  for (const Function function : {Function::kSin, Function::kCos}) {
+    std::vector<float> out(ramp.size());
+    std::vector<float> portable(ramp.size());
+    vector_math::apply_rounded(function, ramp.data(), out.data(), static_cast<int64_t>(ramp.size()));
+    vector_math::apply_rounded_portable(function, ramp.data(), portable.data(), static_cast<int64_t>(ramp.size()));
+    int differ = 0;
+    int builds_differ = 0;
+    for (std::size_t i = 0; i < ramp.size(); ++i) {
+      if (!same_bits(out[i], reference(function, ramp[i]))) ++differ;
+      if (!same_bits(out[i], portable[i])) ++builds_differ;
+    }
+    INFO("function ", static_cast<int>(function));
+    CHECK(differ == 0);
+    CHECK(builds_differ == 0);
+    for (std::size_t start = 1; start < 8; ++start) {
+      std::vector<float> shifted(ramp.size() - start);
+      vector_math::apply_rounded(function, ramp.data() + start, shifted.data(), static_cast<int64_t>(shifted.size()));
+      int moved = 0;
+      for (std::size_t i = 0; i < shifted.size(); ++i) moved += same_bits(shifted[i], out[start + i]) ? 0 : 1;
+      CHECK(moved == 0);
+    }
+  }
+  // The largest float below pi/4 and its neighbours on both sides of the skip bound, each alone and in a
+  // vector of inside lanes.
+  const float quarter = std::nextafter(static_cast<float>(M_PI / 4), 0.0F);
+  for (const float x : {0.78F, std::nextafter(0.78F, 1.0F), quarter, -quarter, std::nextafter(quarter, 1.0F), -0.0F}) {
+    for (const Function function : {Function::kSin, Function::kCos}) {
+      std::vector<float> in(16, 0.5F);
+      in[5] = x;
+      std::vector<float> out(in.size());
+      vector_math::apply_rounded(function, in.data(), out.data(), static_cast<int64_t>(in.size()));
+      INFO("x ", static_cast<double>(x), " function ", static_cast<int>(function));
+      CHECK(same_bits(out[5], reference(function, x)));
+      CHECK(same_bits(out[0], reference(function, 0.5F)));
+    }
+  }
+}
+
+TEST_CASE("the AVX2 build gives the bits of the portable one where the CPU has it") {
+  const std::vector<float> mixed = random_inputs(-3000.0, 3000.0, 50021, 5);
+  std::vector<float> small = random_inputs(-0.7, 0.7, 50021, 6);  // vectors that skip the reduction
+  for (std::size_t i = 0; i < small.size(); i += 101) small[i] = (i % 2 == 0) ? 3.0e6F : -0.0F;
+  for (const std::vector<float>* in : std::vector<const std::vector<float>*>{&mixed, &small}) {
+    for (const Function function : {Function::kSin, Function::kCos}) {
+      std::vector<float> avx2(in->size());
+      std::vector<float> portable(in->size());
+      if (!vector_math::apply_rounded_avx2(function, in->data(), avx2.data(), static_cast<int64_t>(in->size()))) {
+        MESSAGE("no AVX2+FMA on this CPU");
+        return;
+      }
+      vector_math::apply_rounded_portable(function, in->data(), portable.data(), static_cast<int64_t>(in->size()));
+      int differ = 0;
+      int from_reference = 0;
+      for (std::size_t i = 0; i < in->size(); ++i) {
+        differ += same_bits(avx2[i], portable[i]) ? 0 : 1;
+        from_reference += same_bits(avx2[i], reference(function, (*in)[i])) ? 0 : 1;
+      }
+      CHECK(differ == 0);
+      CHECK(from_reference <= 1);
+    }
+  }
+}
+
+TEST_CASE("in place, lanes that take cmath still read their own argument") {
+  std::vector<float> in = random_inputs(-0.7, 0.7, 67, 8);
+  in[3] = 1.0e30F;
+  in[17] = std::numeric_limits<float>::infinity();
+  in[40] = 2.5e5F;
+  in[66] = -7.0e6F;
+  for (const Function function : {Function::kSin, Function::kCos}) {
+    std::vector<float> data = in;
+    vector_math::apply_rounded(function, data.data(), data.data(), static_cast<int64_t>(data.size()));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      INFO("i ", i, " function ", static_cast<int>(function));
+      CHECK(same_bits(data[i], reference(function, in[i])));
+    }
+  }
+}
