@@ -58,6 +58,8 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kXlaPmapNoGlobalArgShapes, {0, 4, 8}, "global_arg_shapes is removed from xla_pmap"},
       {JaxFeature::kPmapTooManyDevicesNoPartitions, {0, 4, 8}, "pmap's device-count error drops num_partitions"},
       {JaxFeature::kJnpDotPassesPreferredType, {0, 4, 14}, "jnp.dot passes preferred_element_type=<result dtype>"},
+      {JaxFeature::kNamedShardingReprMeshStr, {0, 4, 15}, "NamedSharding shows its mesh as Mesh('x': 2) (was a dict)"},
+      {JaxFeature::kMeshStrDefined, {0, 4, 24}, "Mesh has a __str__ (before, str(mesh) was its repr)"},
       {JaxFeature::kJnpMatmulPassesPreferredType, {0, 4, 16}, "jnp.matmul passes preferred_element_type"},
       {JaxFeature::kTpuMemoryKindInReprs, {0, 4, 30}, "TPU and GPU shardings print memory_kind=device"},
       {JaxFeature::kConvertElementTypePrintsDtype,

@@ -25,6 +25,8 @@ inline constexpr JaxVersion kNewestJax{0, 11, 0};
 // Behaviours that changed at one release. A profile "has" a feature when its version is at
 // least the release that introduced it.
 enum class JaxFeature {
+  kNamedShardingReprMeshStr,         // NamedSharding shows its mesh as `Mesh('x': 2)` (was `{'x': 2}`)
+  kMeshStrDefined,                   // str(Mesh) is `Mesh('x': 2)` (before, str fell back to repr)
   kTpuMemoryKindInReprs,             // TPU/GPU shardings print `memory_kind=device`
   kCpuMemoryKindInReprs,             // CPU shardings print a memory kind at all
   kCpuDefaultMemoryKindDevice,       // CPU default memory kind is `device` (was `unpinned_host`)

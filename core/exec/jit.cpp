@@ -189,6 +189,10 @@ class PartitionedRun {
       const auto from_result = factor_axes(rule.results[r], run_.layouts->at(eqn.outputs[r].id).layout, rule, mesh_);
       axes.insert(from_result.begin(), from_result.end());
     }
+    // Factors that need replication are computed whole, whatever layout propagation gave the result.
+    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+      if (rule.kinds[f] == FactorKind::kNeedReplication) axes.erase(static_cast<int>(f));
+    }
     std::vector<Placed> inputs;
     for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
     for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
@@ -225,7 +229,19 @@ class PartitionedRun {
       inputs[o] = moved(inputs[o], aval, required, name + " operand");
       local_inputs.push_back(local_aval(aval, required, mesh_));
     }
-    const Aval local_out = local_aval(eqn.outputs[0].aval, out_layout, mesh_);
+    // A result dim whose factor needs replication comes out whole even where propagation sharded it (an
+    // output sharding on a nested jit's result): it is cut to the propagated layout after the kernel.
+    std::vector<Layout> produced;
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+      Layout layout = run_.layouts->at(eqn.outputs[r].id).layout;
+      for (std::size_t d = 0; r < rule.results.size() && d < layout.size() && d < rule.results[r].size(); ++d) {
+        for (const int f : rule.results[r][d]) {
+          if (rule.kinds[static_cast<std::size_t>(f)] == FactorKind::kNeedReplication) layout[d].clear();
+        }
+      }
+      produced.push_back(std::move(layout));
+    }
+    const Aval local_out = local_aval(eqn.outputs[0].aval, produced.at(0), mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);
     std::vector<DeviceBuffers> outputs(eqn.outputs.size(), DeviceBuffers(static_cast<std::size_t>(mesh_.size())));
     parallel_for(static_cast<std::size_t>(mesh_.size()), large_equation(eqn), [&](std::size_t d) {
@@ -240,7 +256,12 @@ class PartitionedRun {
         outputs[r] =
             all_reduce(mesh_, reduced_axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
       }
-      bind(eqn.outputs[r], {run_.layouts->at(eqn.outputs[r].id).layout, outputs[r]});
+      const Layout& wanted = run_.layouts->at(eqn.outputs[r].id).layout;
+      if (produced[r] == wanted) {
+        bind(eqn.outputs[r], {wanted, outputs[r]});
+      } else {
+        bind(eqn.outputs[r], moved({produced[r], outputs[r]}, eqn.outputs[r].aval, wanted, ""));
+      }
     }
   }
 

@@ -137,6 +137,7 @@ std::vector<int64_t> Mesh::position_of(std::size_t flat_index) const {
 Platform Mesh::platform() const { return devices().empty() ? Platform::kCpu : devices().front().platform; }
 
 std::string Mesh::str(const JaxProfile& profile) const {
+  if (!profile.has(JaxFeature::kMeshStrDefined)) return repr(profile);
   if (axis_names().empty()) return "Mesh()";
   std::vector<std::string> pairs;
   for (std::size_t i = 0; i < axis_names().size(); ++i) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/python_format.h"
 
 namespace shardscope {
 namespace {
@@ -86,9 +87,26 @@ SingleDeviceSharding make_single_device_sharding(Device device, const JaxProfile
   return SingleDeviceSharding{std::move(device), std::move(kind)};
 }
 
+namespace {
+
+// NamedSharding's repr shows str(mesh); before Mesh had a __str__ it built `Mesh('x': 2)` itself, and before
+// jax 0.4.15 it showed the axis sizes as a dict.
+std::string mesh_in_sharding_repr(const Mesh& mesh, const JaxProfile& profile) {
+  if (profile.has(JaxFeature::kMeshStrDefined)) return mesh.str(profile);
+  std::string pairs;
+  for (std::size_t i = 0; i < mesh.axis_names().size(); ++i) {
+    if (i > 0) pairs += ", ";
+    pairs += python_string_repr(mesh.axis_names()[i]) + ": " + std::to_string(mesh.axis_sizes()[i]);
+  }
+  return profile.has(JaxFeature::kNamedShardingReprMeshStr) ? "Mesh(" + pairs + ")" : "{" + pairs + "}";
+}
+
+}  // namespace
+
 std::string sharding_repr(const Sharding& sharding, const JaxProfile& profile) {
   if (const auto* named = std::get_if<NamedSharding>(&sharding)) {
-    std::string out = "NamedSharding(mesh=" + named->mesh.str(profile) + ", spec=" + named->spec.repr(profile);
+    std::string out =
+        "NamedSharding(mesh=" + mesh_in_sharding_repr(named->mesh, profile) + ", spec=" + named->spec.repr(profile);
     if (named->memory_kind) out += ", memory_kind=" + *named->memory_kind;
     return out + ")";
   }

@@ -178,3 +178,6 @@ TEST_CASE("notebook jax-layout") { check_notebook("jax-layout"); }
 TEST_CASE("notebook jax-sharded-computation-2024-04") { check_notebook("jax-sharded-computation-2024-04"); }
 TEST_CASE("notebook jax-sharded-computation-2025-02") { check_notebook("jax-sharded-computation-2025-02"); }
 TEST_CASE("notebook jax-sharded-computation-2026-04") { check_notebook("jax-sharded-computation-2026-04"); }
+TEST_CASE("notebook flax-linen-partitioning-2023-02") { check_notebook("flax-linen-partitioning-2023-02"); }
+TEST_CASE("notebook flax-linen-partitioning-2024-04") { check_notebook("flax-linen-partitioning-2024-04"); }
+TEST_CASE("notebook flax-linen-partitioning-2025-12") { check_notebook("flax-linen-partitioning-2025-12"); }

@@ -10,6 +10,8 @@ class _Config:
     def update(self, name, value):
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
+        elif name == 'jax_threefry_partitionable':
+            _shardscope.set_threefry_partitionable(bool(value))
         elif name == 'jax_num_cpu_devices':
             # Only the CPU backend grows; on a TPU or GPU machine jax.devices() keeps the accelerators.
             if _shardscope.device_preset().startswith('cpu'):

@@ -38,14 +38,29 @@ def wrap_key_data(key_bits_array, *, impl=None):
 
 def split(key, num=2):
     shape = tuple(num) if isinstance(num, (tuple, list)) else (_operator.index(num),)
+    if _traced(key):
+        # Inside a trace: the engine's random_split equation (what Flax's split_rngs runs under jit).
+        return _shardscope.bind('random_split', [key], {'shape': shape})[0]
     return _engine.split(key, shape)
 
 
 def fold_in(key, data):
+    if _traced(key) or _traced(data):
+        # Inside a trace: a random_fold_in equation; data wraps to uint32 as in JAX.
+        import numpy as np
+        import jax.numpy as jnp
+        operand = data if _traced(data) else jnp.asarray(np.uint32(int(data) & 0xFFFFFFFF))
+        return _shardscope.bind('random_fold_in', [key, operand], {})[0]
     return _engine.fold_in(key, int(data))
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    if _traced(key):
+        import jax.numpy as jnp
+        chosen = jnp.dtype(dtype if dtype is not None else jnp.uint32)
+        if chosen not in (jnp.uint32, jnp.uint64):
+            raise NotImplementedError(f'jax.random.bits of {chosen} on a traced key is not supported by shardscope yet')
+        return _place(_engine.traced_bits(key, _shape(shape), chosen.itemsize * 8), out_sharding)
     return _place(_engine.bits(key, _shape(shape), dtype), out_sharding)
 
 
@@ -99,14 +114,47 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    if _traced(key) or _traced(minval) or _traced(maxval):
+        raise NotImplementedError('jax.random.randint inside jit, grad or vmap (on a traced key or bounds) is not '
+                                  'supported by shardscope yet')
     return _place(_engine.randint(key, _shape(shape), int(minval), int(maxval), dtype), out_sharding)
 
 
 def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
-    if getattr(p, 'ndim', 0) != 0:
-        raise NotImplementedError('jax.random.bernoulli with an array p is not supported by shardscope yet')
+    if mode not in ('low', 'high'):
+        raise ValueError(f"got mode={mode}, expected 'high' or 'low'")
+    if _traced(key) or _traced(p) or getattr(p, 'ndim', 0) != 0:
+        return _place(_bernoulli_from_uniform(key, p, shape, mode), out_sharding)
     shape = () if shape is None else _shape(shape)
     return _place(_engine.bernoulli(key, float(p), shape, mode), out_sharding)
+
+
+def _bernoulli_from_uniform(key, p, shape, mode):
+    """JAX's rule: uniform samples in p's float dtype compared with p; 'high' adds a second draw scaled below the
+    first's resolution, for probabilities finer than 2^-mantissa."""
+    import numpy as np
+    import jax.numpy as jnp
+    p = jnp.asarray(p)
+    if not jnp.issubdtype(p.dtype, jnp.floating):
+        p = p.astype(jnp.float32)
+    if shape is None:
+        shape = p.shape
+    else:
+        shape = _shape(shape)
+        try:
+            result = np.broadcast_shapes(shape, p.shape)
+        except ValueError:
+            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[tuple(shape), tuple(p.shape)]}') from None
+        if result != tuple(shape):
+            raise ValueError('bernoulli parameter shapes must be broadcast-compatible with shape argument, and the '
+                             'result of broadcasting the shapes must equal the shape argument, but got result '
+                             f'{result} for shape argument {tuple(shape)}.')
+    if mode == 'high':
+        draws = uniform(key, (2, *shape), p.dtype)
+        low, high = draws[0], draws[1]
+        high = high * jnp.asarray(2.0 ** -jnp.finfo(p.dtype).nmant, p.dtype)
+        return high < p - low
+    return uniform(key, shape, p.dtype) < p
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):

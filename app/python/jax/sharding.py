@@ -25,3 +25,16 @@ P = PartitionSpec
 class Sharding:
     pass
 
+
+
+def _accept_none_spec():
+    # JAX's NamedSharding(mesh, None) means replicated (ParsedPartitionSpec.from_user_input maps None to no
+    # sharded dims); the engine's constructor takes a PartitionSpec or a tuple.
+    engine_init = NamedSharding.__init__
+
+    def __init__(self, mesh, spec, *args, **kwargs):
+        engine_init(self, mesh, PartitionSpec() if spec is None else spec, *args, **kwargs)
+    NamedSharding.__init__ = __init__
+
+
+_accept_none_spec()

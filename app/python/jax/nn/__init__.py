@@ -9,3 +9,6 @@ def __getattr__(name):
     if engine is not None and hasattr(engine, name):
         return getattr(engine, name)
     raise NotImplementedError(f'jax.nn.{name} is not supported by shardscope')
+import importlib as _importlib  # noqa: E402
+
+initializers = _importlib.import_module("jax.nn.initializers")

@@ -12,6 +12,29 @@ dtype = _np.dtype
 ndarray = _shardscope.ArrayImpl
 
 
+iinfo, finfo = _np.iinfo, _np.finfo
+
+
+def shape(a):
+    return tuple(a.shape) if hasattr(a, 'shape') else _np.shape(a)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a, axis=None):
+    dims = shape(a)
+    if axis is not None:
+        return dims[axis]
+    import math
+    return math.prod(dims)
+
+
+def result_type(*args):
+    return _np.result_type(*[getattr(a, 'dtype', a) for a in args])
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
