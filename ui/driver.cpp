@@ -2,12 +2,15 @@
 #include "ui/driver.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "ui/explorer.h"
 #include "ui/gl_capture.h"
+#include "ui/model/param_tree.h"
+#include "ui/model/program_table.h"
 
 namespace shardscope::ui {
 namespace {
@@ -16,7 +19,21 @@ constexpr int kSettleFrames = 4;  // frames drawn after the last change, so the 
 
 }  // namespace
 
-Driver::Driver(Explorer& explorer, const WindowOptions& options) : explorer_(explorer), options_(options) {}
+Driver::Driver(Explorer& explorer, const WindowOptions& options)
+    : explorer_(explorer), options_(options), wheel_left_(options.wheel) {}
+
+std::optional<Driver::Pointer> Driver::scripted_pointer() {
+  if (!options_.canvas_mouse || (step_ != Step::kSettle && step_ != Step::kDone)) return std::nullopt;
+  const Rect& canvas = explorer_.canvas_screen_rect;
+  Pointer pointer;
+  pointer.x = static_cast<float>(canvas.x0 + options_.canvas_mouse->first * canvas.width());
+  pointer.y = static_cast<float>(canvas.y0 + options_.canvas_mouse->second * canvas.height());
+  if (wheel_left_ != 0) {
+    pointer.wheel = wheel_left_ > 0 ? 1.0f : -1.0f;
+    wheel_left_ += wheel_left_ > 0 ? -1 : 1;
+  }
+  return pointer;
+}
 
 void Driver::before_frame(double now) {
   if (last_frame_ >= 0) {
@@ -85,7 +102,7 @@ std::optional<int> Driver::after_render(double now, int framebuffer_width, int f
     }
     return std::nullopt;
   }
-  if (step_ != Step::kSettle || ++settle_frames_ < kSettleFrames) return std::nullopt;
+  if (step_ != Step::kSettle || ++settle_frames_ < kSettleFrames + std::abs(options_.wheel)) return std::nullopt;
   step_ = Step::kDone;
   if (options_.export_svg) {
     std::ofstream file(*options_.export_svg, std::ios::binary);
@@ -146,8 +163,42 @@ void Driver::write_stats(double now) const {
     const ProgramInfo& program = *explorer_.snapshot->program;
     nlohmann::json collectives = nlohmann::json::array();
     for (const CollectiveRecord& record : program.collectives) collectives.push_back(record.summary());
-    stats["program"] = {{"name", program.name}, {"text", program.text}, {"collectives", collectives}};
+    stats["program"] = {{"name", program.name},
+                        {"kind", program.kind},
+                        {"text", program.text},
+                        {"lowered", program.lowered},
+                        {"values", value_table_text(program.values)},
+                        {"collective_table", collective_table_text(collective_rows(program.collectives))},
+                        {"collectives", collectives}};
   }
+  nlohmann::json trees = nlohmann::json::array();
+  if (explorer_.snapshot) {
+    for (const TreeInfo& tree : explorer_.snapshot->trees) {
+      // The tree as the Variables panel shows it, one indented line per row.
+      std::vector<std::string> lines;
+      for (const TreeRow& row : tree_rows(tree)) {
+        std::string line = std::string(static_cast<std::size_t>(row.depth) * 2, ' ') + row.label;
+        if (row.is_leaf) {
+          const VariableInfo& leaf = tree.leaves[row.leaf];
+          line += "  " + leaf.type_text + "  " + leaf.sharding_text;
+          if (!leaf.annotation.empty()) line += "  " + leaf.annotation;
+        }
+        lines.push_back(line + "  " + per_device_bytes_text(row.bytes_per_device));
+      }
+      nlohmann::json leaves = nlohmann::json::array();
+      for (const VariableInfo& leaf : tree.leaves) leaves.push_back(leaf.name);
+      trees.push_back({{"name", tree.name},
+                       {"type", tree.type_name},
+                       {"bytes_per_device", per_device_bytes_text(tree_bytes_per_device(tree))},
+                       {"rows", lines},
+                       {"leaves", leaves}});
+    }
+  }
+  stats["trees"] = trees;
+  stats["canvas_caption"] = explorer_.canvas.caption;
+  stats["canvas_error"] = explorer_.canvas.error;
+  stats["hover"] = explorer_.hover_text;
+  stats["canvas_zoom"] = explorer_.canvas.view ? explorer_.canvas.view->zoom : 0.0;
   stats["canvas_rect"] = {explorer_.canvas_screen_rect.x0, explorer_.canvas_screen_rect.y0,
                           explorer_.canvas_screen_rect.x1, explorer_.canvas_screen_rect.y1};
   std::ofstream(*options_.stats) << stats.dump(2) << "\n";

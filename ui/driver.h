@@ -20,6 +20,13 @@ class Driver {
   void before_frame(double now);
   // After rendering a frame, before swapping: writes files when due. Returns the exit status once done.
   [[nodiscard]] std::optional<int> after_render(double now, int framebuffer_width, int framebuffer_height);
+  // After the backend read the real pointer: the scripted one (--mouse, --wheel) once the steps are done.
+  struct Pointer {
+    float x = 0;
+    float y = 0;
+    float wheel = 0;
+  };
+  [[nodiscard]] std::optional<Pointer> scripted_pointer();
 
  private:
   enum class Step { kStart, kWaitCells, kApply, kSettle, kDone };
@@ -34,6 +41,7 @@ class Driver {
   std::size_t next_spec_ = 0;
   bool switched_devices_ = false;
   int settle_frames_ = 0;
+  int wheel_left_ = 0;
   int failures_ = 0;
   std::vector<double> busy_frame_times_;
   std::vector<double> all_frame_times_;

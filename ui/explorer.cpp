@@ -68,6 +68,11 @@ const VariableInfo* Explorer::variable(const std::string& name) const {
   for (const VariableInfo& info : snapshot->variables) {
     if (info.name == name) return &info;
   }
+  for (const TreeInfo& tree : snapshot->trees) {
+    for (const VariableInfo& info : tree.leaves) {
+      if (info.name == name) return &info;
+    }
+  }
   return nullptr;
 }
 
@@ -83,6 +88,10 @@ void Explorer::poll() {
   }
   const auto latest = session.snapshot();
   if (latest->revision == snapshot->revision) return;
+  // Another device preset: the device view's picture has another size, so it is fitted again.
+  if (latest->device_preset != snapshot->device_preset || latest->devices.size() != snapshot->devices.size()) {
+    canvas.view.reset();
+  }
   snapshot = latest;
   if (selected.empty() || variable(selected) == nullptr) {
     // Nothing chosen yet: the first sharded array is the most interesting one to show.

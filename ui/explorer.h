@@ -136,6 +136,7 @@ class Explorer {
   float png_scale = 2.0f;
   float ui_scale = 1.0f;  // HiDPI content scale
   bool show_help = false;
+  int program_mode = 1;                    // program view: 0 jaxpr, 1 values with shardings, 2 lowered text
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
   std::string open_path;                   // File > Open's text field
   std::string svg_path = "shardscope-canvas.svg";
@@ -143,6 +144,7 @@ class Explorer {
   bool quit_requested = false;
   // Where the canvas was drawn last frame (screen pixels), for exports and tests.
   Rect canvas_screen_rect;
+  std::string hover_text;  // the canvas tooltip shown last frame (empty: none)
   std::uint64_t frame_count = 0;
 
  private:

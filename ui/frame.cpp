@@ -2,6 +2,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -10,6 +11,10 @@
 
 namespace shardscope::ui {
 namespace {
+
+// How far the splitters go: every pane keeps a fifth of the window at least.
+constexpr float kMinFraction = 0.2f;
+constexpr float kMaxFraction = 0.8f;
 
 constexpr const char* kShortcuts[][2] = {
     {"Enter", "run the cell (continues a block or open bracket)"},
@@ -109,7 +114,7 @@ void menu_bar(Explorer& explorer) {
 void popups(Explorer& explorer) {
   if (ImGui::BeginPopupModal("Open scene", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::TextUnformatted("Path of a .py (Jupytext # %% cells) or .ipynb:");
-    ImGui::SetNextItemWidth(520);
+    ImGui::SetNextItemWidth(em(36));
     const bool enter = ImGui::InputText("##path", &explorer.open_path, ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button("Open") || enter) {
       explorer.open_scene(explorer.open_path);
@@ -120,11 +125,11 @@ void popups(Explorer& explorer) {
     ImGui::EndPopup();
   }
   if (ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::SetNextItemWidth(420);
+    ImGui::SetNextItemWidth(em(29));
     ImGui::InputText("SVG file", &explorer.svg_path);
-    ImGui::SetNextItemWidth(420);
+    ImGui::SetNextItemWidth(em(29));
     ImGui::InputText("PNG file", &explorer.png_path);
-    ImGui::SetNextItemWidth(200);
+    ImGui::SetNextItemWidth(em(14));
     ImGui::SliderFloat("PNG scale", &explorer.png_scale, 0.5f, 4.0f, "%.1fx");
     if (ImGui::Button("Export SVG")) write_text(explorer, explorer.svg_path, explorer.canvas_svg(), "SVG");
     ImGui::SameLine();
@@ -135,12 +140,33 @@ void popups(Explorer& explorer) {
   }
 }
 
-void titled_child(const char* id, const char* title, ImVec2 size, void (*body)(Explorer&), Explorer& explorer) {
+// The panes sit edge to edge (the splitters fill the gaps), so each restores the usual spacing inside.
+void titled_child(const char* id, const char* title, ImVec2 size, void (*body)(Explorer&), Explorer& explorer,
+                  ImVec2 inner_spacing) {
   ImGui::BeginChild(id, size, true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, inner_spacing);
   ImGui::TextDisabled("%s", title);
   ImGui::Separator();
   body(explorer);
+  ImGui::PopStyleVar();
   ImGui::EndChild();
+}
+
+// A gap between panes that moves when dragged: `fraction` of `total` is the size before it. Highlighted on
+// hover so people find it.
+void splitter(const char* id, ImVec2 size, bool horizontal, float total, float low, float high, float* fraction) {
+  ImGui::InvisibleButton(id, size);
+  const bool active = ImGui::IsItemActive();
+  if (ImGui::IsItemHovered() || active) {
+    ImGui::SetMouseCursor(horizontal ? ImGuiMouseCursor_ResizeNS : ImGuiMouseCursor_ResizeEW);
+    ImGui::GetWindowDrawList()->AddRectFilled(
+        ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+        ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive : ImGuiCol_SeparatorHovered));
+  }
+  if (active && total > 0) {
+    const ImVec2 delta = ImGui::GetIO().MouseDelta;
+    *fraction = std::clamp(*fraction + (horizontal ? delta.y : delta.x) / total, low, high);
+  }
 }
 
 }  // namespace
@@ -158,17 +184,27 @@ void Explorer::draw(float width, float height) {
   popups(*this);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float left = std::floor(avail.x * 0.40f);
+  const ImVec2 item_spacing = ImGui::GetStyle().ItemSpacing;
+  const float spacing = item_spacing.y;
+  const float gap = item_spacing.x;
+  const float left = std::floor(avail.x * settings.left_fraction);
   const float top = std::floor(avail.y * settings.console_fraction);
+  // The gaps between panes are splitters (their positions are saved with the settings).
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGui::BeginGroup();
-  titled_child("##console", "Console", ImVec2(left, top), draw_console, *this);
-  titled_child("##variables", "Variables", ImVec2(left, avail.y - top - spacing), draw_variables, *this);
+  titled_child("##console", "Console", ImVec2(left, top), draw_console, *this, item_spacing);
+  splitter("##split_left", ImVec2(left, spacing), true, avail.y, kMinFraction, kMaxFraction,
+           &settings.console_fraction);
+  titled_child("##variables", "Variables", ImVec2(left, avail.y - top - spacing), draw_variables, *this, item_spacing);
   ImGui::EndGroup();
   ImGui::SameLine();
+  splitter("##split_middle", ImVec2(gap, avail.y), false, avail.x, kMinFraction, kMaxFraction, &settings.left_fraction);
+  ImGui::SameLine();
   ImGui::BeginGroup();
-  titled_child("##canvas", "Canvas", ImVec2(0, top), draw_canvas, *this);
+  titled_child("##canvas", "Canvas", ImVec2(0, top), draw_canvas, *this, item_spacing);
+  splitter("##split_right", ImVec2(-1, spacing), true, avail.y, kMinFraction, kMaxFraction, &settings.console_fraction);
   ImGui::BeginChild("##editors", ImVec2(0, avail.y - top - spacing), true);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, item_spacing);
   if (ImGui::BeginTabBar("##editor_tabs")) {
     const auto tab_flags = [this](const char* name) {
       return requested_editor_tab == name ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
@@ -192,16 +228,18 @@ void Explorer::draw(float width, float height) {
     ImGui::EndTabBar();
     requested_editor_tab.clear();
   }
+  ImGui::PopStyleVar();
   ImGui::EndChild();
   ImGui::EndGroup();
+  ImGui::PopStyleVar();
   ImGui::End();
 
   if (show_help) {
-    ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ImVec2(em(38), 0), ImGuiCond_Appearing);
     ImGui::Begin("Shortcuts", &show_help, ImGuiWindowFlags_NoCollapse);
     for (const auto& [keys, what] : kShortcuts) {
       ImGui::TextUnformatted(keys);
-      ImGui::SameLine(190);
+      ImGui::SameLine(em(13));
       ImGui::TextDisabled("%s", what);
     }
     ImGui::End();

@@ -13,6 +13,7 @@
 #include "mesh/mesh.h"
 #include "sharding/sharding.h"
 #include "spmd/comm_log.h"
+#include "ui/model/program_table.h"
 
 namespace shardscope::ui {
 
@@ -48,6 +49,18 @@ struct VariableInfo {
   std::string type_text;             // jax.typeof(x) as the session's JAX version prints it
   std::string sharding_text;         // repr(x.sharding)
   std::vector<int64_t> bytes_per_device;
+  // Only for an array inside a pytree bound in the namespace (a Flax model's parameters, a TrainState), whose
+  // `name` is then the Python expression reaching it:
+  std::vector<std::string> tree_path;  // key-path entries as JAX prints them: "['params']", ".opt_state", "[0]"
+  std::string annotation;              // the metadata box around it: "Partitioned(names=('data', 'model'))"
+};
+
+// A pytree bound to a name, with the arrays it holds in flattening order.
+struct TreeInfo {
+  std::string name;
+  std::string type_name;  // "TrainState", "dict", "FrozenDict"
+  std::vector<VariableInfo> leaves;
+  std::size_t omitted_leaves = 0;  // arrays past the snapshot's per-tree limit
 };
 
 struct MeshInfo {
@@ -55,10 +68,13 @@ struct MeshInfo {
   Mesh mesh;
 };
 
-// The last program jit or shard_map ran: its text and the collectives the engine executed.
+// The last program jit or shard_map ran: its text, each value's sharding and the collectives the engine executed.
 struct ProgramInfo {
   std::string name;
-  std::string text;  // jaxpr text with each value's sharding where known
+  std::string kind = "jit";      // "jit" or "shard_map"
+  std::string text;              // jaxpr text (a shard_map body is headed by its mesh and specs), result shardings
+  std::string lowered;           // jit on a mesh: jit(f).lower(...).as_text() form, mhlo.sharding on every value
+  std::vector<ValueRow> values;  // jit: every value with its layout; shard_map: arguments and results
   std::vector<CollectiveRecord> collectives;
 };
 
@@ -75,6 +91,7 @@ struct SessionSnapshot {
   std::string device_preset;
   std::vector<Device> devices;
   std::vector<VariableInfo> variables;
+  std::vector<TreeInfo> trees;
   std::vector<MeshInfo> meshes;
   std::optional<ProgramInfo> program;
   NamespaceNames names;

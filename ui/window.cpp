@@ -147,6 +147,10 @@ int run_window(Session& session, const WindowOptions& options) {
     driver.before_frame(seconds_now());
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (const auto pointer = driver.scripted_pointer()) {
+      io.MousePos = ImVec2(pointer->x, pointer->y);
+      io.MouseWheel = pointer->wheel;
+    }
     ImGui::NewFrame();
     explorer.draw(io.DisplaySize.x, io.DisplaySize.y);
     ImGui::Render();

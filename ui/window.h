@@ -32,6 +32,10 @@ struct WindowOptions {
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran  // Spec, Mesh, Program
                                               // or Scenes, shown once the cells ran
   bool light_theme = false;
+  // The pointer once the steps are done, as fractions of the canvas (0,0 top left .. 1,1 bottom right): hover
+  // tooltips and wheel zoom (`wheel` notches, one a frame; negative zooms out) show in the screenshot.
+  std::optional<std::pair<double, double>> canvas_mouse;
+  int wheel = 0;
   std::optional<float> ui_scale;  // fonts and widgets scale; default: the monitor's content scale
   double timeout_seconds = 300;
   [[nodiscard]] bool headless() const { return screenshot || export_svg || export_png || stats; }

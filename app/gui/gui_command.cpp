@@ -1,6 +1,7 @@
 // `shardscope gui`: the explorer window over the embedded Python session, and the no-argument launch.
 #include <pybind11/embed.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -15,10 +16,10 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",    "--jax-version", "--select",     "--size",
-                                   "--screenshot", "--export-svg",  "--export-png", "--png-scale",
-                                   "--stats",      "--config-dir",  "--scenes-dir", "--interrupt-after",
-                                   "--timeout",    "--editor-tab",  "--ui-scale",   "--switch-devices"};
+constexpr const char* kValued[] = {
+    "--devices",    "--jax-version", "--select",   "--size",           "--screenshot", "--export-svg",
+    "--export-png", "--png-scale",   "--stats",    "--config-dir",     "--scenes-dir", "--interrupt-after",
+    "--timeout",    "--editor-tab",  "--ui-scale", "--switch-devices", "--mouse",      "--wheel"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
 
 std::string default_scenes_dir() {
@@ -72,6 +73,26 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
       *options.editor_tab != "Program" && *options.editor_tab != "Scenes") {
     throw UsageError{"--editor-tab takes Spec, Mesh, Program or Scenes, got '" + *options.editor_tab + "'"};
   }
+  if (const auto mouse = arguments.value("--mouse")) {
+    double x = -1;
+    double y = -1;
+    char comma = 0;
+    std::istringstream stream(*mouse);
+    if (!(stream >> x >> comma >> y) || comma != ',' || !stream.eof() || x < 0 || x > 1 || y < 0 || y > 1) {
+      throw UsageError{"--mouse takes X,Y fractions of the canvas between 0 and 1, got '" + *mouse + "'"};
+    }
+    options.canvas_mouse = std::make_pair(x, y);
+  }
+  if (const auto wheel = arguments.value("--wheel")) {
+    try {
+      std::size_t used = 0;
+      options.wheel = std::stoi(*wheel, &used);
+      if (used != wheel->size() || std::abs(options.wheel) > 100) throw std::invalid_argument("wheel");
+    } catch (const std::exception&) {
+      throw UsageError{"--wheel takes a whole number of notches between -100 and 100, got '" + *wheel + "'"};
+    }
+  }
+  if (options.wheel != 0 && !options.canvas_mouse) options.canvas_mouse = std::make_pair(0.5, 0.5);
   options.screenshot = arguments.value("--screenshot");
   options.export_svg = arguments.value("--export-svg");
   options.export_png = arguments.value("--export-png");

@@ -5,11 +5,14 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <optional>
 
 #include "api/session.h"
 #include "api/transforms.h"
 #include "api/typeof.h"
+#include "base/python_format.h"
 #include "exec/cancellation.h"
+#include "exec/lowering.h"
 #include "ir/jaxpr_printer.h"
 #include "python/convert.h"
 #include "python/host.h"
@@ -46,6 +49,52 @@ def install():
             return result
         visualize_sharding._shardscope_gui = True
         debug.visualize_sharding = visualize_sharding
+
+
+def parameter_trees(namespace, limit=2000):
+    """Pytrees in the namespace that hold arrays (a Flax model's variables, a TrainState): for each, its name,
+    type and [(expression, key-path entries, array, metadata box text)], at most `limit` arrays."""
+    import types
+    try:
+        import jax
+        from jax._src import tree as pytrees
+    except Exception:
+        return []
+    meta = sys.modules.get('flax.core.meta')
+
+    def boxed(x):
+        return meta is not None and isinstance(x, meta.AxisMetadata)
+
+    found = []
+    for name, value in list(namespace.items()):
+        if name.startswith('_') or isinstance(value, (types.ModuleType, type, jax.Array)):
+            continue
+        if not (boxed(value) or type(value) in pytrees._registry or isinstance(value, (tuple, list, dict))):
+            continue
+        if isinstance(value, (tuple, list, dict)) and len(value) > 100000:
+            continue
+        try:
+            pairs, _ = pytrees.tree_flatten_with_path(value, is_leaf=boxed)
+        except Exception:
+            continue
+        leaves, omitted = [], 0
+        for path, leaf in pairs:
+            expression = name + pytrees.keystr(path)
+            note = ''
+            if boxed(leaf):
+                names = getattr(leaf, 'names', None)
+                note = f'{type(leaf).__name__}(names={names!r})' if names is not None else type(leaf).__name__
+                leaf = getattr(leaf, 'value', None)
+                expression += '.value'
+            if not isinstance(leaf, jax.Array) or getattr(leaf, '_is_tracer', False):
+                continue
+            if len(leaves) >= limit:
+                omitted += 1
+                continue
+            leaves.append((expression, tuple(str(key) for key in path), leaf, note))
+        if leaves:
+            found.append((name, type(value).__name__, leaves, omitted))
+    return found
 
 
 def completions(text):
@@ -108,6 +157,62 @@ std::vector<ui::OutputSegment> stdout_segments(const std::string& text, const py
   return parts;
 }
 
+// What the program view shows of the engine's last run: for jit, every value's layout (as a table and in the
+// lowered text); for shard_map, the body's local program under its mesh and specs.
+ui::ProgramInfo program_info(const api::ProgramRunRecord& run, const JaxProfile& profile) {
+  ui::ProgramInfo info;
+  info.name = run.name;
+  info.collectives = run.log.records();
+  if (run.shard_map) {
+    const ShardMapSpec& spec = *run.shard_map;
+    const auto specs_text = [&](const std::vector<PartitionSpec>& specs) {
+      std::vector<std::string> texts;
+      for (const PartitionSpec& p : specs) texts.push_back(p.repr(profile));
+      return python_tuple(texts);
+    };
+    info.kind = "shard_map";
+    info.text = "shard_map(" + run.name + ", mesh=" + spec.mesh.repr(profile) +
+                ",\n          in_specs=" + specs_text(spec.in_specs) + ", out_specs=" + specs_text(spec.out_specs) +
+                ")\nbody (per-device values):\n";
+    for (std::size_t i = 0; i < spec.in_specs.size() && i < run.program->invars.size(); ++i) {
+      info.values.push_back(ui::shard_map_value_row("in[" + std::to_string(i) + "]", "argument",
+                                                    run.program->invars[i].aval, spec.in_specs[i], spec.mesh, profile));
+    }
+    for (std::size_t o = 0; o < spec.out_specs.size() && o < run.program->outvars.size(); ++o) {
+      info.values.push_back(ui::shard_map_value_row("out[" + std::to_string(o) + "]", "result",
+                                                    atom_aval(run.program->outvars[o]), spec.out_specs[o], spec.mesh,
+                                                    profile));
+    }
+  }
+  info.text += print_jaxpr(*run.program, profile);
+  info.text += "\nresult shardings:\n";
+  for (const Sharding& sharding : run.out_shardings) info.text += "  " + sharding_repr(sharding, profile) + "\n";
+  if (!run.shard_map && run.mesh && run.layouts) {
+    info.values = ui::program_value_rows(*run.program, *run.layouts, *run.mesh, profile);
+    PartitionPlan plan;
+    plan.mesh = run.mesh;
+    plan.layouts = *run.layouts;
+    info.lowered = lowered_text(*run.program, plan, run.name, profile);
+  }
+  return info;
+}
+
+// A concrete array as the variables table shows it; nothing for a tracer.
+std::optional<ui::VariableInfo> variable_info(const std::string& name, const py::handle& value,
+                                              const JaxProfile& profile) {
+  const api::Value& held = value.cast<const python::PyValue&>().value();
+  if (!held.is_concrete()) return std::nullopt;
+  const Array& array = held.array();
+  ui::VariableInfo info;
+  info.name = name;
+  info.aval = array.aval();
+  info.sharding = array.sharding();
+  info.type_text = api::typeof_text(held, profile);
+  info.sharding_text = sharding_repr(array.sharding(), profile);
+  info.bytes_per_device = array.bytes_per_device();
+  return info;
+}
+
 std::shared_ptr<ui::SessionSnapshot> build_snapshot(std::uint64_t revision) {
   auto snapshot = std::make_shared<ui::SessionSnapshot>();
   snapshot->revision = revision;
@@ -120,20 +225,31 @@ std::shared_ptr<ui::SessionSnapshot> build_snapshot(std::uint64_t revision) {
     const auto name = key.cast<std::string>();
     if (name.empty() || name[0] == '_') continue;
     if (py::isinstance<python::PyValue>(value)) {
-      const api::Value& held = value.cast<const python::PyValue&>().value();
-      if (!held.is_concrete()) continue;
-      const Array& array = held.array();
-      ui::VariableInfo info;
-      info.name = name;
-      info.aval = array.aval();
-      info.sharding = array.sharding();
-      info.type_text = api::typeof_text(held, config.profile);
-      info.sharding_text = sharding_repr(array.sharding(), config.profile);
-      info.bytes_per_device = array.bytes_per_device();
-      snapshot->variables.push_back(std::move(info));
+      if (auto info = variable_info(name, value, config.profile)) snapshot->variables.push_back(std::move(*info));
     } else if (py::isinstance<Mesh>(value)) {
       snapshot->meshes.push_back({name, value.cast<Mesh>()});
     }
+  }
+  // Arrays inside pytrees (a Flax model's parameters with their partitioning boxes, a TrainState).
+  try {
+    for (const py::handle tree : hooks().attr("parameter_trees")(ns)) {
+      const auto entry = tree.cast<py::tuple>();
+      ui::TreeInfo info;
+      info.name = entry[0].cast<std::string>();
+      info.type_name = entry[1].cast<std::string>();
+      info.omitted_leaves = entry[3].cast<std::size_t>();
+      for (const py::handle leaf : entry[2]) {
+        const auto parts = leaf.cast<py::tuple>();
+        auto array = variable_info(parts[0].cast<std::string>(), parts[2], config.profile);
+        if (!array) continue;
+        array->tree_path = parts[1].cast<std::vector<std::string>>();
+        array->annotation = parts[3].cast<std::string>();
+        info.leaves.push_back(std::move(*array));
+      }
+      if (!info.leaves.empty()) snapshot->trees.push_back(std::move(info));
+    }
+  } catch (const py::error_already_set&) {
+    // A pytree whose flattening raises is left out of the snapshot, not allowed to break the window.
   }
   const auto bound = [&](const char* name, const char* module_attr) {
     if (!ns.contains(name)) return false;
@@ -151,12 +267,7 @@ std::shared_ptr<ui::SessionSnapshot> build_snapshot(std::uint64_t revision) {
     snapshot->names.partition_spec = "PartitionSpec";
   // The last program the engine ran: its jaxpr, the shardings its results came back with, and the collectives
   // the partitioner inserted (the engine's communication log of that run).
-  if (const auto run = api::last_program_run()) {
-    std::string text = print_jaxpr(*run->program, config.profile);
-    text += "\nresult shardings:\n";
-    for (const Sharding& sharding : run->out_shardings) text += "  " + sharding_repr(sharding, config.profile) + "\n";
-    snapshot->program = ui::ProgramInfo{run->name, std::move(text), run->log.records()};
-  }
+  if (const auto run = api::last_program_run()) snapshot->program = program_info(*run, config.profile);
   return snapshot;
 }
 

@@ -129,13 +129,24 @@ std::vector<Value> run_and_record(const JitProgram& program, const std::vector<A
   std::vector<Sharding> out_shardings;
   out_shardings.reserve(run.outputs.size());
   for (const Array& out : run.outputs) out_shardings.push_back(out.sharding());
-  auto record = std::make_shared<const ProgramRunRecord>(
-      ProgramRunRecord{options.name, program.program, std::move(run.log), std::move(out_shardings)});
+  auto record = std::make_shared<const ProgramRunRecord>(ProgramRunRecord{
+      options.name, program.program, std::move(run.log), std::move(out_shardings), run.layouts, run.mesh, {}});
   {
     const std::lock_guard lock(last_run_mutex);
     last_run = std::move(record);
   }
   return as_values(run.outputs);
+}
+
+// Keeps an eager shard_map call as the last run: its body, specs and the collectives its psums ran.
+void record_shard_map_run(const JaxprPtr& body, const ShardMapSpec& spec, CommLog log,
+                          const std::vector<Array>& outputs) {
+  std::vector<Sharding> out_shardings;
+  for (const Array& out : outputs) out_shardings.push_back(out.sharding());
+  auto record = std::make_shared<const ProgramRunRecord>(
+      ProgramRunRecord{spec.function_name, body, std::move(log), std::move(out_shardings), nullptr, spec.mesh, spec});
+  const std::lock_guard lock(last_run_mutex);
+  last_run = std::move(record);
 }
 
 }  // namespace
@@ -262,7 +273,10 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
       return bind_shard_map(builder, body, atoms, spec);
     });
   }
-  return as_values(run_shard_map(*body, spec, as_arrays(inputs), session().profile, nullptr));
+  CommLog log;
+  std::vector<Array> outputs = run_shard_map(*body, spec, as_arrays(inputs), session().profile, &log);
+  record_shard_map_run(body, spec, std::move(log), outputs);
+  return as_values(outputs);
 }
 
 std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec) {

@@ -47,8 +47,11 @@ struct JitProgram {
 struct ProgramRunRecord {
   std::string name;
   JaxprPtr program;
-  CommLog log;                          // every collective the run executed
-  std::vector<Sharding> out_shardings;  // what each result came back with
+  CommLog log;                               // every collective the run executed
+  std::vector<Sharding> out_shardings;       // what each result came back with
+  std::shared_ptr<const LayoutMap> layouts;  // jit: the layout of every value of `program` on `mesh`
+  std::optional<Mesh> mesh;                  // jit: absent when the program ran on one device
+  std::optional<ShardMapSpec> shard_map;     // set when `program` is a shard_map body (per-device values)
 };
 [[nodiscard]] std::shared_ptr<const ProgramRunRecord> last_program_run();
 

@@ -86,4 +86,12 @@ std::string block_text(const VizCell& cell, bool one_dimensional) {
                          : "[" + part(cell.row_slice) + ", " + part(cell.column_slice) + "]";
 }
 
+std::string cell_index_text(const VizPanel& panel, const VizCell& cell) {
+  const std::string block = block_text(cell, panel.one_dimensional);
+  // Small-multiple titles end with the drawn dimensions as ", :, :]"; the cell's block fills them in.
+  const std::string drawn = ", :, :]";
+  if (panel.one_dimensional || panel.title.size() <= drawn.size() || !panel.title.ends_with(drawn)) return block;
+  return panel.title.substr(0, panel.title.size() - drawn.size()) + ", " + block.substr(1);
+}
+
 }  // namespace shardscope::ui

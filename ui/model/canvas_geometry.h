@@ -75,5 +75,8 @@ struct ViewTransform {
 
 // "[0:4, 8:16]" (":" for a whole dimension): the block of the drawn dimensions a cell holds.
 [[nodiscard]] std::string block_text(const VizCell& cell, bool one_dimensional);
+// The whole index of the array a cell holds: a small multiple's leading slices, then the cell's block
+// ("[2:4, :, :, 0:2]"); the block alone for rank 1 and 2.
+[[nodiscard]] std::string cell_index_text(const VizPanel& panel, const VizCell& cell);
 
 }  // namespace shardscope::ui

@@ -47,6 +47,9 @@ Settings Settings::parse(const std::string& text) {
     if (key == "console_fraction" && parse_number(value, &real) && real >= 0.2f && real <= 0.9f) {
       settings.console_fraction = real;
     }
+    if (key == "left_fraction" && parse_number(value, &real) && real >= 0.2f && real <= 0.8f) {
+      settings.left_fraction = real;
+    }
     if (key == "last_scene") settings.last_scene = value;
   }
   return settings;
@@ -60,6 +63,7 @@ std::string Settings::serialize() const {
   out << "window_height = " << window_height << "\n";
   out << "font_size = " << font_size << "\n";
   out << "console_fraction = " << console_fraction << "\n";
+  out << "left_fraction = " << left_fraction << "\n";
   out << "last_scene = " << last_scene << "\n";
   return out.str();
 }

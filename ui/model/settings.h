@@ -11,6 +11,7 @@ struct Settings {
   int window_height = 1000;
   float font_size = 15.0f;
   float console_fraction = 0.62f;  // share of the height the console and canvas take above the lower panels
+  float left_fraction = 0.40f;     // share of the width the console and variables take left of the canvas
   std::string last_scene;
 
   // Unknown keys and malformed values are ignored, keeping the defaults: an old or hand-edited file

@@ -8,6 +8,7 @@
 #include "base/python_format.h"
 #include "ui/explorer.h"
 #include "ui/model/device_view.h"
+#include "ui/model/program_table.h"
 #include "ui/panels/grid_draw.h"
 #include "ui/panels/widgets.h"
 
@@ -17,50 +18,38 @@ namespace {
 constexpr double kMinZoom = 0.05;
 constexpr double kMaxZoom = 12.0;
 
-std::string bytes_text(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  return buffer;
-}
-
-void cell_tooltip(const Explorer& explorer, const VizLayout& layout, const CellPlacement& placed) {
+// The hovered cell's tooltip; its text is kept on the explorer for --stats.
+void cell_tooltip(Explorer& explorer, const VizLayout& layout, const CellPlacement& placed) {
   const VizPanel& panel = layout.panels[placed.panel];
   const VizCell& cell = panel.cells[placed.cell];
-  const VariableInfo* info = nullptr;
-  for (const VariableInfo& v : explorer.snapshot->variables) {
-    if (v.name == explorer.canvas.name) info = &v;
-  }
-  ImGui::BeginTooltip();
-  ImGui::TextUnformatted(cell.label.c_str());
-  ImGui::Separator();
+  const VariableInfo* info = explorer.variable(explorer.canvas.name);
+  std::vector<std::string> lines;
   std::string devices;
   for (const Device& d : cell.devices) devices += (devices.empty() ? "" : ", ") + std::to_string(d.id);
-  ImGui::Text("devices      %s", devices.c_str());
-  ImGui::Text("holds        %s%s", panel.title.empty() ? "" : (panel.title + " ").c_str(),
-              block_text(cell, panel.one_dimensional).c_str());
+  lines.push_back("devices      " + devices);
+  lines.push_back("holds        " + cell_index_text(panel, cell));
   if (info != nullptr && info->sharding) {
     try {
       const Shape shard = shard_shape(*info->sharding, info->aval.shape, explorer.snapshot->profile);
-      ImGui::Text("shard shape  %s", python_int_tuple(shard).c_str());
+      lines.push_back("shard shape  " + python_int_tuple(shard));
       const auto bytes = product(shard) * static_cast<int64_t>(dtype_size(info->aval.dtype));
-      ImGui::Text("bytes        %s per device (%lld B)", bytes_text(bytes).c_str(), static_cast<long long>(bytes));
+      lines.push_back("bytes        " + bytes_text(bytes) + " per device (" + std::to_string(bytes) + " B)");
     } catch (const Error&) {
-      ImGui::TextUnformatted("shard shape  uneven (padded blocks)");
+      lines.emplace_back("shard shape  uneven (padded blocks)");
     }
     std::optional<std::string> kind;
     if (const auto* named = std::get_if<NamedSharding>(&*info->sharding)) kind = named->memory_kind;
     if (const auto* single = std::get_if<SingleDeviceSharding>(&*info->sharding)) kind = single->memory_kind;
-    ImGui::Text("memory kind  %s", kind.value_or("(default)").c_str());
+    lines.push_back("memory kind  " + kind.value_or("(default)"));
   }
-  if (cell.padded) ImGui::TextUnformatted("* padded: the block runs past the end of the array");
+  if (cell.padded) lines.emplace_back("* padded: the block runs past the end of the array");
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(cell.label.c_str());
+  ImGui::Separator();
+  for (const std::string& line : lines) ImGui::TextUnformatted(line.c_str());
   ImGui::EndTooltip();
+  explorer.hover_text = cell.label;
+  for (const std::string& line : lines) explorer.hover_text += "\n" + line;
 }
 
 // Wheel zooms about the mouse, dragging pans; double-click fits.
@@ -84,6 +73,7 @@ void handle_input(CanvasModel& canvas, ImVec2 origin, bool hovered) {
 void draw_canvas(Explorer& explorer) {
   CanvasModel& canvas = explorer.canvas;
   const Theme& theme = current_theme();
+  explorer.hover_text.clear();
   // Toolbar.
   if (ImGui::RadioButton("Grid", !canvas.device_view)) {
     canvas.device_view = false;
@@ -118,7 +108,8 @@ void draw_canvas(Explorer& explorer) {
   list->PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
   list->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), theme.canvas_background);
 
-  if (!canvas.layout) {
+  // The device view shows the session's devices even with no array selected (e.g. right after a preset switch).
+  if (!canvas.layout && !(canvas.device_view && !explorer.snapshot->devices.empty())) {
     const std::string& message = canvas.error.empty() ? std::string("Run a cell that creates an array.") : canvas.error;
     list->AddText(ImVec2(origin.x + 16, origin.y + 16), theme.muted_text, message.c_str());
     list->PopClipRect();
@@ -136,7 +127,8 @@ void draw_canvas(Explorer& explorer) {
                      canvas.view->to_content_y(mouse.y - origin.y));
     GridPaint paint;
     paint.font = explorer.fonts.mono;
-    paint.font_size = explorer.settings.font_size * std::clamp(static_cast<float>(canvas.view->zoom), 0.8f, 1.6f);
+    paint.font_size = explorer.settings.font_size * explorer.ui_scale *
+                      std::clamp(static_cast<float>(canvas.view->zoom / explorer.ui_scale), 0.8f, 1.6f);
     paint.border = theme.grid_border;
     paint.title = theme.text;
     paint.hovered = hit;
@@ -151,7 +143,7 @@ void draw_canvas(Explorer& explorer) {
   handle_input(canvas, origin, hovered);
   DevicePaint paint;
   paint.font = explorer.fonts.mono;
-  paint.font_size = explorer.settings.font_size;
+  paint.font_size = explorer.settings.font_size * explorer.ui_scale;
   paint.text = theme.text;
   paint.chip = theme.chip;
   paint.host = theme.muted_text;
@@ -165,9 +157,19 @@ void draw_canvas(Explorer& explorer) {
     }
   }
   if (hit != nullptr) paint.hovered_device = hit->id;
-  draw_device_view(list, devices, device_colors(*canvas.layout), *canvas.view, origin, paint);
+  draw_device_view(list, devices, canvas.layout ? device_colors(*canvas.layout) : std::map<int64_t, Rgb>{},
+                   *canvas.view, origin, paint);
+  if (!canvas.layout) {
+    const std::string& message =
+        canvas.error.empty() ? std::string("No array selected: devices shown idle.") : canvas.error;
+    list->AddText(ImVec2(origin.x + 16, origin.y + 16), theme.muted_text, message.c_str());
+  }
   list->PopClipRect();
-  if (hit != nullptr) {
+  if (hit != nullptr && !canvas.layout) {
+    ImGui::SetTooltip("device %lld (holds nothing selected)", static_cast<long long>(hit->id));
+    explorer.hover_text = "device " + std::to_string(hit->id);
+  }
+  if (hit != nullptr && canvas.layout) {
     for (std::size_t i = 0; i < canvas.geometry.cells.size(); ++i) {
       const CellPlacement& placed = canvas.geometry.cells[i];
       const VizCell& cell = canvas.layout->panels[placed.panel].cells[placed.cell];

@@ -37,9 +37,11 @@ void draw_inline_visual(Explorer& explorer, std::uint64_t id, std::size_t segmen
     ImGui::TextUnformatted(part.text.c_str());
     return;
   }
-  const float width = std::min(ImGui::GetContentRegionAvail().x, 420.0f);
+  // Sized like the text around it: the picture grows with the HiDPI scale.
+  const float scale = explorer.ui_scale;
+  const float width = std::min(ImGui::GetContentRegionAvail().x, 420.0f * scale);
   const ViewTransform fitted =
-      ViewTransform::fit(visual.geometry.width, visual.geometry.height, width, kInlineHeight, 4, 1.0);
+      ViewTransform::fit(visual.geometry.width, visual.geometry.height, width, kInlineHeight * scale, 4, scale);
   // Shrink the reserved height to the picture's.
   const auto height = static_cast<float>(visual.geometry.height * fitted.zoom + 8);
   ViewTransform view = fitted;
@@ -49,7 +51,7 @@ void draw_inline_visual(Explorer& explorer, std::uint64_t id, std::size_t segmen
   ImGui::Dummy(ImVec2(width, height));
   GridPaint paint;
   paint.font = explorer.fonts.mono;
-  paint.font_size = explorer.settings.font_size * 0.9f;
+  paint.font_size = explorer.settings.font_size * 0.9f * scale;
   paint.border = current_theme().grid_border;
   draw_grid(ImGui::GetWindowDrawList(), *visual.layout, visual.geometry, view, origin, paint);
   ImGui::PushID(static_cast<int>(segment));

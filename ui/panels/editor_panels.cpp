@@ -8,26 +8,12 @@
 #include "base/python_format.h"
 #include "device/presets.h"
 #include "ui/explorer.h"
+#include "ui/model/param_tree.h"
+#include "ui/model/program_table.h"
 #include "ui/panels/widgets.h"
 
 namespace shardscope::ui {
 namespace {
-
-std::string per_device_text(const std::vector<int64_t>& bytes) {
-  if (bytes.empty()) return "-";
-  const auto [low, high] = std::minmax_element(bytes.begin(), bytes.end());
-  const auto format = [](int64_t b) {
-    char buffer[32];
-    if (b >= 1 << 20)
-      std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(b) / (1 << 20));
-    else if (b >= 1 << 10)
-      std::snprintf(buffer, sizeof buffer, "%.1f KiB", static_cast<double>(b) / (1 << 10));
-    else
-      std::snprintf(buffer, sizeof buffer, "%lld B", static_cast<long long>(b));
-    return std::string(buffer);
-  };
-  return *low == *high ? format(*low) : format(*low) + " - " + format(*high);
-}
 
 // The spec and mesh shape in a few characters; the full repr is the row's tooltip.
 std::string short_sharding(const VariableInfo& info, const JaxProfile& profile) {
@@ -58,11 +44,69 @@ void error_text(const SpecCheck& check) {
   wrapped_colored_text(current_theme().error, (check.error_type + ": " + check.error).c_str());
 }
 
+// A pytree's rows under one collapsible root: groups fold, arrays select onto the canvas.
+template <typename ArrayColumns>
+void draw_tree_rows(Explorer& explorer, const TreeInfo& tree, const ArrayColumns& array_columns) {
+  ImGui::PushID(tree.name.c_str());
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  const bool open = ImGui::TreeNodeEx("##root", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen,
+                                      "%s", tree.name.c_str());
+  ImGui::TableNextColumn();
+  std::string summary = tree.type_name + " (" + std::to_string(tree.leaves.size() + tree.omitted_leaves) + " arrays";
+  if (tree.omitted_leaves > 0) summary += ", first " + std::to_string(tree.leaves.size()) + " listed";
+  ImGui::TextDisabled("%s)", summary.c_str());
+  ImGui::TableNextColumn();
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("%s", per_device_bytes_text(tree_bytes_per_device(tree)).c_str());
+  if (open) {
+    const std::vector<TreeRow> rows = tree_rows(tree);
+    std::vector<std::size_t> open_group_ends;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      while (!open_group_ends.empty() && open_group_ends.back() <= r) {
+        ImGui::TreePop();
+        open_group_ends.pop_back();
+      }
+      const TreeRow& row = rows[r];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (row.is_leaf) {
+        const VariableInfo& info = tree.leaves[row.leaf];
+        ImGuiTreeNodeFlags leaf_flags = ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen |
+                                        ImGuiTreeNodeFlags_SpanFullWidth;
+        if (info.name == explorer.selected) leaf_flags |= ImGuiTreeNodeFlags_Selected;
+        ImGui::TreeNodeEx(row.id.c_str(), leaf_flags, "%s", row.label.c_str());
+        if (ImGui::IsItemClicked()) explorer.select(info.name);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.name.c_str());
+        array_columns(info);
+        continue;
+      }
+      ImGuiTreeNodeFlags group_flags = ImGuiTreeNodeFlags_SpanFullWidth;
+      if (row.depth < 2) group_flags |= ImGuiTreeNodeFlags_DefaultOpen;
+      const bool group_open = ImGui::TreeNodeEx(row.id.c_str(), group_flags, "%s", row.label.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%zu arrays", row.leaf_count);
+      ImGui::TableNextColumn();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", per_device_bytes_text(row.bytes_per_device).c_str());
+      if (group_open) {
+        open_group_ends.push_back(row.end);
+      } else {
+        r = row.end - 1;  // its rows stay folded
+      }
+    }
+    for (std::size_t k = 0; k < open_group_ends.size(); ++k) ImGui::TreePop();
+    ImGui::TreePop();
+  }
+  ImGui::PopID();
+}
+
 }  // namespace
 
 void draw_variables(Explorer& explorer) {
   const auto& variables = explorer.snapshot->variables;
-  if (variables.empty()) {
+  const auto& trees = explorer.snapshot->trees;
+  if (variables.empty() && trees.empty()) {
     ImGui::TextDisabled("No arrays yet: run a cell that creates one.");
     return;
   }
@@ -75,19 +119,27 @@ void draw_variables(Explorer& explorer) {
   ImGui::TableSetupColumn("Sharding", ImGuiTableColumnFlags_WidthStretch, 2.6f);
   ImGui::TableSetupColumn("Bytes/device", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
+  const JaxProfile& profile = explorer.snapshot->profile;
+  const auto array_columns = [&](const VariableInfo& info) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(info.type_text.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(short_sharding(info, profile).c_str());
+    if (ImGui::IsItemHovered() && !info.sharding_text.empty()) {
+      const std::string tip = info.annotation.empty() ? info.sharding_text : info.annotation + "\n" + info.sharding_text;
+      ImGui::SetTooltip("%s", tip.c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(per_device_bytes_text(info.bytes_per_device).c_str());
+  };
   for (const VariableInfo& info : variables) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     const bool chosen = info.name == explorer.selected;
     if (ImGui::Selectable(info.name.c_str(), chosen, ImGuiSelectableFlags_SpanAllColumns)) explorer.select(info.name);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(info.type_text.c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(short_sharding(info, explorer.snapshot->profile).c_str());
-    if (ImGui::IsItemHovered() && !info.sharding_text.empty()) ImGui::SetTooltip("%s", info.sharding_text.c_str());
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(per_device_text(info.bytes_per_device).c_str());
+    array_columns(info);
   }
+  for (const TreeInfo& tree : trees) draw_tree_rows(explorer, tree, array_columns);
   ImGui::EndTable();
 }
 
@@ -214,7 +266,7 @@ void draw_mesh_editor(Explorer& explorer) {
     state.preset_text = snapshot.device_preset;  // the session changed devices: show what it runs on now
     state.preset_shown = snapshot.device_preset;
   }
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(em(11));
   ImGui::InputText("##preset", &state.preset_text);
   ImGui::SameLine();
   const bool busy = !explorer.idle();
@@ -263,22 +315,22 @@ void draw_mesh_editor(Explorer& explorer) {
     state.initialized = true;
   }
   bool edited = false;
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(em(8));
   edited |= ImGui::InputText("variable", &draft.variable);
   for (std::size_t a = 0; a < draft.axis_names.size(); ++a) {
     ImGui::PushID(static_cast<int>(a));
-    ImGui::SetNextItemWidth(80);
+    ImGui::SetNextItemWidth(em(5.5f));
     edited |= ImGui::InputText("##name", &draft.axis_names[a]);
     ImGui::SameLine();
     int size = static_cast<int>(draft.axis_sizes[a]);
-    ImGui::SetNextItemWidth(100);
+    ImGui::SetNextItemWidth(em(7));
     if (ImGui::InputInt("##size", &size)) {
       draft.axis_sizes[a] = std::max(1, size);
       edited = true;
     }
     ImGui::SameLine();
     int type = static_cast<int>(draft.axis_types[a]);
-    ImGui::SetNextItemWidth(100);
+    ImGui::SetNextItemWidth(em(7.5f));
     if (ImGui::Combo("##type", &type, "Auto\0Explicit\0Manual\0")) {
       draft.axis_types[a] = static_cast<AxisType>(type);
       edited = true;

@@ -25,6 +25,9 @@ struct Theme {
 void apply_theme(bool dark, float scale);
 [[nodiscard]] const Theme& current_theme();
 
+// A width in multiples of the current font size, so fixed-width fields grow with --ui-scale and the font.
+[[nodiscard]] inline float em(float count) { return ImGui::GetFontSize() * count; }
+
 // A (?) marker with a wrapped tooltip.
 void help_marker(const char* text);
 // Text in a colour, wrapped at the window edge.

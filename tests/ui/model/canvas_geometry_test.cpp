@@ -102,4 +102,16 @@ TEST_CASE("block text names the slices a cell holds") {
   CHECK(block_text(vector.panels[0].at(0, 3), true) == "[6:8]");
 }
 
+TEST_CASE("a small multiple's cell names its whole index: leading slices, then its block") {
+  VizOptions options;
+  options.small_multiples = true;
+  const VizLayout layout = compute_layout({4, 3, 8, 8}, testing::named(testing::mesh_2x4(), "P('x', None, None, 'y')"),
+                                          options, JaxProfile());
+  REQUIRE(layout.panels.size() == 2);
+  // Second block of dim 0 (rows 2:4 over 'x'), all of dims 1 and 2, the second of four column blocks of dim 3.
+  CHECK(cell_index_text(layout.panels[1], layout.panels[1].at(0, 1)) == "[2:4, :, :, 2:4]");
+  const VizLayout plain = colored_layout({8, 8}, testing::named(testing::mesh_2x4(), "P('x', None)"));
+  CHECK(cell_index_text(plain.panels[0], plain.panels[0].at(1, 0)) == "[4:8, :]");
+}
+
 }  // namespace shardscope::ui

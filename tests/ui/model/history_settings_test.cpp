@@ -67,16 +67,22 @@ TEST_CASE("settings round-trip and ignore what they do not understand") {
   settings.window_height = 720;
   settings.font_size = 17;
   settings.last_scene = "scenes/default.py";
+  settings.console_fraction = 0.5f;
+  settings.left_fraction = 0.3f;
   const Settings back = Settings::parse(settings.serialize());
   CHECK_FALSE(back.dark_theme);
   CHECK(back.window_width == 1280);
   CHECK(back.window_height == 720);
   CHECK(back.font_size == doctest::Approx(17));
   CHECK(back.last_scene == "scenes/default.py");
+  CHECK(back.console_fraction == doctest::Approx(0.5));
+  CHECK(back.left_fraction == doctest::Approx(0.3));
   const Settings odd = Settings::parse("theme = purple\nwindow_width = 12\nfont_size = x\nmystery = 1\nno equals\n");
   CHECK(odd.dark_theme);
   CHECK(odd.window_width == 1600);
   CHECK(odd.font_size == doctest::Approx(15));
+  // A splitter dragged past the limits in a hand-edited file falls back to the default layout.
+  CHECK(Settings::parse("left_fraction = 0.95\n").left_fraction == doctest::Approx(0.40));
   const std::string path = temporary_path("settings.ini");
   REQUIRE(save_settings(settings, path));
   CHECK(load_settings(path).window_width == 1280);
