@@ -45,8 +45,27 @@ class PyTreeDef:
         return tree_unflatten(self, leaves)
 
 
+_key_registry = {}
+
+
 def register_pytree_node(nodetype, flatten_func, unflatten_func):
     _registry[nodetype] = (flatten_func, unflatten_func)
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    """A node whose children carry key-path entries: flatten_with_keys returns ((key, child), ...), aux."""
+    if flatten_func is None:
+        def flatten_func(tree):
+            pairs, aux = flatten_with_keys(tree)
+            return [child for _, child in pairs], aux
+    register_pytree_node(nodetype, flatten_func, unflatten_func)
+    _key_registry[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls):
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              (lambda x: x.tree_flatten()) if hasattr(cls, 'tree_flatten') else None)
+    return cls
 
 
 def register_pytree_node_class(cls):
@@ -165,6 +184,142 @@ def broadcast_target(target, tree):
     if isinstance(target, (tuple, list, dict)):
         return broadcast_prefix(target, tree)
     return [target] * len(tree_leaves(tree))
+
+
+class DictKey:
+    __slots__ = ('key',)
+    __match_args__ = ('key',)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f'[{self.key!r}]'
+
+    def __repr__(self):
+        return f'DictKey(key={self.key!r})'
+
+    def __eq__(self, other):
+        return type(other) is DictKey and self.key == other.key
+
+    def __hash__(self):
+        return hash(('DictKey', self.key))
+
+
+class SequenceKey:
+    __slots__ = ('idx',)
+    __match_args__ = ('idx',)
+
+    def __init__(self, idx):
+        self.idx = idx
+
+    def __str__(self):
+        return f'[{self.idx!r}]'
+
+    def __repr__(self):
+        return f'SequenceKey(idx={self.idx!r})'
+
+    def __eq__(self, other):
+        return type(other) is SequenceKey and self.idx == other.idx
+
+    def __hash__(self):
+        return hash(('SequenceKey', self.idx))
+
+
+class GetAttrKey:
+    __slots__ = ('name',)
+    __match_args__ = ('name',)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f'.{self.name}'
+
+    def __repr__(self):
+        return f'GetAttrKey(name={self.name!r})'
+
+    def __eq__(self, other):
+        return type(other) is GetAttrKey and self.name == other.name
+
+    def __hash__(self):
+        return hash(('GetAttrKey', self.name))
+
+
+class FlattenedIndexKey:
+    __slots__ = ('key',)
+    __match_args__ = ('key',)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f'[<flat index {self.key}>]'
+
+    def __repr__(self):
+        return f'FlattenedIndexKey(key={self.key!r})'
+
+    def __eq__(self, other):
+        return type(other) is FlattenedIndexKey and self.key == other.key
+
+    def __hash__(self):
+        return hash(('FlattenedIndexKey', self.key))
+
+
+def _keyed_children(tree):
+    """The children of a non-leaf node with their key-path entries, in flattening order."""
+    kind = type(tree)
+    if kind in _key_registry:
+        return list(_key_registry[kind](tree)[0])
+    if kind in _registry:
+        children = _registry[kind][0](tree)[0]
+        return [(FlattenedIndexKey(i), child) for i, child in enumerate(children)]
+    if _is_namedtuple(tree):
+        return [(GetAttrKey(name), child) for name, child in zip(tree._fields, tree)]
+    if isinstance(tree, (tuple, list)):
+        return [(SequenceKey(i), child) for i, child in enumerate(tree)]
+    return [(DictKey(key), tree[key]) for key in sorted(tree)]
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """([(key path, leaf), ...], treedef): each leaf with the keys that lead to it from the root."""
+    pairs = []
+
+    def walk(node, path):
+        if is_leaf is not None and is_leaf(node):
+            pairs.append((path, node))
+        elif node is None:
+            return
+        elif type(node) in _registry or isinstance(node, (tuple, list, dict)):
+            for key, child in _keyed_children(node):
+                walk(child, path + (key,))
+        else:
+            pairs.append((path, node))
+
+    walk(tree, ())
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(path, leaf, *xs) for (path, leaf), *xs in zip(pairs, *others)])
+
+
+def keystr(keys, *, simple=False, separator=''):
+    if not simple:
+        return ''.join(str(key) for key in keys)
+
+    def plain(key):
+        for field in ('key', 'idx', 'name'):
+            if hasattr(key, field):
+                return str(getattr(key, field))
+        return str(key)
+    return separator.join(plain(key) for key in keys)
 
 
 def all_leaves(iterable, is_leaf=None):

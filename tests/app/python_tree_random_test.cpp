@@ -1,0 +1,86 @@
+// jax.tree_util key paths (the entries JAX prints, over dicts, sequences, namedtuples and Flax's pytrees) and
+// jax.random's bits and bernoulli inside jit, drawn bit for bit like the eager calls.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "python/host.h"
+
+using shardscope::python::CellResult;
+using shardscope::python::run_cell;
+
+namespace {
+
+std::string printed(const std::string& code) {
+  const CellResult result = run_cell(code);
+  CAPTURE(code);
+  CAPTURE(result.error);
+  CHECK(result.ok());
+  return result.stdout_text;
+}
+
+}  // namespace
+
+TEST_CASE("key paths name each leaf as JAX does and keystr joins them") {
+  REQUIRE(run_cell("import collections\nimport jax\nimport jax.numpy as jnp\n"
+                   "Point = collections.namedtuple('Point', ['x', 'y'])\n")
+              .ok());
+  CHECK(printed("tree = {'b': [1, (2, None)], 'a': Point(3, 4)}\n"
+                "for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:\n"
+                "  print(jax.tree_util.keystr(path), repr(path), leaf)\n") ==
+        "['a'].x (GetAttrKey(name='x'),) 3\n"
+        "['a'].y (GetAttrKey(name='y'),) 4\n"
+        "['b'][0] (DictKey(key='b'), SequenceKey(idx=0)) 1\n"
+        "['b'][1][0] (DictKey(key='b'), SequenceKey(idx=1), SequenceKey(idx=0)) 2\n");
+  CHECK(printed("print(jax.tree_util.tree_map_with_path(lambda p, x: jax.tree_util.keystr(p) + '=' + str(x),"
+                " {'w': 1, 'v': [2]}))") == "{'v': [\"['v'][0]=2\"], 'w': \"['w']=1\"}\n");
+  CHECK(printed("print(jax.tree_util.keystr((jax.tree_util.DictKey('a'), jax.tree_util.SequenceKey(2)),"
+                " simple=True, separator='/'))") == "a/2\n");
+  CHECK(printed("print([str(k) for k, _ in [(p[0], l) for p, l in jax.tree.leaves_with_path({'k': 1})]])") ==
+        "[\"['k']\"]\n");
+  // A registered node without keys gets flat indices.
+  CHECK(printed("class Box:\n  def __init__(self, a, b): self.a, self.b = a, b\n"
+                "jax.tree_util.register_pytree_node(Box, lambda b: ((b.a, b.b), None), lambda _, c: Box(*c))\n"
+                "print([jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(Box(1, 2))])") ==
+        "['[<flat index 0>]', '[<flat index 1>]']\n");
+}
+
+TEST_CASE("Flax's pytrees have attribute and dict keys down to the boxed parameter") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.5.1')\n_shardscope.set_device_preset('cpu:8')\n"
+                   "import jax\nimport jax.numpy as jnp\nimport flax.linen as nn\nimport optax\n"
+                   "from flax.core import freeze\nfrom flax.training import train_state\n")
+              .ok());
+  CHECK(printed("v = nn.Dense(2, kernel_init=nn.with_partitioning(nn.initializers.ones, (None, 'model')))"
+                ".init(jax.random.key(0), jnp.ones((1, 3)))\n"
+                "state = train_state.TrainState.create(apply_fn=None, params=freeze(v['params']), tx=optax.sgd(0.1))\n"
+                "for path, leaf in jax.tree_util.tree_flatten_with_path(state)[0]:\n"
+                "  print(jax.tree_util.keystr(path), leaf.shape)\n") ==
+        ".step ()\n.params['bias'] (2,)\n.params['kernel'].value (3, 2)\n");
+}
+
+TEST_CASE("bits and bernoulli inside jit draw what the eager calls draw") {
+  REQUIRE(run_cell("import jax\nimport jax.numpy as jnp\nkey = jax.random.key(7)\n").ok());
+  CHECK(printed("print(bool((jax.jit(lambda k: jax.random.bits(k, (5, 3)))(key) == "
+                "jax.random.bits(key, (5, 3))).all()))") == "True\n");
+  CHECK(printed("eager = jax.random.bernoulli(key, 0.3, (64,))\n"
+                "traced = jax.jit(lambda k: jax.random.bernoulli(k, 0.3, (64,)))(key)\n"
+                "print(traced.dtype, bool((eager == traced).all()), 5 < int(eager.sum()) < 40)") == "bool True True\n");
+  // p as an array (one probability per element) and p traced: uniform draws compared with p.
+  CHECK(printed("p = jnp.linspace(0.0, 1.0, 8)\n"
+                "a = jax.random.bernoulli(key, p)\n"
+                "b = jax.jit(lambda k, p: jax.random.bernoulli(k, p))(key, p)\n"
+                "u = jax.random.uniform(key, (8,))\n"
+                "print(bool((a == b).all()), bool((a == (u < p)).all()), bool(a[0]), bool(a[-1]))") ==
+        "True True False True\n");
+  CHECK(printed("print(bool((jax.jit(lambda k: jax.random.bernoulli(k, 0.5, (16,), mode='high'))(key) == "
+                "jax.random.bernoulli(key, jnp.float32(0.5), (16,), mode='high')).all()))") == "True\n");
+  const CellResult wider = run_cell("jax.random.bernoulli(key, jnp.ones((2, 4)) * 0.5, (4,))");
+  CHECK(wider.error.find("ValueError: bernoulli parameter shapes must be broadcast-compatible with shape argument, "
+                         "and the result of broadcasting the shapes must equal the shape argument, but got result "
+                         "(2, 4) for shape argument (4,).") != std::string::npos);
+  const CellResult incompatible = run_cell("jax.random.bernoulli(key, jnp.ones(3) * 0.5, (2, 4))");
+  CHECK(incompatible.error.find("ValueError: Incompatible shapes for broadcasting: shapes=[(2, 4), (3,)]") !=
+        std::string::npos);
+  const CellResult randint = run_cell("jax.jit(lambda k: jax.random.randint(k, (3,), 0, 5))(key)");
+  CHECK(randint.error.find("NotImplementedError: jax.random.randint inside jit") != std::string::npos);
+}
