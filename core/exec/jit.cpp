@@ -241,6 +241,7 @@ class PartitionedRun {
       }
       produced.push_back(std::move(layout));
     }
+    if (whole_product(eqn, inputs, produced, reduced_axes)) return;
     const Aval local_out = local_aval(eqn.outputs[0].aval, produced.at(0), mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);
     std::vector<DeviceBuffers> outputs(eqn.outputs.size(), DeviceBuffers(static_cast<std::size_t>(mesh_.size())));
@@ -266,6 +267,35 @@ class PartitionedRun {
   }
 
  private:
+  // A floating-point dot_general whose contraction stays on each device is computed once over the whole
+  // operands and cut into the devices' blocks: each block then holds exactly the values the unsharded
+  // product has (BLAS rounds a block differently from the same block inside a bigger product, which a TPU's
+  // matrix unit does not), and replicated blocks are computed once. Operands have already moved (and logged
+  // their collectives) as the partitioner requires; assembling them here is local bookkeeping.
+  bool whole_product(const Eqn& eqn, const std::vector<Placed>& inputs, const std::vector<Layout>& produced,
+                     const std::vector<std::string>& reduced_axes) {
+    const Aval& out = eqn.outputs[0].aval;
+    if (eqn.primitive->name != "dot_general" || !reduced_axes.empty() || eqn.outputs.size() != 1 ||
+        !is_floating(out.dtype) || mesh_.size() == 1) {
+      return false;
+    }
+    throw_if_cancelled();
+    std::vector<BufferPtr> whole;
+    std::vector<Aval> avals;
+    for (std::size_t o = 0; o < inputs.size(); ++o) {
+      const Aval& aval = atom_aval(eqn.inputs[o]);
+      whole.push_back(whole_buffer(mesh_, aval.dtype, aval.shape, inputs[o].layout, inputs[o].buffers, profile_));
+      avals.push_back(aval);
+    }
+    const BufferPtr product = eqn.primitive->impl(whole, avals, eqn.params).at(0);
+    const DeviceBuffers replicated(static_cast<std::size_t>(mesh_.size()), product);
+    const Placed result{produced[0], reshard_buffers(mesh_, out.shape, Layout(out.rank()), produced[0], replicated,
+                                                     profile_, nullptr, "")};
+    const Layout& wanted = run_.layouts->at(eqn.outputs[0].id).layout;
+    bind(eqn.outputs[0], produced[0] == wanted ? result : moved(result, out, wanted, ""));
+    return true;
+  }
+
   // Values whose elements depend on their global position (random bits, split keys): operands are
   // gathered whole (keys are small) and each device computes only its own block of the result; devices
   // holding the same block share one buffer.

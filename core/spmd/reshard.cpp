@@ -152,6 +152,20 @@ DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout
   return slice_to_target(buffers, held_index, target_index);
 }
 
+BufferPtr whole_buffer(const Mesh& mesh, DType dtype, const Shape& shape, const Layout& layout,
+                       const DeviceBuffers& buffers, const JaxProfile& profile) {
+  const bool replicated = std::all_of(layout.begin(), layout.end(), [](const auto& axes) { return axes.empty(); });
+  if (replicated) return buffers.front();
+  auto whole = std::make_shared<Buffer>(dtype, shape, Buffer::Uninitialized{});
+  const std::vector<DeviceIndex> indices =
+      devices_indices_map(sharding_of_layout(mesh, layout, std::nullopt), shape, profile);
+  // Every element belongs to some block, so writing each replica-0 block fills the whole buffer.
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    if (indices[d].replica_id == 0) write_block(*whole, indices[d].index, *buffers[d]);
+  }
+  return whole;
+}
+
 Array reshard(const Array& array, const Sharding& target, const JaxProfile& profile, CommLog* log,
               const std::string& origin) {
   if (array.is_abstract()) return Array::abstract(array.aval(), target, profile);

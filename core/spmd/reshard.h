@@ -28,6 +28,11 @@ using Layout = std::vector<std::vector<std::string>>;
                                             const DeviceBuffers& buffers, const JaxProfile& profile, CommLog* log,
                                             const std::string& origin);
 
+// The whole `shape` array that per-device blocks laid out as `layout` hold, each block written once. Local
+// bookkeeping, not a collective: nothing is logged.
+[[nodiscard]] BufferPtr whole_buffer(const Mesh& mesh, DType dtype, const Shape& shape, const Layout& layout,
+                                     const DeviceBuffers& buffers, const JaxProfile& profile);
+
 // Moves `array` to `target`: nothing when the layout is the same; a local slice when only axes are
 // added; an all-to-all when one set of axes moves between dimensions; otherwise all-gathers of the
 // axes that go away followed by local slices. Arrays on other devices are transferred through the host.
