@@ -1,2 +1,2 @@
-# flax.training: TrainState (and checkpoints, which shardscope cannot write).
+# flax.training: TrainState and the legacy msgpack checkpoints.
 from flax.training import train_state, checkpoints  # noqa: F401
