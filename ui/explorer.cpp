@@ -187,7 +187,7 @@ bool Explorer::apply_spec(const std::string& name, const SpecDraft& draft) {
   const std::string expression = std::holds_alternative<NamedSharding>(*info->sharding)
                                      ? mesh_expression(name, *mesh_for_spec, snapshot->meshes)
                                      : snapshot->meshes.front().name;
-  const std::string line = device_put_line(name, expression, draft, snapshot->names);
+  const std::string line = device_put_line(name, expression, draft, snapshot->names, !info->annotation.empty());
   run(line, true);
   spec.spec_text = spec_call_text(draft.spec(), "P");
   spec.status = "Applied: " + line;

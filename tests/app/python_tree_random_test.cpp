@@ -28,8 +28,8 @@ TEST_CASE("key paths name each leaf as JAX does and keystr joins them") {
   CHECK(printed("tree = {'b': [1, (2, None)], 'a': Point(3, 4)}\n"
                 "for path, leaf in jax.tree_util.tree_flatten_with_path(tree)[0]:\n"
                 "  print(jax.tree_util.keystr(path), repr(path), leaf)\n") ==
-        "['a'].x (GetAttrKey(name='x'),) 3\n"
-        "['a'].y (GetAttrKey(name='y'),) 4\n"
+        "['a'].x (DictKey(key='a'), GetAttrKey(name='x')) 3\n"
+        "['a'].y (DictKey(key='a'), GetAttrKey(name='y')) 4\n"
         "['b'][0] (DictKey(key='b'), SequenceKey(idx=0)) 1\n"
         "['b'][1][0] (DictKey(key='b'), SequenceKey(idx=1), SequenceKey(idx=0)) 2\n");
   CHECK(printed("print(jax.tree_util.tree_map_with_path(lambda p, x: jax.tree_util.keystr(p) + '=' + str(x),"
@@ -54,7 +54,7 @@ TEST_CASE("Flax's pytrees have attribute and dict keys down to the boxed paramet
                 ".init(jax.random.key(0), jnp.ones((1, 3)))\n"
                 "state = train_state.TrainState.create(apply_fn=None, params=freeze(v['params']), tx=optax.sgd(0.1))\n"
                 "for path, leaf in jax.tree_util.tree_flatten_with_path(state)[0]:\n"
-                "  print(jax.tree_util.keystr(path), leaf.shape)\n") ==
+                "  print(jax.tree_util.keystr(path), jnp.shape(leaf))\n") ==
         ".step ()\n.params['bias'] (2,)\n.params['kernel'].value (3, 2)\n");
 }
 
@@ -81,6 +81,9 @@ TEST_CASE("bits and bernoulli inside jit draw what the eager calls draw") {
   const CellResult incompatible = run_cell("jax.random.bernoulli(key, jnp.ones(3) * 0.5, (2, 4))");
   CHECK(incompatible.error.find("ValueError: Incompatible shapes for broadcasting: shapes=[(2, 4), (3,)]") !=
         std::string::npos);
+  CHECK(printed("print(jnp.issubdtype(jnp.float32, jnp.floating), jnp.issubdtype(jnp.int32, jnp.floating),"
+                " jnp.issubdtype(jnp.bfloat16, jnp.floating), jnp.issubdtype(jnp.uint8, jnp.integer))") ==
+        "True False True True\n");
   const CellResult randint = run_cell("jax.jit(lambda k: jax.random.randint(k, (3,), 0, 5))(key)");
   CHECK(randint.error.find("NotImplementedError: jax.random.randint inside jit") != std::string::npos);
 }

@@ -18,14 +18,16 @@ void accumulate(std::vector<int64_t>& total, const std::vector<int64_t>& bytes, 
     for (std::size_t d = 0; d < total.size(); ++d) total[d] += bytes[d];
     return;
   }
-  const auto largest = [](const std::vector<int64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); };
+  const auto largest = [](const std::vector<int64_t>& v) {
+    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  };
   total = {largest(total) + largest(bytes)};
 }
 
 }  // namespace
 
 std::string key_entry_label(const std::string& entry) {
-  if (entry.size() >= 4 && entry.front() == '[' && entry.back() == ']') {
+  if (entry.size() > 4 && entry.front() == '[' && entry.back() == ']') {  // an empty key stays visible as ['']
     const char quote = entry[1];
     if ((quote == '\'' || quote == '"') && entry[entry.size() - 2] == quote) return entry.substr(2, entry.size() - 4);
   }

@@ -16,9 +16,9 @@ struct TreeRow {
   std::string label;  // "Dense_0", "params", "[0]"
   std::string id;     // unique within the tree: the key path up to and including this row
   bool is_leaf = false;
-  std::size_t leaf = 0;         // index into TreeInfo::leaves (leaves only)
-  std::size_t leaf_count = 0;   // arrays at or under this row
-  std::size_t end = 0;          // one past the last row under this one (skip there when the group is closed)
+  std::size_t leaf = 0;                   // index into TreeInfo::leaves (leaves only)
+  std::size_t leaf_count = 0;             // arrays at or under this row
+  std::size_t end = 0;                    // one past the last row under this one (skip there when the group is closed)
   std::vector<int64_t> bytes_per_device;  // summed over the arrays under this row, device by device
 };
 

@@ -84,12 +84,19 @@ std::string spec_call_text(const PartitionSpec& spec, const std::string& p_name)
 }
 
 std::string device_put_line(const std::string& array_name, const std::string& mesh_expression, const SpecDraft& draft,
-                            const NamespaceNames& names) {
+                            const NamespaceNames& names, bool boxed) {
   std::string sharding =
       names.named_sharding + "(" + mesh_expression + ", " + spec_call_text(draft.spec(), names.partition_spec);
   if (draft.memory_kind) sharding += ", memory_kind=" + python_string_repr(*draft.memory_kind);
   sharding += ")";
-  return array_name + " = " + names.device_put + "(" + array_name + ", " + sharding + ")";
+  const std::string moved = names.device_put + "(" + array_name + ", " + sharding + ")";
+  // A Flax box (`params[...]['kernel'].value`) is immutable: the line rebinds the box with the moved value.
+  const std::string suffix = ".value";
+  if (boxed && array_name.ends_with(suffix)) {
+    const std::string box = array_name.substr(0, array_name.size() - suffix.size());
+    return box + " = " + box + ".replace_boxed(" + moved + ")";
+  }
+  return array_name + " = " + moved;
 }
 
 std::string mesh_expression(const std::string& array_name, const Mesh& mesh, const std::vector<MeshInfo>& meshes) {

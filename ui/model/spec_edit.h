@@ -40,9 +40,10 @@ struct SpecCheck {
 // The spec as Python: P('y', None) with `p_name` for the class.
 [[nodiscard]] std::string spec_call_text(const PartitionSpec& spec, const std::string& p_name);
 
-// x = jax.device_put(x, NamedSharding(mesh, P('y', None))), using the names the namespace binds.
+// x = jax.device_put(x, NamedSharding(mesh, P('y', None))), using the names the namespace binds. For a `boxed`
+// parameter named `tree[...].value`, the box is rebound: `tree[...] = tree[...].replace_boxed(jax.device_put(...))`.
 [[nodiscard]] std::string device_put_line(const std::string& array_name, const std::string& mesh_expression,
-                                          const SpecDraft& draft, const NamespaceNames& names);
+                                          const SpecDraft& draft, const NamespaceNames& names, bool boxed = false);
 
 // The Python expression for an array's mesh: a name bound to an equal mesh, else `x.sharding.mesh`.
 [[nodiscard]] std::string mesh_expression(const std::string& array_name, const Mesh& mesh,

@@ -50,8 +50,8 @@ void draw_tree_rows(Explorer& explorer, const TreeInfo& tree, const ArrayColumns
   ImGui::PushID(tree.name.c_str());
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  const bool open = ImGui::TreeNodeEx("##root", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen,
-                                      "%s", tree.name.c_str());
+  const bool open = ImGui::TreeNodeEx("##root", ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen, "%s",
+                                      tree.name.c_str());
   ImGui::TableNextColumn();
   std::string summary = tree.type_name + " (" + std::to_string(tree.leaves.size() + tree.omitted_leaves) + " arrays";
   if (tree.omitted_leaves > 0) summary += ", first " + std::to_string(tree.leaves.size()) + " listed";
@@ -72,8 +72,8 @@ void draw_tree_rows(Explorer& explorer, const TreeInfo& tree, const ArrayColumns
       ImGui::TableNextColumn();
       if (row.is_leaf) {
         const VariableInfo& info = tree.leaves[row.leaf];
-        ImGuiTreeNodeFlags leaf_flags = ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen |
-                                        ImGuiTreeNodeFlags_SpanFullWidth;
+        ImGuiTreeNodeFlags leaf_flags =
+            ImGuiTreeNodeFlags_Leaf | ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanFullWidth;
         if (info.name == explorer.selected) leaf_flags |= ImGuiTreeNodeFlags_Selected;
         ImGui::TreeNodeEx(row.id.c_str(), leaf_flags, "%s", row.label.c_str());
         if (ImGui::IsItemClicked()) explorer.select(info.name);
@@ -85,7 +85,7 @@ void draw_tree_rows(Explorer& explorer, const TreeInfo& tree, const ArrayColumns
       if (row.depth < 2) group_flags |= ImGuiTreeNodeFlags_DefaultOpen;
       const bool group_open = ImGui::TreeNodeEx(row.id.c_str(), group_flags, "%s", row.label.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%zu arrays", row.leaf_count);
+      ImGui::TextDisabled("%zu %s", row.leaf_count, row.leaf_count == 1 ? "array" : "arrays");
       ImGui::TableNextColumn();
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", per_device_bytes_text(row.bytes_per_device).c_str());
@@ -114,7 +114,8 @@ void draw_variables(Explorer& explorer) {
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##variables", 4, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  // A tree's rows are indented: its name column needs the room.
+  ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, trees.empty() ? 0.8f : 1.6f);
   ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableSetupColumn("Sharding", ImGuiTableColumnFlags_WidthStretch, 2.6f);
   ImGui::TableSetupColumn("Bytes/device", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -126,7 +127,8 @@ void draw_variables(Explorer& explorer) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(short_sharding(info, profile).c_str());
     if (ImGui::IsItemHovered() && !info.sharding_text.empty()) {
-      const std::string tip = info.annotation.empty() ? info.sharding_text : info.annotation + "\n" + info.sharding_text;
+      const std::string tip =
+          info.annotation.empty() ? info.sharding_text : info.annotation + "\n" + info.sharding_text;
       ImGui::SetTooltip("%s", tip.c_str());
     }
     ImGui::TableNextColumn();
@@ -139,7 +141,9 @@ void draw_variables(Explorer& explorer) {
     if (ImGui::Selectable(info.name.c_str(), chosen, ImGuiSelectableFlags_SpanAllColumns)) explorer.select(info.name);
     array_columns(info);
   }
+  ImGui::PushStyleVar(ImGuiStyleVar_IndentSpacing, ImGui::GetFontSize() * 0.75f);
   for (const TreeInfo& tree : trees) draw_tree_rows(explorer, tree, array_columns);
+  ImGui::PopStyleVar();
   ImGui::EndTable();
 }
 
@@ -233,7 +237,7 @@ void draw_spec_editor(Explorer& explorer) {
   }
   if (!spec.check.ok() && !spec.check.error.empty() && spec.check.error_dim < 0) error_text(spec.check);
   const std::string line = device_put_line(info->name, mesh_expression(info->name, *mesh, explorer.snapshot->meshes),
-                                           draft, explorer.snapshot->names);
+                                           draft, explorer.snapshot->names, !info->annotation.empty());
   ImGui::PushFont(explorer.fonts.mono);
   ImGui::TextDisabled("%s", line.c_str());
   ImGui::PopFont();

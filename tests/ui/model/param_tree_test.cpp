@@ -28,17 +28,17 @@ TEST_CASE("key-path entries read as the key, the attribute or the index") {
 TEST_CASE("a Flax TrainState's leaves nest under shared groups with totals per device") {
   TreeInfo tree;
   tree.name = "state";
-  tree.leaves = {leaf({".step"}, {4, 4}),
-                 leaf({".params", "['Dense_0']", "['bias']"}, {16, 16}),
+  tree.leaves = {leaf({".step"}, {4, 4}), leaf({".params", "['Dense_0']", "['bias']"}, {16, 16}),
                  leaf({".params", "['Dense_0']", "['kernel']"}, {64, 32}),
                  leaf({".params", "['Dense_1']", "['kernel']"}, {8, 8}),
                  leaf({".opt_state", "[0]", ".mu", "['Dense_0']", "['kernel']"}, {64, 32})};
   const std::vector<TreeRow> rows = tree_rows(tree);
   std::vector<std::string> shown;
-  for (const TreeRow& row : rows) shown.push_back(std::string(static_cast<std::size_t>(row.depth) * 2, ' ') + row.label);
-  const std::vector<std::string> expected = {"step",   "params",    "  Dense_0", "    bias",        "    kernel",
-                                             "  Dense_1", "    kernel", "opt_state", "  [0]",         "    mu",
-                                             "      Dense_0", "        kernel"};
+  for (const TreeRow& row : rows)
+    shown.push_back(std::string(static_cast<std::size_t>(row.depth) * 2, ' ') + row.label);
+  const std::vector<std::string> expected = {"step",       "params",    "  Dense_0",     "    bias",
+                                             "    kernel", "  Dense_1", "    kernel",    "opt_state",
+                                             "  [0]",      "    mu",    "      Dense_0", "        kernel"};
   CHECK(shown == expected);
   CHECK(rows[0].is_leaf);
   CHECK(rows[0].leaf == 0);

@@ -25,6 +25,13 @@ TEST_CASE("a valid spec checks out and writes the device_put line") {
   REQUIRE(check.ok());
   CHECK(check.sharding->spec == parse_partition_spec("P('y', None)"));
   CHECK(device_put_line("x", "mesh", d, short_names()) == "x = jax.device_put(x, NamedSharding(mesh, P('y', None)))");
+  // A Flax parameter's box is immutable: the line rebinds the box around the moved value.
+  CHECK(device_put_line("v['params']['kernel'].value", "mesh", d, short_names(), true) ==
+        "v['params']['kernel'] = v['params']['kernel'].replace_boxed(jax.device_put(v['params']['kernel'].value, "
+        "NamedSharding(mesh, P('y', None))))");
+  // An attribute that merely happens to be called `value` is assigned as any other array.
+  CHECK(device_put_line("s.value", "mesh", d, short_names()) ==
+        "s.value = jax.device_put(s.value, NamedSharding(mesh, P('y', None)))");
 }
 
 TEST_CASE("an axis used twice is JAX's DuplicateSpecError, on the second dimension") {

@@ -13,6 +13,18 @@ ndarray = _shardscope.ArrayImpl
 
 
 iinfo, finfo = _np.iinfo, _np.finfo
+generic, number, inexact, floating, complexfloating = _np.generic, _np.number, _np.inexact, _np.floating, \
+    _np.complexfloating
+integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.unsignedinteger
+
+
+def issubdtype(arg1, arg2):
+    # bfloat16 has no numpy dtype here: it is a floating type like float16.
+    if str(arg1) == 'bfloat16' or str(arg2) == 'bfloat16':
+        if str(arg1) == str(arg2):
+            return True
+        return str(arg1) == 'bfloat16' and arg2 in (floating, inexact, number, generic)
+    return _np.issubdtype(arg1, arg2)
 
 
 def shape(a):
