@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "app/python_test_support.h"
 #include "python/host.h"
 
 using shardscope::python::CellResult;
@@ -13,15 +14,8 @@ using shardscope::python::run_cell;
 
 namespace {
 
-// Runs a cell that must succeed and returns what it printed; it must write nothing to stderr (no warnings).
-std::string printed(const std::string& code) {
-  const CellResult result = run_cell(code);
-  CAPTURE(code);
-  CAPTURE(result.error);
-  CHECK(result.ok());
-  CHECK(result.stderr_text == "");
-  return result.stdout_text;
-}
+// Cells here must also be quiet: no warnings on stderr.
+std::string printed(const std::string& code) { return python_test::printed(code, true); }
 
 constexpr const char* kPrelude =
     "import _shardscope\n_shardscope.set_jax_version('0.5.1')\n_shardscope.set_device_preset('cpu:8')\n"

@@ -8,21 +8,14 @@
 #include <string>
 
 #include "api/transforms.h"
+#include "app/python_test_support.h"
 #include "python/host.h"
 
+using python_test::printed;
 using shardscope::python::CellResult;
 using shardscope::python::run_cell;
 
 namespace {
-
-// Runs a cell that must succeed and returns what it printed.
-std::string printed(const std::string& code) {
-  const CellResult result = run_cell(code);
-  CAPTURE(code);
-  CAPTURE(result.error);
-  CHECK(result.ok());
-  return result.stdout_text;
-}
 
 // Seed 004's profile (JAX 0.5.1 on 8 CPU devices): Auto mesh axes from make_mesh, PartitionSpec(...) reprs.
 constexpr const char* kPrelude =

@@ -5,8 +5,10 @@
 
 #include <string>
 
+#include "app/python_test_support.h"
 #include "python/host.h"
 
+using python_test::printed;
 using shardscope::python::CellResult;
 using shardscope::python::run_cell;
 
@@ -15,15 +17,6 @@ namespace {
 constexpr const char* kPrelude =
     "import numpy as np\nimport jax\nimport jax.numpy as jnp\n"
     "from jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('x',))\n";
-
-// Runs a cell that must succeed and returns what it printed.
-std::string printed(const std::string& code) {
-  const CellResult result = run_cell(code);
-  CAPTURE(code);
-  CAPTURE(result.error);
-  CHECK(result.ok());
-  return result.stdout_text;
-}
 
 }  // namespace
 

@@ -4,22 +4,12 @@
 
 #include <string>
 
+#include "app/python_test_support.h"
 #include "python/host.h"
 
+using python_test::printed;
 using shardscope::python::CellResult;
 using shardscope::python::run_cell;
-
-namespace {
-
-std::string printed(const std::string& code) {
-  const CellResult result = run_cell(code);
-  CAPTURE(code);
-  CAPTURE(result.error);
-  CHECK(result.ok());
-  return result.stdout_text;
-}
-
-}  // namespace
 
 TEST_CASE("key paths name each leaf as JAX does and keystr joins them") {
   REQUIRE(run_cell("import collections\nimport jax\nimport jax.numpy as jnp\n"
