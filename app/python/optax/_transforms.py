@@ -38,21 +38,19 @@ def _chain_result(init, update):
 
 
 def chain(*transforms):
-    init_fns = tuple(t.init for t in transforms)
-    update_fns = tuple(t.update for t in transforms)
-
+    """Applies `transforms` in order; the state is one inner state per transform, in a tuple."""
     def init_fn(params):
-        return tuple(fn(params) for fn in init_fns)
+        return tuple(transform.init(params) for transform in transforms)
 
     def update_fn(updates, state, params=None, **extra_args):
-        if len(update_fns) != len(state):
+        if len(state) != len(transforms):
             raise ValueError('The number of updates and states has to be the same in chain! Make sure you have '
                              'called init first!')
-        new_state = []
-        for s, fn in zip(state, update_fns):
-            updates, s = fn(updates, s, params)
-            new_state.append(s)
-        return updates, tuple(new_state)
+        states_after = []
+        for transform, inner_state in zip(transforms, state):
+            updates, inner_state = transform.update(updates, inner_state, params)
+            states_after.append(inner_state)
+        return updates, tuple(states_after)
 
     return _chain_result(init_fn, update_fn)
 
@@ -80,8 +78,8 @@ def scale_by_schedule(step_size_fn):
         return ScaleByScheduleState(count=jnp.zeros([], jnp.int32))
 
     def update_fn(updates, state, params=None):
-        step_size = step_size_fn(state.count)
-        return otu._map(lambda g: step_size * g, updates), ScaleByScheduleState(count=_safe_increment(state.count))
+        factor = step_size_fn(state.count)
+        return otu._map(lambda g: factor * g, updates), ScaleByScheduleState(count=_safe_increment(state.count))
     return GradientTransformation(init_fn, update_fn)
 
 

@@ -1,5 +1,7 @@
-# flax.core.meta: boxed variables carrying partitioning metadata (Partitioned) and the tree utilities over boxes.
+# flax.core.meta: values boxed with partitioning metadata (Partitioned) and tree utilities that see boxes as leaves.
+import dataclasses
 import functools
+import operator
 
 from flax import struct
 from flax import _versions
@@ -22,35 +24,42 @@ class AxisMetadata:
 
 
 def is_axis_metadata(val):
-    return isinstance(val, AxisMetadata)
+    return issubclass(type(val), AxisMetadata)
 
 
 def map_axis_meta(fn, tree):
     import jax
-    return jax.tree_util.tree_map(lambda x: fn(x) if isinstance(x, AxisMetadata) else x, tree,
-                                  is_leaf=is_axis_metadata)
+
+    def on_leaf(leaf):
+        return fn(leaf) if is_axis_metadata(leaf) else leaf
+    return jax.tree_util.tree_map(on_leaf, tree, is_leaf=is_axis_metadata)
 
 
 def add_axis(tree, index, params):
-    return map_axis_meta(lambda x: x.add_axis(index, params), tree)
+    return map_axis_meta(operator.methodcaller('add_axis', index, params), tree)
 
 
 def remove_axis(tree, index, params):
-    return map_axis_meta(lambda x: x.remove_axis(index, params), tree)
+    return map_axis_meta(operator.methodcaller('remove_axis', index, params), tree)
+
+
+def _open_fully(box):
+    # A box may hold another box (or a tree of them); peel until plain values remain.
+    return unbox(box.unbox())
 
 
 def unbox(tree):
-    return map_axis_meta(lambda x: unbox(x.unbox()), tree)
+    return map_axis_meta(_open_fully, tree)
 
 
 def replace_boxed(tree, updates):
     import jax
 
-    def inner(box, value):
-        if isinstance(box, AxisMetadata):
-            return box.replace_boxed(replace_boxed(box.unbox(), value))
-        return value
-    return jax.tree_util.tree_map(inner, tree, updates, is_leaf=is_axis_metadata)
+    def rebox(old, new):
+        if not is_axis_metadata(old):
+            return new
+        return old.replace_boxed(replace_boxed(old.unbox(), new))
+    return jax.tree_util.tree_map(rebox, tree, updates, is_leaf=is_axis_metadata)
 
 
 PARTITION_NAME = 'partition_name'
@@ -69,54 +78,56 @@ class PartitioningUnspecifiedError(TypeError):
     pass
 
 
-def _box_repr(box, extra_fields):
-    fields = [f'value={box.value!r}', f'names={box.names!r}']
-    if _versions.boxes_print_mesh():
-        fields += [f'{name}={getattr(box, name)!r}' for name in extra_fields]
-    return f'{type(box).__name__}(' + ', '.join(fields) + ')'
-
-
 class Partitioned(struct.PyTreeNode, AxisMetadata):
     value: object
     names: tuple = struct.field(pytree_node=False)
     mesh: object = struct.field(default=None, pytree_node=False)
 
     def __repr__(self):
-        return _box_repr(self, ('mesh',))
+        # value and names always; the later static fields (mesh, and a subclass's rules) only for the Flax
+        # releases that had them.
+        shown = [f'value={self.value!r}', f'names={self.names!r}']
+        if _versions.boxes_print_mesh():
+            shown.extend(f'{f.name}={getattr(self, f.name)!r}' for f in dataclasses.fields(self)[2:])
+        return type(self).__name__ + '(' + ', '.join(shown) + ')'
+
+    def _constrains(self, apply_constraint):
+        return apply_constraint and (self.mesh is not None or global_mesh_defined())
+
+    def _constrained_value(self):
+        import jax
+        target = self.get_partition_spec() if self.mesh is None else self.get_sharding(self.mesh)
+        return jax.lax.with_sharding_constraint(self.value, target)
 
     def unbox(self, apply_constraint=True):
         """The value, constrained to its partitioning when a mesh is in context or attached."""
-        if apply_constraint and (global_mesh_defined() or self.mesh is not None):
-            import jax
-            spec = self.get_partition_spec()
-            if self.mesh is not None:
-                return jax.lax.with_sharding_constraint(self.value, jax.sharding.NamedSharding(self.mesh, spec))
-            return jax.lax.with_sharding_constraint(self.value, spec)
-        return self.value
+        return self._constrained_value() if self._constrains(apply_constraint) else self.value
 
     def replace_boxed(self, val):
         return self.replace(value=val)
 
-    def _partition_name(self, params):
-        if PARTITION_NAME not in params:
+    def _lifted_axis_name(self, params):
+        # A lifted transform must say what to call the axis it adds, or the names would not match the rank.
+        try:
+            label = params[PARTITION_NAME]
+        except KeyError:
             raise PartitioningUnspecifiedError(
                 'Trying to transform a Partitioned variable but "partition_name" is not specified in '
-                'metadata_params: ' + repr(self))
-        return params[PARTITION_NAME]
+                'metadata_params: ' + repr(self)) from None
+        return label
 
     def add_axis(self, index, params):
-        name = self._partition_name(params)
-        names = list(self.names)
-        while len(names) < index:
-            names.append(None)
-        names.insert(index, name)
-        return self.replace(names=tuple(names))
+        label = self._lifted_axis_name(params)
+        # Too few names for `index`: the missing leading dimensions are unpartitioned.
+        padded = tuple(self.names) + (None,) * max(0, index - len(self.names))
+        return self.replace(names=padded[:index] + (label,) + padded[index:])
 
     def remove_axis(self, index, params):
-        name = self._partition_name(params)
-        names = list(self.names)
-        assert names.pop(index) == name
-        return self.replace(names=tuple(names))
+        label = self._lifted_axis_name(params)
+        remaining = list(self.names)
+        dropped = remaining.pop(index)
+        assert dropped == label
+        return self.replace(names=tuple(remaining))
 
     def get_partition_spec(self):
         from jax.sharding import PartitionSpec
@@ -127,36 +138,40 @@ class Partitioned(struct.PyTreeNode, AxisMetadata):
         return NamedSharding(mesh, self.get_partition_spec())
 
 
+def _boxing_initializer(init, box_type, **box_fields):
+    """`init` with its result wrapped in box_type; named like `init`, so module reprs still show its name."""
+    @functools.wraps(init)
+    def boxed_init(*args, **kwargs):
+        return box_type(init(*args, **kwargs), **box_fields)
+    return boxed_init
+
+
 def with_partitioning(fn, names, mesh=None):
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        return Partitioned(fn(*args, **kwargs), names, mesh=mesh)
-    return wrapper
+    return _boxing_initializer(fn, Partitioned, names=names, mesh=mesh)
 
 
-def _leaf_spec(x):
+def _spec_for(leaf):
     from jax.sharding import PartitionSpec
-    if hasattr(x, 'get_partition_spec'):
-        return x.get_partition_spec()
-    if hasattr(x, 'shape') and _versions.unboxed_leaves_get_empty_spec():
+    if hasattr(leaf, 'get_partition_spec'):
+        return leaf.get_partition_spec()
+    # An array outside any box: replicated in later Flax, no spec at all in earlier releases.
+    if _versions.unboxed_leaves_get_empty_spec() and hasattr(leaf, 'shape'):
         return PartitionSpec()
     return None
 
 
 def get_partition_spec(tree):
     import jax
-    return jax.tree_util.tree_map(_leaf_spec, tree, is_leaf=is_axis_metadata)
+    return jax.tree_util.tree_map(_spec_for, tree, is_leaf=is_axis_metadata)
 
 
 def get_sharding(tree, mesh):
     import jax
     from jax.sharding import NamedSharding
 
-    def sharding_of(x):
-        if hasattr(x, 'get_sharding'):
-            return x.get_sharding(mesh)
-        spec = _leaf_spec(x)
-        return None if spec is None else NamedSharding(mesh, spec)
-    return jax.tree_util.tree_map(sharding_of, tree, is_leaf=is_axis_metadata)
-
-
+    def for_leaf(leaf):
+        if hasattr(leaf, 'get_sharding'):
+            return leaf.get_sharding(mesh)
+        spec = _spec_for(leaf)
+        return NamedSharding(mesh, spec) if spec is not None else None
+    return jax.tree_util.tree_map(for_leaf, tree, is_leaf=is_axis_metadata)

@@ -1,256 +1,282 @@
-# flax.linen.Module: dataclass modules bound to a Scope; submodules made inside @compact methods are named
-# ClassName_N per parent, those assigned in setup() take the attribute name.
+# flax.linen.Module: dataclass modules bound to a Scope, with compact (ClassName_N) and setup-named submodules.
 import dataclasses
 import functools
 import inspect
 import typing
+from contextlib import contextmanager
 
 from flax.linen.scope import Scope
 from flax.core import frozen_dict
 from flax import _versions
 
-_module_stack = [None]
+# Modules whose setup() or method is running, innermost last: a module constructed meanwhile takes the innermost
+# one as its parent (None at top level).
+_running = []
 
 
-class _Unspecified:
+@contextmanager
+def _entered(module):
+    _running.append(module)
+    try:
+        yield
+    finally:
+        _running.pop()
+
+
+class _NoParentGiven:
+    """Default of the `parent` field, telling __post_init__ to take the enclosing running module."""
+
     def __repr__(self):
         return '_ParentType.UNSPECIFIED'
 
 
-_unspecified_parent = _Unspecified()
+_NO_PARENT_GIVEN = _NoParentGiven()
+
+# Function attributes that steer method wrapping; functools.wraps copies them along with the function's __dict__.
+_COMPACT_MARK = '_linen_compact'
+_NOWRAP_MARK = '_linen_nowrap'
+_WRAPPED_MARK = '_linen_wrapped'
+
+_UNBOUND_VARIABLES = "Can't access variables on unbound modules"
+_UNBOUND_RNGS = "Can't use RNGs on unbound modules"
 
 
 def compact(fun):
-    fun.compact = True
+    setattr(fun, _COMPACT_MARK, True)
     return fun
 
 
 def nowrap(fun):
-    fun.nowrap = True
+    setattr(fun, _NOWRAP_MARK, True)
     return fun
 
 
-def _attr_repr(value):
+def _field_text(value):
+    # Initializers and activations print by name, as Flax's repr shows them.
     if callable(value) and not isinstance(value, Module) and getattr(value, '__name__', None):
         return value.__name__
     return repr(value)
 
 
-def _indent(text, spaces):
-    pad = ' ' * spaces
-    lines = text.split('\n')
-    return '\n'.join(pad + line for line in lines[:-1]) + '\n'
-
-
-def _module_repr(module, spaces=4):
+def _describe(module, spaces=4):
     cls = type(module)
-    attributes = [f.name for f in dataclasses.fields(cls) if f.name not in ('parent', 'name') and f.repr]
-    children = {k: v for k, v in module._state.children.items() if isinstance(v, Module)}
-    rep = ''
-    if attributes:
-        rep += '# attributes\n'
-        rep += ''.join(f'{name} = {_attr_repr(module.__dict__.get(name))}\n' for name in attributes)
-    if children:
-        rep += '# children\n'
-        rep += ''.join(f'{name} = {_module_repr(child, spaces)}\n' for name, child in children.items())
-    return f'{cls.__name__}(\n{_indent(rep, spaces)})' if rep else f'{cls.__name__}()'
+    entries = []
+    shown = [f.name for f in dataclasses.fields(cls) if f.repr and f.name not in ('parent', 'name')]
+    if shown:
+        entries.append('# attributes')
+        entries.extend(f'{attr} = {_field_text(module.__dict__.get(attr))}' for attr in shown)
+    kids = [(key, sub) for key, sub in module._book.submodules.items() if isinstance(sub, Module)]
+    if kids:
+        entries.append('# children')
+        entries.extend(f'{key} = {_describe(sub, spaces)}' for key, sub in kids)
+    if not entries:
+        return cls.__name__ + '()'
+    pad = ' ' * spaces
+    # A child's repr spans lines; every one of them is indented once more.
+    body = ''.join(pad + line + '\n' for entry in entries for line in entry.split('\n'))
+    return cls.__name__ + '(\n' + body + ')'
 
 
-class _ModuleState:
+class _Book:
+    """Per-instance bookkeeping, kept outside the dataclass fields so that equality and hashing ignore it."""
+
     def __init__(self):
-        self.autoname_cursor = {}
-        self.children = {}
+        self.next_index = {}    # class name -> N of the next auto-named ClassName_N child
+        self.submodules = {}    # bound children by name (the repr's "# children")
         self.in_setup = False
-        self.setup_called = False
-        self.in_compact_method = False
+        self.setup_done = False
+        self.in_compact = False
 
 
-def _wrap_method(fun):
+def _wants_wrapper(attr, member, field_names):
+    """Whether a class attribute is a method that must run bound (setup first, parent tracking, compact naming)."""
+    if attr == 'setup' or attr in field_names or not inspect.isfunction(member):
+        # A field's default, even a function such as an initializer, is data.
+        return False
+    if attr.startswith('__') and attr != '__call__':
+        return False
+    return not (getattr(member, _NOWRAP_MARK, False) or getattr(member, _WRAPPED_MARK, False))
+
+
+def _as_linen_method(fun):
     @functools.wraps(fun)
-    def wrapped(self, *args, **kwargs):
-        return self._call_wrapped_method(fun, args, kwargs)
-    wrapped.method_handler_wrapped = True
-    return wrapped
+    def linen_method(self, *args, **kwargs):
+        return self._run_method(fun, args, kwargs)
+    setattr(linen_method, _WRAPPED_MARK, True)
+    return linen_method
 
 
 class Module:
     """Base class of Linen modules: subclasses become dataclasses with `parent` and `name` keyword fields."""
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        annotations = dict(cls.__dict__.get('__annotations__', {}))
-        for reserved in ('parent', 'name'):
-            annotations.pop(reserved, None)
-        cls.__annotations__ = annotations
-        for name, value in list(cls.__dict__.items()):
-            # Methods only: a dataclass field's default (an initializer function) stays as it is.
-            if name in ('setup',) or name in annotations or not inspect.isfunction(value):
-                continue
-            if name.startswith('__') and name != '__call__':
-                continue
-            if getattr(value, 'nowrap', False) or getattr(value, 'method_handler_wrapped', False):
-                continue
-            setattr(cls, name, _wrap_method(value))
-        dataclasses.dataclass(cls, unsafe_hash='__hash__' not in cls.__dict__, repr=False)
+    parent: typing.Any = dataclasses.field(default=_NO_PARENT_GIVEN, kw_only=True, repr=False, compare=True,
+                                           hash=True)
+    name: typing.Optional[str] = dataclasses.field(default=None, kw_only=True)
+
+    def __init_subclass__(cls, **options):
+        super().__init_subclass__(**options)
+        # parent and name stay Module's keyword-only fields even where a subclass annotates them.
+        own = {k: v for k, v in cls.__dict__.get('__annotations__', {}).items() if k not in ('parent', 'name')}
+        cls.__annotations__ = own
+        for attr, member in list(vars(cls).items()):
+            if _wants_wrapper(attr, member, own):
+                setattr(cls, attr, _as_linen_method(member))
+        dataclasses.dataclass(cls, unsafe_hash='__hash__' not in vars(cls), repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, '_state', _ModuleState())
+        object.__setattr__(self, '_book', _Book())
         object.__setattr__(self, 'scope', None)
-        parent = self.parent
-        if parent is _unspecified_parent:
-            parent = _module_stack[-1]
-            object.__setattr__(self, 'parent', parent)
-        if isinstance(parent, Scope):
-            object.__setattr__(self, 'scope', parent)
-        elif isinstance(parent, Module):
-            if parent._state.in_setup and self.name is None:
-                return  # named when setup() assigns it to an attribute
-            if not parent._state.in_setup and not parent._state.in_compact_method and parent.scope is not None \
-                    and self.name is None:
+        if self.parent is _NO_PARENT_GIVEN:
+            object.__setattr__(self, 'parent', _running[-1] if _running else None)
+        owner = self.parent
+        if isinstance(owner, Scope):
+            object.__setattr__(self, 'scope', owner)
+            return
+        if not isinstance(owner, Module):
+            return
+        if self.name is None:
+            if owner._book.in_setup:
+                return  # setup() names it when assigning it to an attribute
+            if not owner._book.in_compact and owner.scope is not None:
                 raise AssignSubModuleError(type(self).__name__)
-            self._bind_to(parent, self.name)
+        self._attach(owner, self.name)
 
-    def _bind_to(self, parent, name):
+    def _attach(self, owner, name):
+        book = owner._book
         if name is None:
             prefix = type(self).__name__
-            cursor = parent._state.autoname_cursor.get(prefix, 0)
-            name = f'{prefix}_{cursor}'
-            parent._state.autoname_cursor[prefix] = cursor + 1
+            index = book.next_index.get(prefix, 0)
+            book.next_index[prefix] = index + 1
+            name = f'{prefix}_{index}'
         object.__setattr__(self, 'name', name)
-        object.__setattr__(self, 'parent', parent)
-        parent._state.children[name] = self
-        if parent.scope is not None:
-            object.__setattr__(self, 'scope', parent.scope.push(name))
+        object.__setattr__(self, 'parent', owner)
+        book.submodules[name] = self
+        if owner.scope is not None:
+            object.__setattr__(self, 'scope', owner.scope.push(name))
 
-    def __setattr__(self, name, value):
-        state = self.__dict__.get('_state')
-        if state is not None and state.in_setup:
-            for i, sub in enumerate(_submodules(value)):
+    def __setattr__(self, attr, value):
+        book = self.__dict__.get('_book')
+        if book is not None and book.in_setup:
+            # Modules assigned in setup() are named after the attribute; attr_i for those in a list, tuple or dict.
+            in_container = isinstance(value, (list, tuple, dict))
+            for i, sub in enumerate(_modules_in(value)):
                 if sub.name is None and sub.parent is self:
-                    sub._bind_to(self, name if not isinstance(value, (list, tuple, dict)) else f'{name}_{i}')
-        object.__setattr__(self, name, value)
+                    sub._attach(self, f'{attr}_{i}' if in_container else attr)
+        object.__setattr__(self, attr, value)
 
     def __repr__(self):
-        return _module_repr(self)
+        return _describe(self)
 
-    def _try_setup(self):
-        state = self._state
-        if state.setup_called or state.in_setup or self.scope is None:
+    def _setup_once(self):
+        book = self._book
+        if book.setup_done or book.in_setup or self.scope is None:
             return
-        state.in_setup = True
-        _module_stack.append(self)
+        book.in_setup = True
         try:
-            self.setup()
+            with _entered(self):
+                self.setup()
         finally:
-            _module_stack.pop()
-            state.in_setup = False
-            state.setup_called = True
+            book.in_setup = False
+            book.setup_done = True
 
-    def __getattr__(self, name):
-        # Attributes made in setup() exist only once setup has run (lazily, on first access).
-        if name.startswith('_') or name in ('scope', 'parent'):
-            raise AttributeError(f'"{type(self).__name__}" object has no attribute "{name}".')
-        state = self.__dict__.get('_state')
-        if state is not None and not state.setup_called and not state.in_setup and self.__dict__.get('scope'):
-            self._try_setup()
-            if name in self.__dict__:
-                return self.__dict__[name]
-        raise AttributeError(f'"{type(self).__name__}" object has no attribute "{name}".')
+    def __getattr__(self, attr):
+        # Attributes that setup() defines exist only after it has run, which first access triggers.
+        book = self.__dict__.get('_book')
+        if (not attr.startswith('_') and attr not in ('scope', 'parent') and book is not None
+                and not (book.setup_done or book.in_setup) and self.__dict__.get('scope') is not None):
+            self._setup_once()
+            if attr in self.__dict__:
+                return self.__dict__[attr]
+        raise AttributeError(f'"{type(self).__name__}" object has no attribute "{attr}".')
 
-    def _call_wrapped_method(self, fun, args, kwargs):
+    def _run_method(self, fun, args, kwargs):
         if self.scope is None:
             return fun(self, *args, **kwargs)
-        self._try_setup()
-        is_compact = getattr(fun, 'compact', False)
-        if is_compact:
-            self._state.in_compact_method = True
-        _module_stack.append(self)
+        self._setup_once()
+        book = self._book
+        compact_body = getattr(fun, _COMPACT_MARK, False)
+        if compact_body:
+            book.in_compact = True
         try:
-            return fun(self, *args, **kwargs)
+            with _entered(self):
+                return fun(self, *args, **kwargs)
         finally:
-            _module_stack.pop()
-            if is_compact:
-                self._state.in_compact_method = False
-                self._state.autoname_cursor = {}
+            if compact_body:
+                # A later call builds the same submodules again, so their auto-names must start over at _0.
+                book.in_compact = False
+                book.next_index = {}
 
     def setup(self):
         pass
 
+    def _bound_scope(self, message=_UNBOUND_VARIABLES):
+        if self.scope is None:
+            raise ValueError(message)
+        return self.scope
+
     @property
     def variables(self):
-        if self.scope is None:
-            raise ValueError("Can't access variables on unbound modules")
-        return self.scope.variables()
+        return self._bound_scope().variables()
 
     def param(self, name, init_fn, *init_args, unbox=True, **init_kwargs):
-        if self.scope is None:
-            raise ValueError("Can't access variables on unbound modules")
-        if name in self._state.children:
+        scope = self._bound_scope()
+        if name in self._book.submodules:
             raise NameInUseError(name, type(self).__name__)
-        return self.scope.param(name, init_fn, *init_args, unbox=unbox, **init_kwargs)
+        return scope.param(name, init_fn, *init_args, unbox=unbox, **init_kwargs)
 
     def variable(self, col, name, init_fn=None, *init_args, unbox=True, **init_kwargs):
-        if self.scope is None:
-            raise ValueError("Can't access variables on unbound modules")
-        return self.scope.variable(col, name, init_fn, *init_args, unbox=unbox, **init_kwargs)
+        return self._bound_scope().variable(col, name, init_fn, *init_args, unbox=unbox, **init_kwargs)
 
     def has_variable(self, col, name):
         return self.scope is not None and self.scope.has_variable(col, name)
 
     def make_rng(self, name='params'):
-        if self.scope is None:
-            raise ValueError("Can't use RNGs on unbound modules")
-        return self.scope.make_rng(name)
+        return self._bound_scope(_UNBOUND_RNGS).make_rng(name)
 
     def is_initializing(self):
-        return self.scope is not None and self.scope.is_mutable_collection('params') and \
-            self.scope.has_rng('params')
+        scope = self.scope
+        return scope is not None and scope.is_mutable_collection('params') and scope.has_rng('params')
 
     def is_mutable_collection(self, col):
         return self.scope is not None and self.scope.is_mutable_collection(col)
 
     def clone(self, *, parent=None, **updates):
-        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
-        values.update(updates)
-        values['parent'] = parent
-        return type(self)(**values)
+        settings = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        settings.update(updates, parent=parent)
+        return type(self)(**settings)
 
     def bind(self, variables, *args, rngs=None, mutable=False):
-        scope = Scope(_thaw(variables), _rng_streams(rngs), mutable)
-        return self.clone(parent=scope)
+        return self.clone(parent=_root_scope(variables, rngs, mutable))
 
-    def _run(self, variables, args, kwargs, rngs, method, mutable):
-        scope = Scope(_thaw(variables), _rng_streams(rngs), mutable)
+    def _run_bound(self, variables, rngs, mutable, method, args, kwargs):
+        scope = _root_scope(variables, rngs, mutable)
         bound = self.clone(parent=scope)
         if method is None:
             method = '__call__'
-        if isinstance(method, str):
-            fun = getattr(bound, method)
-        else:
-            fun = functools.partial(method, bound)
-        out = fun(*args, **kwargs)
-        return out, scope
+        entry = getattr(bound, method) if isinstance(method, str) else functools.partial(method, bound)
+        return entry(*args, **kwargs), scope
 
     def apply(self, variables, *args, rngs=None, method=None, mutable=False, capture_intermediates=False,
               **kwargs):
-        out, scope = self._run(variables, args, kwargs, rngs, method, mutable)
-        if mutable is False or mutable is None:
+        out, scope = self._run_bound(variables, rngs, mutable, method, args, kwargs)
+        if mutable is None or mutable is False:
             return out
-        return out, _returned({col: tree for col, tree in scope.root._variables.items()
-                               if scope.is_mutable_collection(col)})
+        changed = {col: tree for col, tree in scope.root_collections().items() if scope.is_mutable_collection(col)}
+        return out, _as_returned(changed)
 
     def init_with_output(self, rngs, *args, method=None, mutable=True, capture_intermediates=False, **kwargs):
-        if not isinstance(rngs, dict):
-            rngs = {'params': rngs}
-        out, scope = self._run({}, args, kwargs, rngs, method, mutable)
-        return out, _returned({col: tree for col, tree in scope.root._variables.items() if tree})
+        # A bare key seeds the params stream.
+        streams = rngs if isinstance(rngs, dict) else {'params': rngs}
+        out, scope = self._run_bound({}, streams, mutable, method, args, kwargs)
+        # Collections that stayed empty are left out.
+        return out, _as_returned({col: tree for col, tree in scope.root_collections().items() if tree})
 
     def init(self, rngs, *args, method=None, mutable=True, capture_intermediates=False, **kwargs):
         return self.init_with_output(rngs, *args, method=method, mutable=mutable, **kwargs)[1]
 
     @property
     def path(self):
-        return self.scope.path if self.scope is not None else ()
+        return () if self.scope is None else self.scope.path
 
 
 class AssignSubModuleError(AttributeError):
@@ -263,38 +289,36 @@ class NameInUseError(ValueError):
         super().__init__(f'Could not create param "{name}" in Module {module}: Name in use.')
 
 
-Module.__annotations__ = {'parent': typing.Any, 'name': typing.Optional[str]}
-Module.parent = dataclasses.field(default=_unspecified_parent, kw_only=True, repr=False, compare=True, hash=True)
-Module.name = dataclasses.field(default=None, kw_only=True)
 dataclasses.dataclass(Module, unsafe_hash=True, repr=False)
 
 
-def _submodules(value):
-    if isinstance(value, Module):
-        return [value]
+def _modules_in(value):
+    # One level deep only: a module nested in a container inside the container is not named by setup().
     if isinstance(value, (list, tuple)):
-        return [v for v in value if isinstance(v, Module)]
-    if isinstance(value, dict):
-        return [v for v in value.values() if isinstance(v, Module)]
-    return []
+        members = value
+    elif isinstance(value, dict):
+        members = value.values()
+    else:
+        members = (value,)
+    return [member for member in members if isinstance(member, Module)]
 
 
-def _thaw(variables):
-    """A mutable nested-dict copy of the variables (Flax never changes the caller's dicts)."""
-    def copy(x):
-        if isinstance(x, (dict, frozen_dict.FrozenDict)):
-            return {k: copy(x[k]) for k in x}
-        return x
-    return copy(variables)
+def _mutable_copy(tree):
+    """Nested plain dicts (FrozenDicts thawed), so running a module never writes into the caller's dicts."""
+    if isinstance(tree, (dict, frozen_dict.FrozenDict)):
+        return {key: _mutable_copy(tree[key]) for key in tree}
+    return tree
 
 
-def _rng_streams(rngs):
+def _root_scope(variables, rngs, mutable):
+    # Streams start with no path data: the module path is folded in as scopes are pushed.
     if rngs is None:
-        return {}
-    if not isinstance(rngs, dict):
-        rngs = {'params': rngs}
-    return {name: (key, ()) for name, key in rngs.items()}
+        streams = {}
+    else:
+        named = rngs if isinstance(rngs, dict) else {'params': rngs}
+        streams = {stream: (key, ()) for stream, key in named.items()}
+    return Scope(_mutable_copy(variables), streams, mutable)
 
 
-def _returned(variables):
+def _as_returned(variables):
     return frozen_dict.freeze(variables) if _versions.returns_frozen_dicts() else variables

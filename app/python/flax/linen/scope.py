@@ -1,5 +1,4 @@
-# The variable scope behind a bound Linen module: its slice of the variable collections, its PRNG streams
-# (keys folded with the module path and a per-stream counter, as Flax's LazyRng does) and child scopes.
+# The Scope behind a bound Linen module: its slice of the variable collections, its PRNG streams, its children.
 import hashlib
 
 from flax.core import meta
@@ -13,121 +12,144 @@ class ScopeParamShapeError(ValueError):
     pass
 
 
-def _fold_in_path(key, suffix):
-    """Flax's fold of static data into a key: SHA-1 over the strings and big-endian ints, first 4 bytes."""
-    if not suffix:
+def _hash_to_uint32(parts):
+    """Flax's digest of static data: SHA-1 over UTF-8 strings and minimal big-endian ints, first 4 bytes."""
+    digest = hashlib.sha1()
+    for part in parts:
+        if isinstance(part, str):
+            chunk = part.encode('utf-8')
+        elif isinstance(part, int):
+            chunk = part.to_bytes(-(-part.bit_length() // 8), 'big')
+        else:
+            raise ValueError(f'Expected int or string, got: {part}')
+        digest.update(chunk)
+    return int.from_bytes(digest.digest()[:4], 'big')
+
+
+def _derive_key(key, path_data):
+    # As Flax's LazyRng: a stream's key is folded once with the digest of the module path plus the draw count,
+    # so keys match real Flax's for the same model.
+    if not path_data:
         return key
     import jax.numpy as jnp
     from jax import random
-    digest = hashlib.sha1()
-    for part in suffix:
-        if isinstance(part, str):
-            digest.update(part.encode('utf-8'))
-        elif isinstance(part, int):
-            digest.update(part.to_bytes((part.bit_length() + 7) // 8, byteorder='big'))
-        else:
-            raise ValueError(f'Expected int or string, got: {part}')
-    return random.fold_in(key, jnp.uint32(int.from_bytes(digest.digest()[:4], byteorder='big')))
+    return random.fold_in(key, jnp.uint32(_hash_to_uint32(path_data)))
+
+
+def _mode_allows(mutable, col):
+    # `mutable` as apply() takes it: a bool (None reads as False), one collection name, or a collection of them.
+    if isinstance(mutable, bool) or mutable is None:
+        return bool(mutable)
+    return mutable == col if isinstance(mutable, str) else col in mutable
 
 
 class Scope:
     def __init__(self, variables, rngs=None, mutable=False, path=(), root=None):
-        # variables: {collection: nested dict}; only the root holds it, children reach it through `path`.
-        self._variables = variables
-        self.rngs = dict(rngs or {})   # stream name -> (key, suffix)
-        self.rng_counters = {name: 0 for name in self.rngs}
+        self.root = self if root is None else root
+        if root is None:
+            # {collection: nested dict}, held by the root only; a child finds its part through `path`.
+            self._store = variables
+        # stream name -> (key, path data folded into the key); each draw also folds in the stream's counter.
+        self.rngs = dict(rngs) if rngs else {}
+        self.rng_counters = dict.fromkeys(self.rngs, 0)
         self.mutable = mutable
         self.path = path
-        self.root = root if root is not None else self
-        self.reservations = set()
-        self.children = {}
+        self._child_scopes = {}
+
+    def root_collections(self):
+        """Every collection of the whole variable tree, as apply() and init() hand them back."""
+        return self.root._store
+
+    @property
+    def _variables(self):
+        # The name flax.linen.transforms reads an iteration's variables by.
+        return self.root._store
 
     @property
     def name(self):
         return self.path[-1] if self.path else None
 
     def is_mutable_collection(self, col):
-        if self.mutable is True:
-            return True
-        if self.mutable is False or self.mutable is None:
-            return False
-        if isinstance(self.mutable, str):
-            return self.mutable == col
-        return col in self.mutable
+        return _mode_allows(self.mutable, col)
 
     def push(self, name):
-        """The child scope `name` (the same one when a compact method runs again)."""
-        if name in self.children:
-            return self.children[name]
-        self.reservations.add(name)
-        rngs = {stream: (key, suffix + (name,)) for stream, (key, suffix) in self.rngs.items()}
-        child = Scope(None, rngs, self.mutable, self.path + (name,), self.root)
-        self.children[name] = child
+        """The child scope `name`; the same object again when a compact method runs a second time, so its
+        RNG counters carry on."""
+        child = self._child_scopes.get(name)
+        if child is None:
+            streams = {stream: (key, data + (name,)) for stream, (key, data) in self.rngs.items()}
+            child = Scope(None, streams, self.mutable, self.path + (name,), self.root)
+            self._child_scopes[name] = child
         return child
 
-    def _collection(self, col, create):
-        node = self.root._variables.get(col)
-        if node is None:
-            if not create:
-                return None
-            node = self.root._variables[col] = {}
-        for part in self.path:
-            if part not in node:
+    def _subtree(self, col, create=False):
+        """This scope's dict in collection `col`; None when some level is missing and `create` is off."""
+        node = self.root._store
+        for key in (col,) + tuple(self.path):
+            below = node.get(key)
+            if below is None:
                 if not create:
                     return None
-                node[part] = {}
-            node = node[part]
+                below = node[key] = {}
+            node = below
         return node
 
     def variables(self):
-        out = {}
-        for col in self.root._variables:
-            node = self._collection(col, False)
-            if node is not None:
-                out[col] = node
-        return out
+        found = {}
+        for col in self.root._store:
+            subtree = self._subtree(col)
+            if subtree is not None:
+                found[col] = subtree
+        return found
 
     def has_variable(self, col, name):
-        node = self._collection(col, False)
-        return node is not None and name in node
+        subtree = self._subtree(col)
+        return subtree is not None and name in subtree
 
     def get_variable(self, col, name, default=None):
-        node = self._collection(col, False)
-        return node[name] if node is not None and name in node else default
+        subtree = self._subtree(col)
+        if subtree is None:
+            return default
+        return subtree.get(name, default)
 
     def put_variable(self, col, name, value):
-        if not self.is_mutable_collection(col):
-            raise ValueError(f'Cannot update variable "{name}" in "{"/" + "/".join(self.path)}" because collection '
+        if not _mode_allows(self.mutable, col):
+            where = '/' + '/'.join(self.path)
+            raise ValueError(f'Cannot update variable "{name}" in "{where}" because collection '
                              f'"{col}" is immutable.')
-        self._collection(col, True)[name] = value
+        self._subtree(col, create=True)[name] = value
 
     def has_rng(self, name):
         return name in self.rngs
 
     def make_rng(self, name='params'):
-        if not self.has_rng(name):
-            if self.has_rng('params'):
-                name = 'params'
-            else:
+        stream = name
+        if stream not in self.rngs:
+            # Flax falls back to the params stream for any stream the caller did not supply.
+            if 'params' not in self.rngs:
                 raise ValueError(f'{self.name} needs PRNG for "{name}"')
-        self.rng_counters[name] += 1
-        key, suffix = self.rngs[name]
-        return _fold_in_path(key, suffix + (self.rng_counters[name],))
+            stream = 'params'
+        count = self.rng_counters[stream] + 1
+        self.rng_counters[stream] = count
+        key, data = self.rngs[stream]
+        return _derive_key(key, data + (count,))
 
     def param(self, name, init_fn, *init_args, unbox=True, **init_kwargs):
-        if self.has_variable('params', name):
-            value = self.get_variable('params', name)
+        subtree = self._subtree('params')
+        if subtree is not None and name in subtree:
+            stored = subtree[name]
+        elif _mode_allows(self.mutable, 'params'):
+            stored = init_fn(self.make_rng('params'), *init_args, **init_kwargs)
+            self.put_variable('params', name, stored)
         else:
-            if not self.is_mutable_collection('params'):
-                path = '/' + '/'.join(self.path)
-                raise ScopeParamNotFoundError(f'Could not find parameter named "{name}" in scope "{path}".')
-            value = init_fn(self.make_rng('params'), *init_args, **init_kwargs)
-            self.put_variable('params', name, value)
-        return meta.unbox(value) if unbox else value
+            where = '/' + '/'.join(self.path)
+            raise ScopeParamNotFoundError(f'Could not find parameter named "{name}" in scope "{where}".')
+        return meta.unbox(stored) if unbox else stored
 
     def variable(self, col, name, init_fn=None, *init_args, unbox=True, **init_kwargs):
-        if not self.has_variable(col, name):
-            if not self.is_mutable_collection(col) or init_fn is None:
+        subtree = self._subtree(col)
+        if subtree is None or name not in subtree:
+            if init_fn is None or not _mode_allows(self.mutable, col):
                 raise ValueError(f'No variable named "{name}" in collection "{col}".')
             self.put_variable(col, name, init_fn(*init_args, **init_kwargs))
         return Variable(self, col, name, unbox)
@@ -135,19 +157,21 @@ class Scope:
 
 class Variable:
     def __init__(self, scope, collection, name, unbox=True):
-        self.scope, self.collection, self.name, self._unbox = scope, collection, name, unbox
+        self.scope, self.collection, self.name = scope, collection, name
+        self._unboxes = unbox
 
     @property
     def value(self):
-        value = self.scope.get_variable(self.collection, self.name)
-        return meta.unbox(value) if self._unbox else value
+        stored = self.scope.get_variable(self.collection, self.name)
+        return meta.unbox(stored) if self._unboxes else stored
 
     @value.setter
     def value(self, new):
-        old = self.scope.get_variable(self.collection, self.name)
-        if self._unbox and isinstance(old, meta.AxisMetadata):
-            new = old.replace_boxed(new)
+        stored = self.scope.get_variable(self.collection, self.name)
+        # Writing through an unboxing Variable keeps the box (and its partitioning names) around the new value.
+        if self._unboxes and meta.is_axis_metadata(stored):
+            new = stored.replace_boxed(new)
         self.scope.put_variable(self.collection, self.name, new)
 
     def is_mutable(self):
-        return self.scope.is_mutable_collection(self.collection)
+        return _mode_allows(self.scope.mutable, self.collection)

@@ -1,6 +1,5 @@
-# flax.linen.spmd: logical axis names mapped to mesh axes by priority rules, and LogicallyPartitioned boxes.
+# flax.linen.spmd: logical axis names resolved to mesh axes by ordered rules, and LogicallyPartitioned boxes.
 import collections
-import functools
 
 from flax import struct
 from flax.core import meta
@@ -9,7 +8,10 @@ from flax.core.spmd import get_logical_axis_rules, set_logical_axis_rules, logic
 axis_rules = logical_axis_rules
 
 
-class _UnassignedAxis:
+class _Pending:
+    """A named dimension that no rule has given mesh axes (yet); falsy, like the None it ends up as."""
+    __slots__ = ()
+
     def __repr__(self):
         return 'UnassignedAxis'
 
@@ -17,64 +19,66 @@ class _UnassignedAxis:
         return False
 
 
-_unassigned_axis = _UnassignedAxis()
+_PENDING = _Pending()
 
 
-def _mesh_assignment_free(new_assignment, existing_assignments):
+def _clashes(candidate, chosen):
+    """Whether a rule's mesh axes are already used by another dimension: a mesh axis shards one dimension only."""
     import jax
     from jax.sharding import PartitionSpec
-    new = set(jax.tree_util.tree_leaves(new_assignment))
-    existing = set(jax.tree_util.tree_leaves(existing_assignments))
-    new.discard(None)
-    new.discard(PartitionSpec.UNCONSTRAINED)
-    return not existing.intersection(new)
+    wanted = set(jax.tree_util.tree_leaves(candidate)) - {None, PartitionSpec.UNCONSTRAINED}
+    return not wanted.isdisjoint(jax.tree_util.tree_leaves(chosen))
 
 
-def _logical_to_mesh_axes(array_dim_names, rules=None):
-    """Mesh axes per dimension: rules in priority order give a dimension the first mesh axes still unused."""
-    if array_dim_names is None:
+def _resolve(dim_names, rules):
+    """Per dimension, its mesh axes or _PENDING; None for no names. Rules are tried in order, so an earlier rule
+    takes precedence, and a dimension keeps the first rule whose mesh axes are still free."""
+    if dim_names is None:
         return None
-    if rules is None:
-        rules = get_logical_axis_rules()
-    counts = collections.Counter(array_dim_names)
-    duplicates = tuple(name for name, count in counts.items() if count > 1 and isinstance(name, str))
-    if duplicates:
-        raise ValueError(f'Unsupported: Dimensions {duplicates} occur more than once in array names.')
-    if not isinstance(rules, (tuple, list)):
+    table = get_logical_axis_rules() if rules is None else rules
+    tally = collections.Counter(dim_names)
+    repeated = tuple(dim for dim, n in tally.items() if n > 1 and isinstance(dim, str))
+    if repeated:
+        raise ValueError(f'Unsupported: Dimensions {repeated} occur more than once in array names.')
+    if not isinstance(table, (list, tuple)):
         raise ValueError('Unknown axis rule specification type.')
-    names = list(array_dim_names)
-    result = [_unassigned_axis if isinstance(name, str) else name for name in names]
-    for logical, mesh_axes in rules:
-        if logical in names:
-            position = names.index(logical)
-            if _mesh_assignment_free(mesh_axes, result) and result[position] is _unassigned_axis:
-                result[position] = mesh_axes
-    return result
+    dims = list(dim_names)
+    # None and PartitionSpec.UNCONSTRAINED pass through untouched; only strings are looked up.
+    chosen = [_PENDING if isinstance(dim, str) else dim for dim in dims]
+    for logical, mesh_axes in table:
+        if logical not in dims:
+            continue
+        slot = dims.index(logical)
+        if chosen[slot] is _PENDING and not _clashes(mesh_axes, chosen):
+            chosen[slot] = mesh_axes
+    return chosen
+
+
+def _unmatched_to_none(chosen):
+    return [None if axes is _PENDING else axes for axes in chosen]
 
 
 def logical_to_mesh_axes(array_dim_names, rules=None):
     from jax.sharding import PartitionSpec
-    result = _logical_to_mesh_axes(array_dim_names, rules)
-    if result is None:
-        return None
-    return PartitionSpec(*[None if axis is _unassigned_axis else axis for axis in result])
+    chosen = _resolve(array_dim_names, rules)
+    return None if chosen is None else PartitionSpec(*_unmatched_to_none(chosen))
 
 
-def _is_spec(x):
+def _is_partition_spec(x):
     from jax.sharding import PartitionSpec
     return isinstance(x, PartitionSpec)
 
 
 def logical_to_mesh(tree, rules=None):
     import jax
-    return jax.tree_util.tree_map(lambda x: logical_to_mesh_axes(x, rules), tree, is_leaf=_is_spec)
+    return jax.tree_util.tree_map(lambda spec: logical_to_mesh_axes(spec, rules), tree, is_leaf=_is_partition_spec)
 
 
 def logical_to_mesh_sharding(tree, mesh, rules=None):
     import jax
     from jax.sharding import NamedSharding
-    return jax.tree_util.tree_map(lambda spec: NamedSharding(mesh, spec), logical_to_mesh(tree, rules),
-                                  is_leaf=_is_spec)
+    mesh_specs = logical_to_mesh(tree, rules)
+    return jax.tree_util.tree_map(lambda spec: NamedSharding(mesh, spec), mesh_specs, is_leaf=_is_partition_spec)
 
 
 class RulesFallback:
@@ -83,63 +87,63 @@ class RulesFallback:
     NO_CONSTRAINT = 'no_constraint'
 
 
-def _with_sharding_constraint(x, spec, mesh=None):
-    """lax.with_sharding_constraint, a no-op without a mesh in context or given."""
+def _constrain(x, mesh_spec, mesh):
+    """lax.with_sharding_constraint, or x untouched when there is no mesh to constrain against."""
     import jax
-    if not meta.global_mesh_defined() and mesh is None:
-        return x
-    if mesh is not None and spec is not None:
-        return jax.lax.with_sharding_constraint(x, jax.sharding.NamedSharding(mesh, spec))
-    return jax.lax.with_sharding_constraint(x, spec)
-
-
-def _constrain_one(logical_spec, x, fallback=RulesFallback.AXIS_IS_UNSHARDED, rules=None, mesh=None):
-    from jax.sharding import PartitionSpec
-    mesh_axes = _logical_to_mesh_axes(logical_spec, rules)
-    if mesh_axes is None:
-        return _with_sharding_constraint(x, None, mesh=mesh)
-    if any(axis is _unassigned_axis for axis in mesh_axes):
-        if fallback == RulesFallback.RAISE_ERROR:
-            raise ValueError(f'Axis names {logical_spec} did not match a rule')
-        if fallback == RulesFallback.NO_CONSTRAINT:
+    if mesh is None:
+        if not meta.global_mesh_defined():
             return x
-        mesh_axes = [None if axis is _unassigned_axis else axis for axis in mesh_axes]
-    return _with_sharding_constraint(x, PartitionSpec(*mesh_axes), mesh=mesh)
+        return jax.lax.with_sharding_constraint(x, mesh_spec)
+    target = mesh_spec if mesh_spec is None else jax.sharding.NamedSharding(mesh, mesh_spec)
+    return jax.lax.with_sharding_constraint(x, target)
 
 
-def _is_logical_spec(x):
+class _LogicalConstrainer:
+    """Applied per (logical spec, array) pair of with_logical_constraint's trees."""
+
+    def __init__(self, rules, mesh, fallback):
+        self.rules, self.mesh, self.fallback = rules, mesh, fallback
+
+    def __call__(self, logical_spec, x):
+        from jax.sharding import PartitionSpec
+        chosen = _resolve(logical_spec, self.rules)
+        if chosen is None:
+            return _constrain(x, None, self.mesh)
+        if any(axes is _PENDING for axes in chosen):
+            if self.fallback == RulesFallback.RAISE_ERROR:
+                raise ValueError(f'Axis names {logical_spec} did not match a rule')
+            if self.fallback == RulesFallback.NO_CONSTRAINT:
+                return x
+            chosen = _unmatched_to_none(chosen)
+        return _constrain(x, PartitionSpec(*chosen), self.mesh)
+
+
+def _names_a_whole_array(x):
+    # A spec is a leaf of the resources tree: None, or a tuple of per-dimension names.
     from jax.sharding import PartitionSpec
-    return x is None or (isinstance(x, tuple) and all(
-        isinstance(e, str) or e is None or e is PartitionSpec.UNCONSTRAINED for e in x))
+    if x is None:
+        return True
+    return isinstance(x, tuple) and all(part is None or part is PartitionSpec.UNCONSTRAINED or isinstance(part, str)
+                                        for part in x)
 
 
 def with_logical_constraint(x, logical_axis_resources, rules=None, mesh=None,
                             fallback=RulesFallback.AXIS_IS_UNSHARDED):
     """with_sharding_constraint in logical axis names; without rules (argument or context) it changes nothing."""
     import jax
-    if rules is None:
-        rules = get_logical_axis_rules()
-    if not rules or logical_axis_resources is None:
+    active = get_logical_axis_rules() if rules is None else rules
+    if logical_axis_resources is None or not active:
         return x
-    return jax.tree_util.tree_map(
-        functools.partial(_constrain_one, fallback=fallback, rules=rules, mesh=mesh),
-        logical_axis_resources, x, is_leaf=_is_logical_spec)
+    return jax.tree_util.tree_map(_LogicalConstrainer(active, mesh, fallback), logical_axis_resources, x,
+                                  is_leaf=_names_a_whole_array)
 
 
-class LogicallyPartitioned(meta.Partitioned):
+class LogicallyPartitioned(meta.Partitioned, repr=False):
     rules: object = struct.field(default=None, pytree_node=False)
 
-    def __repr__(self):
-        return meta._box_repr(self, ('mesh', 'rules'))
-
-    def unbox(self, apply_constraint=True):
-        if apply_constraint and (meta.global_mesh_defined() or self.mesh is not None):
-            return with_logical_constraint(self.value, self.get_partition_spec(), rules=self.rules, mesh=self.mesh)
-        return self.value
+    def _constrained_value(self):
+        return with_logical_constraint(self.value, self.get_partition_spec(), rules=self.rules, mesh=self.mesh)
 
 
 def with_logical_partitioning(fn, names, mesh=None, rules=None):
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        return LogicallyPartitioned(fn(*args, **kwargs), names, mesh=mesh, rules=rules)
-    return wrapper
+    return meta._boxing_initializer(fn, LogicallyPartitioned, names=names, mesh=mesh, rules=rules)
