@@ -1,367 +1,338 @@
-# flax.serialization: state dicts of Flax objects and their msgpack encoding, byte-compatible with real Flax's files.
+# flax.serialization: Flax objects as nested state dicts, and those dicts as the msgpack bytes real Flax reads.
 import dataclasses
-import enum
 import threading
-from contextlib import contextmanager
 
 import numpy as np
 
 import jax
 from flax import _msgpack
-from flax.core.frozen_dict import FrozenDict
+from flax.core import FrozenDict
 
-_STATE_DICT_REGISTRY = {}
+# --- State dicts -------------------------------------------------------------------------------------------------
 
-
-class _ErrorContext(threading.local):
-    def __init__(self):
-        self.path = []
-
-
-_error_context = _ErrorContext()
+# type -> (to_state, from_state). Namedtuple classes are recognised by shape, so they share the key _AnyNamedTuple.
+_codecs = {}
+# Names from the root of the object being restored down to the node in hand; per thread, like the restores.
+_restoring = threading.local()
 
 
-@contextmanager
-def _record_path(name):
-    try:
-        _error_context.path.append(name)
-        yield
-    finally:
-        _error_context.path.pop()
+class _AnyNamedTuple:
+    """The one registry key under which all namedtuple classes share their handlers."""
+
+
+def _open_path():
+    names = getattr(_restoring, 'names', None)
+    if names is None:
+        names = _restoring.names = []
+    return names
 
 
 def current_path():
-    """The state-dict path being restored, for error messages."""
-    return '/'.join(_error_context.path)
+    """The '/'-joined names leading to the part of the target being restored (the root is '.')."""
+    return '/'.join(_open_path())
 
 
-class _NamedTuple:
-    """Registry key standing for every namedtuple class."""
+def _struct_codec(cls):
+    """Handlers for one flax.struct dataclass: a dict of its pytree fields; static fields stay the target's."""
+    wanted = [field.name for field in dataclasses.fields(cls)
+              if field.init and field.metadata.get('pytree_node', True)]
 
+    def dump(obj):
+        return {name: to_state_dict(getattr(obj, name)) for name in wanted}
 
-def _is_namedtuple(x):
-    return isinstance(x, tuple) and hasattr(x, '_fields')
-
-
-def _register_flax_dataclass(ty):
-    # Real Flax registers each flax.struct dataclass when it is decorated; shardscope's struct module has no hook
-    # into this one, so the same handlers are made on first use, for exactly the classes flax.struct decorated.
-    data_fields = [f.name for f in dataclasses.fields(ty) if f.init and f.metadata.get('pytree_node', True)]
-
-    def ty_to_state_dict(x):
-        return {name: to_state_dict(getattr(x, name)) for name in data_fields}
-
-    def ty_from_state_dict(x, state):
-        state = state.copy()  # fields are popped as they are restored; what remains is unknown
-        updates = {}
-        for name in data_fields:
-            if name not in state:
-                raise ValueError(f'Missing field {name} in state dict while restoring an instance of {ty.__name__},'
+    def load(obj, state):
+        unclaimed = state.copy()  # entries are taken out as fields claim them; leftovers are unknown fields
+        restored = {}
+        for name in wanted:
+            if name not in unclaimed:
+                raise ValueError(f'Missing field {name} in state dict while restoring an instance of {cls.__name__},'
                                  f' at path {current_path()}')
-            updates[name] = from_state_dict(getattr(x, name), state.pop(name), name=name)
-        if state:
-            names = ','.join(state.keys())
-            raise ValueError(f'Unknown field(s) "{names}" in state dict while restoring an instance of'
-                             f' {ty.__name__} at path {current_path()}')
-        return x.replace(**updates)
+            restored[name] = from_state_dict(getattr(obj, name), unclaimed.pop(name), name=name)
+        if unclaimed:
+            extra = ','.join(unclaimed)
+            raise ValueError(f'Unknown field(s) "{extra}" in state dict while restoring an instance of'
+                             f' {cls.__name__} at path {current_path()}')
+        return obj.replace(**restored)
 
-    _STATE_DICT_REGISTRY[ty] = (ty_to_state_dict, ty_from_state_dict)
-
-
-def _handlers(ty):
-    if ty not in _STATE_DICT_REGISTRY and '_flax_dataclass' in getattr(ty, '__dict__', {}):
-        _register_flax_dataclass(ty)
-    return _STATE_DICT_REGISTRY.get(ty)
+    return dump, load
 
 
-def _registry_key(target):
-    return _NamedTuple if _is_namedtuple(target) else type(target)
+def _codec_for(cls):
+    codec = _codecs.get(cls)
+    # flax.struct cannot import this module, so its dataclasses get handlers when first met here. The marker must
+    # be the class's own: it is set on each class the decorator made, never merely inherited.
+    if codec is None and '_flax_dataclass' in getattr(cls, '__dict__', {}):
+        codec = _codecs[cls] = _struct_codec(cls)
+    return codec
 
 
-def from_state_dict(target, state, name='.'):
-    """A copy of `target` with its state replaced by `state` (a dict from to_state_dict of a like object).
-
-    Only the target's structure is used; leaves of unregistered types are replaced by the state's values."""
-    handlers = _handlers(_registry_key(target))
-    if handlers is None:
-        return state
-    with _record_path(name):
-        return handlers[1](target, state)
+def _codec_of(value):
+    shaped_like_namedtuple = isinstance(value, tuple) and hasattr(value, '_fields')
+    return _codec_for(_AnyNamedTuple if shaped_like_namedtuple else type(value))
 
 
 def to_state_dict(target):
-    """The state of `target` as nested dicts with string keys; leaves of unregistered types are returned as is."""
-    handlers = _handlers(_registry_key(target))
-    if handlers is None:
+    """Nested dicts keyed by str holding what `target` holds. Objects no handler knows are their own state."""
+    codec = _codec_of(target)
+    if codec is None:
         return target
-    state_dict = handlers[0](target)
-    if isinstance(state_dict, dict):
-        for key in state_dict.keys():
-            assert isinstance(key, str), 'A state dict must only have string keys.'
-    return state_dict
+    state = codec[0](target)
+    if isinstance(state, dict):
+        assert all(isinstance(key, str) for key in state), 'A state dict must only have string keys.'
+    return state
 
 
-def is_serializable(target):
-    if not isinstance(target, type):
-        target = type(target)
-    return _handlers(target) is not None
+def from_state_dict(target, state, name='.'):
+    """A copy of `target` holding `state`, a state dict shaped like to_state_dict(target).
+
+    `target` supplies only the structure: where it has a value of an unregistered type, `state`'s value is used."""
+    codec = _codec_of(target)
+    if codec is None:
+        return state
+    names = _open_path()
+    names.append(name)
+    try:
+        return codec[1](target, state)
+    finally:
+        names.pop()
 
 
 def register_serialization_state(ty, ty_to_state_dict, ty_from_state_dict, override=False):
-    """Registers how instances of `ty` become state dicts and are restored from them."""
-    if _handlers(ty) is not None and not override:
+    """Makes instances of `ty` serializable: `ty_to_state_dict(x)` gives the state, `ty_from_state_dict(x, state)`
+    a copy of `x` holding it."""
+    if _codec_for(ty) is not None and not override:
         raise ValueError(f'a serialization handler for "{ty.__name__}" is already registered')
-    _STATE_DICT_REGISTRY[ty] = (ty_to_state_dict, ty_from_state_dict)
+    _codecs[ty] = (ty_to_state_dict, ty_from_state_dict)
 
 
-def _list_state_dict(xs):
-    return {str(i): to_state_dict(x) for i, x in enumerate(xs)}
+def is_serializable(target):
+    return _codec_for(target if isinstance(target, type) else type(target)) is not None
 
 
-def _restore_list(xs, state_dict):
-    if len(state_dict) != len(xs):
+def _sequence_state(items):
+    return {str(index): to_state_dict(item) for index, item in enumerate(items)}
+
+
+def _restore_sequence(items, state):
+    if len(state) != len(items):
         raise ValueError('The size of the list and the state dict do not match,'
-                         f' got {len(xs)} and {len(state_dict)} at path {current_path()}')
-    return [from_state_dict(xs[i], state_dict[str(i)], name=str(i)) for i in range(len(state_dict))]
+                         f' got {len(items)} and {len(state)} at path {current_path()}')
+    return [from_state_dict(item, state[str(index)], name=str(index)) for index, item in enumerate(items)]
 
 
-def _dict_state_dict(xs):
-    str_keys = {str(k) for k in xs.keys()}
-    if len(str_keys) != len(xs):
-        raise ValueError(f'Dict keys do not have a unique string representation: {str_keys} vs given: {xs}')
-    return {str(key): to_state_dict(value) for key, value in xs.items()}
+def _mapping_state(mapping):
+    as_text = {str(key) for key in mapping.keys()}
+    if len(as_text) != len(mapping):
+        raise ValueError(f'Dict keys do not have a unique string representation: {as_text} vs given: {mapping}')
+    return {str(key): to_state_dict(value) for key, value in mapping.items()}
 
 
-def _restore_dict(xs, states):
-    diff = set(map(str, xs.keys())).difference(states.keys())
-    if diff:
+def _require_keys(target, present):
+    absent = set(map(str, target.keys())).difference(present)
+    if absent:
         raise ValueError('The target dict keys and state dict keys do not match, target dict contains keys'
-                         f' {diff} which are not present in state dict at path {current_path()}')
-    return {key: from_state_dict(value, states[str(key)], name=str(key)) for key, value in xs.items()}
+                         f' {absent} which are not present in state dict at path {current_path()}')
 
 
-def _restore_frozen_dict(xs, states):
-    diff = set(map(str, xs.keys())).difference(map(str, states.keys()))
-    if diff:
-        raise ValueError('The target dict keys and state dict keys do not match, target dict contains keys'
-                         f' {diff} which are not present in state dict at path {current_path()}')
-    return FrozenDict({key: from_state_dict(value, states[str(key)], name=key) for key, value in xs.items()})
+def _restore_dict(target, state):
+    _require_keys(target, state.keys())
+    return {key: from_state_dict(value, state[str(key)], name=str(key)) for key, value in target.items()}
 
 
-def _namedtuple_state_dict(nt):
-    return {key: to_state_dict(getattr(nt, key)) for key in nt._fields}
+def _restore_frozen(target, state):
+    _require_keys(target, map(str, state.keys()))
+    return FrozenDict({key: from_state_dict(value, state[str(key)], name=key) for key, value in target.items()})
 
 
-def _restore_namedtuple(xs, state_dict):
-    if set(state_dict.keys()) == {'name', 'fields', 'values'}:
-        # The layout Flax wrote for namedtuples before 2021; Flax still reads it.
-        state_dict = {state_dict['fields'][str(i)]: state_dict['values'][str(i)]
-                      for i in range(len(state_dict['fields']))}
-    sd_keys = set(state_dict.keys())
-    nt_keys = set(xs._fields)
-    if sd_keys != nt_keys:
+def _namedtuple_state(value):
+    return {field: to_state_dict(getattr(value, field)) for field in value._fields}
+
+
+def _restore_namedtuple(value, state):
+    if set(state.keys()) == {'name', 'fields', 'values'}:
+        # Files from before 2021 hold a namedtuple as parallel numbered maps of field names and values.
+        names, values = state['fields'], state['values']
+        state = {names[str(index)]: values[str(index)] for index in range(len(names))}
+    got, expected = set(state.keys()), set(value._fields)
+    if got != expected:
         raise ValueError('The field names of the state dict and the named tuple do not match,'
-                         f' got {sd_keys} and {nt_keys} at path {current_path()}')
-    fields = {k: from_state_dict(getattr(xs, k), v, name=k) for k, v in state_dict.items()}
-    return type(xs)(**fields)
+                         f' got {got} and {expected} at path {current_path()}')
+    restored = {field: from_state_dict(getattr(value, field), sub, name=field) for field, sub in state.items()}
+    return type(value)(**restored)
 
 
-register_serialization_state(dict, _dict_state_dict, _restore_dict)
-register_serialization_state(list, _list_state_dict, _restore_list)
-register_serialization_state(tuple, _list_state_dict, lambda xs, state_dict: tuple(_restore_list(list(xs), state_dict)))
-register_serialization_state(_NamedTuple, _namedtuple_state_dict, _restore_namedtuple)
-# Real Flax registers FrozenDict from flax/core/frozen_dict.py, with the dict handlers' messages.
-register_serialization_state(FrozenDict, _dict_state_dict, _restore_frozen_dict)
+register_serialization_state(dict, _mapping_state, _restore_dict)
+register_serialization_state(FrozenDict, _mapping_state, _restore_frozen)
+register_serialization_state(list, _sequence_state, _restore_sequence)
+register_serialization_state(tuple, _sequence_state, lambda items, state: tuple(_restore_sequence(items, state)))
+register_serialization_state(_AnyNamedTuple, _namedtuple_state, _restore_namedtuple)
+
+# --- msgpack -----------------------------------------------------------------------------------------------------
+# Flax's ext types: 1 an array as msgpack of (shape, dtype name, C-order bytes), 2 a Python complex as msgpack of
+# (real, imag), 3 a numpy scalar with the array payload.
+_EXT_ARRAY = 1
+_EXT_COMPLEX = 2
+_EXT_SCALAR = 3
+
+# One msgpack object holds under 2**31 bytes, so larger arrays go to disk as a dict of flat chunks of at most this.
+MAX_CHUNK_SIZE = 2**30
+_CHUNKED = '__msgpack_chunked_array__'
 
 
-# The file format. An array is ext type 1 holding msgpack of (shape, dtype name, C-order bytes); a numpy scalar is
-# the same payload as ext type 3; a Python complex is ext type 2 holding msgpack of (real, imag).
-
-class _MsgpackExtType(enum.IntEnum):
-    ndarray = 1
-    native_complex = 2
-    npscalar = 3
+class _Bf16Words(np.ndarray):
+    """uint16 words that are really bfloat16 numbers. Files say 'bfloat16' and give each element two bytes, but
+    numpy only knows that type through ml_dtypes, which the embedded interpreter does not ship."""
 
 
-class _BFloat16Bits(np.ndarray):
-    """uint16 bit patterns standing for a bfloat16 array: numpy has no bfloat16 without ml_dtypes, which the
-    embedded interpreter lacks, yet Flax files name the dtype 'bfloat16' and hold two bytes per element."""
-
-
-def _is_jax_array(x):
-    return isinstance(x, jax.Array)
-
-
-def _bfloat16_dtype():
+def _ml_bfloat16():
     try:
-        import ml_dtypes
+        from ml_dtypes import bfloat16
     except ImportError:
         return None
-    return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(bfloat16)
 
 
-def _host_array(x):
-    """A jax array as numpy, keeping bfloat16 (which shardscope's arrays show to numpy as float32) as bfloat16."""
-    if getattr(x, '_dtype_name', None) == 'bfloat16':
-        as_float = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
-        # Truncation is exact: these float32 values are widened bfloat16 values.
-        return (as_float.view(np.uint32) >> 16).astype(np.uint16).view(_BFloat16Bits)
-    return np.array(x)
+def _to_host(array):
+    if getattr(array, '_dtype_name', None) != 'bfloat16':
+        return np.array(array)
+    # shardscope hands bfloat16 to numpy as float32 holding bfloat16 values exactly, so the high half is the value.
+    # np.array copies into C order and, unlike np.ascontiguousarray, leaves a 0-d array 0-d.
+    high = np.array(array, dtype=np.float32).view(np.uint32) >> np.uint32(16)
+    return np.asarray(high, dtype=np.uint16).view(_Bf16Words)
 
 
-def _ndarray_to_bytes(arr):
-    if _is_jax_array(arr):
-        arr = _host_array(arr)
-    if arr.dtype.hasobject or arr.dtype.isalignedstruct:
+def _bf16_to_jax(words):
+    widened = np.asarray(np.asarray(words, dtype=np.uint32) << np.uint32(16))
+    return jax.numpy.asarray(widened.view(np.float32), dtype=jax.numpy.bfloat16)
+
+
+def _array_payload(array):
+    if isinstance(array, jax.Array):
+        array = _to_host(array)
+    if array.dtype.hasobject or array.dtype.isalignedstruct:
         raise ValueError('Object and structured dtypes not supported for serialization of ndarrays.')
-    dtype_name = 'bfloat16' if isinstance(arr, _BFloat16Bits) else arr.dtype.name
-    return _msgpack.packb((arr.shape, dtype_name, np.asarray(arr).tobytes('C')), use_bin_type=True)
+    dtype_name = 'bfloat16' if isinstance(array, _Bf16Words) else array.dtype.name
+    # Through np.asarray so that subclasses such as masked arrays give their underlying data.
+    return _msgpack.packb((array.shape, dtype_name, np.asarray(array).tobytes('C')))
 
 
-def _ndarray_from_bytes(data):
-    shape, dtype_name, buffer = _msgpack.unpackb(data, raw=True)
-    if dtype_name == b'bfloat16' and _bfloat16_dtype() is None:
-        return np.frombuffer(buffer, dtype=np.uint16).reshape(shape, order='C').view(_BFloat16Bits)
-    dtype = _bfloat16_dtype() if dtype_name == b'bfloat16' else np.dtype(dtype_name.decode())
-    return np.frombuffer(buffer, dtype=dtype, count=-1, offset=0).reshape(shape, order='C')
+def _array_from_payload(payload):
+    shape, dtype_name, raw = _msgpack.unpackb(payload, raw=True)
+    if dtype_name != b'bfloat16':
+        dtype = np.dtype(dtype_name.decode())
+    else:
+        dtype = _ml_bfloat16()
+        if dtype is None:
+            return np.frombuffer(raw, dtype=np.uint16).reshape(shape, order='C').view(_Bf16Words)
+    return np.frombuffer(raw, dtype=dtype).reshape(shape, order='C')
 
 
-def _public_bfloat16(bits):
-    """What a restored bfloat16 array becomes without ml_dtypes: a jax bfloat16 array, so its dtype survives."""
-    widened = (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
-    import jax.numpy as jnp
-    return jnp.asarray(widened, dtype=jnp.bfloat16)
+def _encode_ext(value):
+    if isinstance(value, (np.ndarray, jax.Array)):
+        return _msgpack.ExtType(_EXT_ARRAY, _array_payload(value))
+    if isinstance(value, np.generic):
+        return _msgpack.ExtType(_EXT_SCALAR, _array_payload(np.asarray(value)))
+    if isinstance(value, complex):
+        return _msgpack.ExtType(_EXT_COMPLEX, _msgpack.packb((value.real, value.imag)))
+    return value  # unchanged, so the packer reports the type it cannot encode
 
 
-def _msgpack_ext_pack(x):
-    if isinstance(x, np.ndarray) or _is_jax_array(x):
-        return _msgpack.ExtType(_MsgpackExtType.ndarray, _ndarray_to_bytes(x))
-    if isinstance(x, np.generic):
-        return _msgpack.ExtType(_MsgpackExtType.npscalar, _ndarray_to_bytes(np.asarray(x)))
-    elif isinstance(x, complex):
-        return _msgpack.ExtType(_MsgpackExtType.native_complex, _msgpack.packb((x.real, x.imag)))
-    return x
+def _scalar_from_payload(payload):
+    scalar = _array_from_payload(payload)
+    # numpy has no bfloat16 scalar here; the 0-d words become a jax array once the tree is read.
+    return scalar if isinstance(scalar, _Bf16Words) else scalar[()]
 
 
-def _msgpack_ext_unpack(code, data):
-    if code == _MsgpackExtType.ndarray:
-        return _ndarray_from_bytes(data)
-    elif code == _MsgpackExtType.native_complex:
-        complex_tuple = _msgpack.unpackb(data)
-        return complex(complex_tuple[0], complex_tuple[1])
-    elif code == _MsgpackExtType.npscalar:
-        ar = _ndarray_from_bytes(data)
-        # A bfloat16 scalar can only be a 0-d jax array here; it is made one when the tree is finished.
-        return ar if isinstance(ar, _BFloat16Bits) else ar[()]
-    return _msgpack.ExtType(code, data)
+def _complex_from_payload(payload):
+    parts = _msgpack.unpackb(payload)
+    return complex(parts[0], parts[1])
 
 
-# msgpack holds at most 2**31 - 1 bytes in one object, so bigger arrays are written as a dict of flat chunks of at
-# most MAX_CHUNK_SIZE bytes (Flax's margin below the limit).
-MAX_CHUNK_SIZE = 2**30
+_EXT_READERS = {_EXT_ARRAY: _array_from_payload, _EXT_SCALAR: _scalar_from_payload, _EXT_COMPLEX: _complex_from_payload}
 
 
-def _np_convert_in_place(d):
-    if isinstance(d, dict):
-        for k, v in d.items():
-            if _is_jax_array(v):
-                d[k] = _host_array(v)
-            elif isinstance(v, dict):
-                _np_convert_in_place(v)
-    elif _is_jax_array(d):
-        return _host_array(d)
-    return d
+def _decode_ext(code, data):
+    read = _EXT_READERS.get(code)
+    # Ext types of other applications pass through untouched.
+    return _msgpack.ExtType(code, data) if read is None else read(data)
 
 
-def _tuple_to_dict(tpl):
-    return {str(x): y for x, y in enumerate(tpl)}
+def _numbered(items):
+    return {str(index): item for index, item in enumerate(items)}
 
 
-def _dict_to_tuple(dct):
-    return tuple(dct[str(i)] for i in range(len(dct)))
+def _unnumbered(numbered):
+    return tuple(numbered[str(index)] for index in range(len(numbered)))
 
 
-def _chunk(arr):
-    chunksize = max(1, int(MAX_CHUNK_SIZE / arr.dtype.itemsize))
-    data = {'__msgpack_chunked_array__': True, 'shape': _tuple_to_dict(arr.shape)}
-    flatarr = arr.reshape(-1)
-    chunks = [flatarr[i:i + chunksize] for i in range(0, flatarr.size, chunksize)]
-    data['chunks'] = _tuple_to_dict(chunks)
-    return data
+def _split(array):
+    per_chunk = max(1, MAX_CHUNK_SIZE // array.dtype.itemsize)
+    flat = array.reshape(-1)
+    pieces = [flat[start:start + per_chunk] for start in range(0, flat.size, per_chunk)]
+    return {_CHUNKED: True, 'shape': _numbered(array.shape), 'chunks': _numbered(pieces)}
 
 
-def _unchunk(data):
-    assert '__msgpack_chunked_array__' in data
-    shape = _dict_to_tuple(data['shape'])
-    chunks = _dict_to_tuple(data['chunks'])
-    flatarr = np.concatenate([np.asarray(chunk) for chunk in chunks])
-    if chunks and isinstance(chunks[0], _BFloat16Bits):
-        flatarr = flatarr.view(_BFloat16Bits)
-    return flatarr.reshape(shape)
+def _join(chunked):
+    pieces = _unnumbered(chunked['chunks'])
+    flat = np.concatenate([np.asarray(piece) for piece in pieces])
+    if isinstance(pieces[0], _Bf16Words):
+        flat = flat.view(_Bf16Words)
+    return flat.reshape(_unnumbered(chunked['shape']))
 
 
-def _chunk_array_leaves_in_place(d):
-    if isinstance(d, dict):
-        for k, v in d.items():
-            if isinstance(v, np.ndarray):
-                if v.size * v.dtype.itemsize > MAX_CHUNK_SIZE:
-                    d[k] = _chunk(v)
-            elif isinstance(v, dict):
-                _chunk_array_leaves_in_place(v)
-    elif isinstance(d, np.ndarray):
-        if d.size * d.dtype.itemsize > MAX_CHUNK_SIZE:
-            return _chunk(d)
-    return d
+def _for_wire(node):
+    """`node` with jax arrays copied to the host and oversized arrays split, editing dicts in place.
+
+    Only dicts are walked: arrays inside lists are left to _encode_ext, whole (so never chunked)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            node[key] = _for_wire(value)
+        return node
+    if isinstance(node, jax.Array):
+        node = _to_host(node)
+    if isinstance(node, np.ndarray) and node.nbytes > MAX_CHUNK_SIZE:
+        return _split(node)
+    return node
 
 
-def _unchunk_array_leaves_in_place(d):
-    if isinstance(d, dict):
-        if '__msgpack_chunked_array__' in d:
-            return _unchunk(d)
-        for k, v in d.items():
-            if isinstance(v, dict) and '__msgpack_chunked_array__' in v:
-                d[k] = _unchunk(v)
-            elif isinstance(v, dict):
-                _unchunk_array_leaves_in_place(v)
-    return d
-
-
-def _publish_bfloat16_in_place(d):
-    if isinstance(d, _BFloat16Bits):
-        return _public_bfloat16(d)
-    if isinstance(d, (dict, list)):
-        items = d.items() if isinstance(d, dict) else enumerate(d)
-        for k, v in list(items):
-            d[k] = _publish_bfloat16_in_place(v)
-    return d
+def _from_wire(node, may_join=True):
+    """The read tree with chunked arrays joined (in dicts not under a list, the only places they are written) and
+    bfloat16 words turned into jax arrays, editing containers in place."""
+    if may_join and isinstance(node, dict) and _CHUNKED in node:
+        node = _join(node)
+    if isinstance(node, _Bf16Words):
+        return _bf16_to_jax(node)
+    if isinstance(node, dict):
+        for key, value in node.items():
+            node[key] = _from_wire(value, may_join)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            node[index] = _from_wire(value, False)
+    return node
 
 
 def msgpack_serialize(pytree, in_place=False):
-    """The msgpack bytes of a tree of dicts and lists with Python scalars, strings and arrays as leaves.
+    """msgpack bytes of a tree of dicts and lists whose leaves are Python scalars, strings, bytes or arrays.
 
-    Arrays above MAX_CHUNK_SIZE bytes are split into chunks. For other objects use to_bytes."""
+    Arrays over MAX_CHUNK_SIZE bytes inside dicts are written in chunks. Other objects go through to_bytes."""
     if not in_place:
-        # Flax copies through tree_map, which also sorts the keys of the copied dicts.
-        pytree = jax.tree_util.tree_map(lambda x: x, pytree)
-    pytree = _np_convert_in_place(pytree)
-    pytree = _chunk_array_leaves_in_place(pytree)
-    return _msgpack.packb(pytree, default=_msgpack_ext_pack, strict_types=True)
+        # An identity tree_map, as in Flax; its side effect of sorting dict keys decides the bytes, so it stays.
+        pytree = jax.tree_util.tree_map(lambda leaf: leaf, pytree)
+    return _msgpack.packb(_for_wire(pytree), default=_encode_ext, strict_types=True)
 
 
 def msgpack_restore(encoded_pytree):
-    """The tree msgpack_serialize encoded, with numpy arrays as array leaves (bfloat16 ones as jax arrays unless
-    ml_dtypes is installed)."""
-    state_dict = _msgpack.unpackb(encoded_pytree, ext_hook=_msgpack_ext_unpack, raw=False, strict_map_key=False)
-    return _publish_bfloat16_in_place(_unchunk_array_leaves_in_place(state_dict))
+    """The tree msgpack_serialize encoded, arrays as numpy arrays (bfloat16 ones as jax arrays without ml_dtypes)."""
+    tree = _msgpack.unpackb(encoded_pytree, ext_hook=_decode_ext, raw=False, strict_map_key=False)
+    return _from_wire(tree)
 
 
 def from_bytes(target, encoded_bytes):
-    """`target` restored from msgpack bytes that to_bytes made of an object of the same structure."""
-    state_dict = msgpack_restore(encoded_bytes)
-    return from_state_dict(target, state_dict)
+    """Inverse of to_bytes: the bytes' state poured into `target`, which must be built like the saved object."""
+    return from_state_dict(target, msgpack_restore(encoded_bytes))
 
 
 def to_bytes(target):
-    """The msgpack bytes of `target`'s state dict."""
-    state_dict = to_state_dict(target)
-    return msgpack_serialize(state_dict, in_place=True)
+    """Encodes to_state_dict(target) in Flax's msgpack format."""
+    # Not copied first (unlike msgpack_serialize's default), so the file keeps the state dict's own key order.
+    return msgpack_serialize(to_state_dict(target), in_place=True)

@@ -1,5 +1,5 @@
-# flax.training.checkpoints: Flax's legacy single-file msgpack checkpoints, saved, pruned and restored on local disk.
-# Flax now saves through Orbax unless flax.config.flax_use_orbax_checkpointing is False; this is that legacy path.
+# flax.training.checkpoints: Flax's legacy one-file msgpack checkpoints on local disk: save, prune, find, restore.
+# Orbax (Flax's default format) and asynchronous saving are not simulated: their arguments are refused by name.
 import logging
 import os
 import pathlib
@@ -9,296 +9,278 @@ import warnings
 
 import numpy as np
 
-from flax import core, serialization
+import jax
+from flax import core
+from flax import serialization
 
-_logger = logging.getLogger('flax.training.checkpoints')
+_log = logging.getLogger('flax.training.checkpoints')
 
-# Single-group regexps for int or float numerical substrings: with and without the sign.
-SIGNED_FLOAT_RE = re.compile(r'([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)')
-UNSIGNED_FLOAT_RE = re.compile(r'[-+]?((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)')
-# Module name followed by number.
-MODULE_NUM_RE = re.compile(r'(.*)_\d+$')
-SCHEME_RE = re.compile('^(?P<scheme>[a-z][a-z0-9.+-]+://)?(?P<path>.*)', re.I)
+# A number in a file name: digits with an optional fraction, or a bare fraction; then an optional exponent.
+_NUMBER = r'(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?'
+_WITH_SIGN = re.compile(f'([-+]?{_NUMBER})')
+_WITHOUT_SIGN = re.compile(f'[-+]?({_NUMBER})')
+_NUMBERED_MODULE = re.compile(r'(?P<module>.*)_\d+$')
+_URL_SCHEME = re.compile(r'([a-z][a-z0-9+.-]+://)?(.*)', re.IGNORECASE)
 
-MP_ARRAY_POSTFIX = '_gda'
-ORBAX_CKPT_FILENAME = 'checkpoint'
-ORBAX_MANIFEST_OCDBT = 'manifest.ocdbt'
-ORBAX_METADATA_FILENAME = '_METADATA'
-# orbax.checkpoint.utils.TMP_DIR_SUFFIX: half-written Orbax directories are never a checkpoint to restore.
-_ORBAX_TMP_DIR_SUFFIX = '.orbax-checkpoint-tmp-'
+# Companion files of multiprocess arrays, never checkpoints themselves.
+_MULTIPROCESS_SUFFIX = '_gda'
+# Any of these inside a directory makes it an Orbax checkpoint.
+_ORBAX_MARKERS = ('checkpoint', '_METADATA', 'manifest.ocdbt')
+# Orbax's name for a directory it is still writing.
+_ORBAX_UNFINISHED = '.orbax-checkpoint-tmp-'
 
-_ERROR_PAGE = 'https://flax.readthedocs.io/en/latest/api_reference/flax.errors.html'
+_ORBAX_NOTICE = ('Flax Checkpointing will soon be deprecated in favor of Orbax (https://github.com/google/orbax).'
+                 ' Please refer to the Checkpoint Upgrade Guide'
+                 ' (https://flax.readthedocs.io/en/latest/guides/converting_and_upgrading/orbax_upgrade_guide.html)'
+                 ' to self-migrate your code to ocp.')
+_ERRORS_PAGE = 'https://flax.readthedocs.io/en/latest/api_reference/flax.errors.html'
 
 
 class FlaxError(Exception):
+    """Base of Flax's documented errors, whose messages end with a link to their entry in the docs."""
+    __module__ = 'flax.errors'  # where real Flax defines them; the links and tracebacks name it
+
     def __init__(self, message):
-        if _ERROR_PAGE not in message:
-            message = f'{message} ({_ERROR_PAGE}#{type(self).__module__}.{type(self).__name__})'
+        cls = type(self)
+        if _ERRORS_PAGE not in message:
+            message = f'{message} ({_ERRORS_PAGE}#{cls.__module__}.{cls.__name__})'
         super().__init__(message)
 
 
 class InvalidCheckpointError(FlaxError):
-    """A checkpoint cannot be stored in a directory that already has one at the current or a later step; pass
-    overwrite=True to replace them."""
+    """Raised when saving a step at or before the newest checkpoint already in the directory; overwrite=True
+    replaces them instead."""
+    __module__ = 'flax.errors'
 
     def __init__(self, path, step):
         super().__init__(f'Trying to save an outdated checkpoint at step: "{step}" and path: "{path}".')
 
 
 class AlreadyExistsError(FlaxError):
+    """Raised when a save would replace an existing file without overwrite=True."""
+    __module__ = 'flax.errors'
+
     def __init__(self, path):
         super().__init__(f'Trying overwrite an existing file: "{path}".')
 
 
-# Real Flax defines these in flax.errors, whose name their messages' links and tracebacks carry.
-for _error in (FlaxError, InvalidCheckpointError, AlreadyExistsError):
-    _error.__module__ = 'flax.errors'
-del _error
+def _refuse_given(function, **optional):
+    """Raises NotImplementedError naming the first of the Orbax or async arguments that was passed."""
+    for argument, value in optional.items():
+        if value is not None:
+            raise NotImplementedError(f'flax.training.checkpoints.{function}: {argument} is not supported by'
+                                      ' shardscope (only the legacy msgpack checkpoints are simulated)')
 
 
-def _unsupported(function, argument):
-    return NotImplementedError(f'flax.training.checkpoints.{function}: {argument} is not supported by shardscope '
-                               '(only the legacy msgpack checkpoints are simulated)')
+def natural_sort(file_list, signed=True):
+    """`file_list` sorted with the numbers in names compared by value: file_1, file_2, file_10 (and, when
+    `signed`, file_-0.2 before file_0.1)."""
+    number = _WITH_SIGN if signed else _WITHOUT_SIGN
+
+    def key(name):
+        # split() with one group alternates text and the captured numbers, so every odd piece is a number.
+        return [float(piece) if index % 2 else piece for index, piece in enumerate(number.split(name))]
+
+    return sorted(file_list, key=key)
 
 
-def _checkpoint_path(ckpt_dir, step, prefix='checkpoint_'):
-    return os.path.join(ckpt_dir, f'{prefix}{step}')
+def safe_normpath(path):
+    """Normalises a path like os.path.normpath, but keeps a leading scheme (gs://, s3://) from being squashed."""
+    scheme, rest = _URL_SCHEME.match(path).groups()
+    return (scheme or '') + os.path.normpath(rest)
 
 
-def _checkpoint_path_step(path):
-    for s in SIGNED_FLOAT_RE.split(path)[::-1]:
-        if SIGNED_FLOAT_RE.match(s):
-            return float(s)
-    return None
+def _step_file(directory, step, prefix):
+    return os.path.join(directory, f'{prefix}{step}')
 
 
-def _allowempty_listdir(path):
+def _last_number(path):
+    numbers = _WITH_SIGN.findall(path)
+    return float(numbers[-1]) if numbers else None
+
+
+def _listed(directory, prefix, *skipped):
+    """Paths in `directory` whose names match the glob `prefix`*, apart from multiprocess-array companions and
+    names matching a `skipped` glob. A missing directory lists nothing."""
     try:
-        return os.listdir(path)
+        names = os.listdir(directory)
     except FileNotFoundError:
         return []
+    skipped = (f'*{_MULTIPROCESS_SUFFIX}',) + skipped
+    paths = []
+    for name in names:
+        glob = pathlib.PurePath(name)
+        if glob.match(f'{prefix}*') and not any(glob.match(pattern) for pattern in skipped):
+            paths.append(os.path.join(directory, name))
+    return paths
 
 
-def _safe_remove(path):
+def _checkpoints_in(ckpt_dir, prefix):
+    """Finished checkpoints in `ckpt_dir`, oldest first: no save's temporary file, no half-written Orbax one."""
+    directory = os.fspath(ckpt_dir)
+    return natural_sort(_listed(directory, prefix, f'{prefix}tmp', f'*{_ORBAX_UNFINISHED}*'))
+
+
+def _is_orbax(path):
+    return any(os.path.exists(os.path.join(path, marker)) for marker in _ORBAX_MARKERS)
+
+
+def _delete(path):
+    _log.info('Removing checkpoint at %s', path)
     if os.path.isdir(path):
         shutil.rmtree(path)
     else:
         os.remove(path)
 
 
-def _is_orbax_checkpoint(path):
-    return any(os.path.exists(os.path.join(path, name))
-               for name in (ORBAX_CKPT_FILENAME, ORBAX_METADATA_FILENAME, ORBAX_MANIFEST_OCDBT))
+def _reject_outdated(final, staging, base, step):
+    directory, prefix = os.path.split(base)
+    existing = _listed(directory, prefix)
+    if final not in existing:
+        newest_first = natural_sort(existing + [final])[::-1]
+        # A temporary file left by an interrupted save sorts after every step yet is no newer checkpoint.
+        if newest_first[0] == staging:
+            newest_first.pop(0)
+        if newest_first[0] == final:
+            return
+    raise InvalidCheckpointError(final, step)
 
 
-def natural_sort(file_list, signed=True):
-    """Sorts names with numbers in them by value: file_1, file_2, file_10 (and file_-0.2 before file_0.1 when
-    `signed`)."""
-    float_re = SIGNED_FLOAT_RE if signed else UNSIGNED_FLOAT_RE
-
-    def maybe_num(s):
-        return float(s) if float_re.match(s) else s
-
-    def split_keys(s):
-        return [maybe_num(c) for c in float_re.split(s)]
-
-    return sorted(file_list, key=split_keys)
-
-
-def safe_normpath(path):
-    """os.path.normpath that leaves a URL scheme such as gs:// intact."""
-    d = SCHEME_RE.match(path).groupdict()
-    return (d['scheme'] or '') + os.path.normpath(d['path'])
-
-
-def _matching_files(dir_path, prefix):
-    names = [pathlib.PurePath(c) for c in _allowempty_listdir(dir_path)]
-    return [os.path.join(dir_path, c) for c in names if c.match(f'{prefix}*') and not c.match(f'*{MP_ARRAY_POSTFIX}')]
-
-
-def _remove_invalid_ckpts(ckpt_path, base_path, keep, overwrite, keep_every_n_steps):
-    """Removes the checkpoints after this one (when overwriting), then the old ones beyond `keep`, sparing one
-    every `keep_every_n_steps` steps."""
-    dir_path, prefix = os.path.split(base_path)
-    checkpoint_files = natural_sort(_matching_files(dir_path, prefix))
-    if overwrite and ckpt_path in checkpoint_files:
-        ind = checkpoint_files.index(ckpt_path) + 1
-        newer_ckpts = checkpoint_files[ind:]
-        checkpoint_files = checkpoint_files[:ind]
-        for path in newer_ckpts:
-            _logger.info('Removing checkpoint at %s', path)
-            _safe_remove(path)
-    last_kept = -float('inf')
-    if len(checkpoint_files) > keep:
-        for path in checkpoint_files[:-keep]:  # oldest first
-            if keep_every_n_steps:
-                step_number = _checkpoint_path_step(path)
-                # As in Flax, step 0 is falsy and so never spared.
-                if step_number and (step_number - last_kept) >= keep_every_n_steps:
-                    last_kept = step_number
-                    continue
-            _logger.info('Removing checkpoint at %s', path)
-            _safe_remove(path)
-
-
-def _check_overwrite_error(ckpt_tmp_path, ckpt_path, base_path, step):
-    """Raises InvalidCheckpointError if a checkpoint of this step or a later one exists."""
-    dir_path, prefix = os.path.split(base_path)
-    checkpoint_files = _matching_files(dir_path, prefix)
-    if ckpt_path in checkpoint_files:
-        raise InvalidCheckpointError(ckpt_path, step)
-    checkpoint_files.append(ckpt_path)
-    checkpoint_files = natural_sort(checkpoint_files)
-    # A temporary file left by a save interrupted before its rename is not a later checkpoint.
-    if checkpoint_files[-1] == ckpt_tmp_path:
-        checkpoint_files.pop()
-    if ckpt_path != checkpoint_files[-1]:
-        raise InvalidCheckpointError(ckpt_path, step)
-
-
-def _rename(src, dst, overwrite=False):
-    if os.path.exists(dst) and not overwrite:
-        raise AlreadyExistsError(dst)
-    os.replace(src, dst)
-
-
-def _get_checkpoint_paths(ckpt_dir, step, prefix='checkpoint_'):
-    ckpt_dir = safe_normpath(os.fspath(ckpt_dir))
-    _logger.info('Saving checkpoint at step: %s', step)
-    return (_checkpoint_path(ckpt_dir, step, prefix), _checkpoint_path(ckpt_dir, 'tmp', prefix),
-            os.path.join(ckpt_dir, prefix))
+def _prune(final, base, keep, overwrite, keep_every_n_steps):
+    directory, prefix = os.path.split(base)
+    kept = natural_sort(_listed(directory, prefix))
+    if overwrite and final in kept:
+        # Saving an older step over newer ones rewinds the run: the later checkpoints go.
+        end = kept.index(final) + 1
+        for path in kept[end:]:
+            _delete(path)
+        kept = kept[:end]
+    surplus = kept[:-keep] if len(kept) > keep else []
+    last_spared = -float('inf')
+    for path in surplus:  # oldest first, so each spared step is measured from the one spared before it
+        if keep_every_n_steps:
+            step = _last_number(path)
+            # A step of 0 tests false, so it is never spared: Flax behaves the same way.
+            if step and step - last_spared >= keep_every_n_steps:
+                last_spared = step
+                continue
+        _delete(path)
 
 
 def save_checkpoint(ckpt_dir, target, step, prefix='checkpoint_', keep=1, overwrite=False, keep_every_n_steps=None,
                     async_manager=None, orbax_checkpointer=None):
-    """Saves `target`'s state dict as msgpack to `ckpt_dir`/`prefix``step` and returns that path.
+    """Stores to_bytes(target) in the file `prefix``step` under `ckpt_dir`; the file's path is returned.
 
-    The file is written under a temporary name and renamed, so a crash never leaves a partial checkpoint; then the
-    newest `keep` checkpoints are kept (plus one every `keep_every_n_steps` steps). Without `overwrite`, a
-    checkpoint at this or a later step already there raises InvalidCheckpointError."""
-    if async_manager is not None:
-        raise _unsupported('save_checkpoint', 'async_manager')
-    if orbax_checkpointer is not None:
-        raise _unsupported('save_checkpoint', 'orbax_checkpointer')
-    ckpt_path, ckpt_tmp_path, base_path = _get_checkpoint_paths(ckpt_dir, step, prefix)
-    warnings.warn('Flax Checkpointing will soon be deprecated in favor of Orbax (https://github.com/google/orbax).'
-                  ' Please refer to the Checkpoint Upgrade Guide'
-                  ' (https://flax.readthedocs.io/en/latest/guides/converting_and_upgrading/orbax_upgrade_guide.html)'
-                  ' to self-migrate your code to ocp.', DeprecationWarning)
+    Only the newest `keep` checkpoints stay, with one every `keep_every_n_steps` steps among the older ones.
+    Without `overwrite`, a checkpoint already there at this or a later step raises InvalidCheckpointError; with it,
+    this step's file is replaced and later ones are removed."""
+    _refuse_given('save_checkpoint', async_manager=async_manager, orbax_checkpointer=orbax_checkpointer)
+    directory = safe_normpath(os.fspath(ckpt_dir))
+    _log.info('Saving checkpoint at step: %s', step)
+    final = _step_file(directory, step, prefix)
+    staging = _step_file(directory, 'tmp', prefix)
+    base = os.path.join(directory, prefix)
+    warnings.warn(_ORBAX_NOTICE, DeprecationWarning)
     if not overwrite:
-        _check_overwrite_error(ckpt_tmp_path, ckpt_path, base_path, step)
-    data = serialization.to_bytes(target)
-    os.makedirs(os.path.dirname(ckpt_path), exist_ok=True)
-    with open(ckpt_tmp_path, 'wb') as fp:
-        fp.write(data)
-    _rename(ckpt_tmp_path, ckpt_path, overwrite=overwrite)
-    _logger.info('Saved checkpoint at %s', ckpt_path)
-    _remove_invalid_ckpts(ckpt_path, base_path, keep, overwrite, keep_every_n_steps)
-    return ckpt_path
-
-
-def _all_checkpoints(ckpt_dir, prefix='checkpoint_'):
-    ckpt_dir = os.fspath(ckpt_dir)
-    names = [pathlib.PurePath(c) for c in _allowempty_listdir(ckpt_dir)]
-    checkpoint_files = [os.path.join(ckpt_dir, c) for c in names
-                        if c.match(f'{prefix}*') and not c.match(f'{prefix}tmp')
-                        and not c.match(f'*{MP_ARRAY_POSTFIX}') and not c.match(f'*{_ORBAX_TMP_DIR_SUFFIX}*')]
-    return natural_sort(checkpoint_files)
+        _reject_outdated(final, staging, base, step)
+    encoded = serialization.to_bytes(target)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    # Written under the temporary name and then renamed, so a crash never leaves a truncated checkpoint.
+    with open(staging, 'wb') as out:
+        out.write(encoded)
+    if os.path.exists(final) and not overwrite:
+        raise AlreadyExistsError(final)
+    os.replace(staging, final)
+    _log.info('Saved checkpoint at %s', final)
+    _prune(final, base, keep, overwrite, keep_every_n_steps)
+    return final
 
 
 def latest_checkpoint(ckpt_dir, prefix='checkpoint_'):
-    """The path of the newest checkpoint in `ckpt_dir` (natural sort of the names), or None."""
-    checkpoint_files = _all_checkpoints(ckpt_dir, prefix)
-    return checkpoint_files[-1] if checkpoint_files else None
+    """Path of the checkpoint whose name sorts last (numbers by value), None for an empty or missing directory."""
+    found = _checkpoints_in(ckpt_dir, prefix)
+    return found[-1] if found else None
 
 
 def available_steps(ckpt_dir, prefix='checkpoint_', step_type=int):
-    """The steps of the checkpoints in `ckpt_dir`, in order."""
-    steps = []
-    for file in _all_checkpoints(ckpt_dir, prefix):
-        prefix_idx = file.rfind(prefix)
-        steps.append(step_type(file[prefix_idx + len(prefix):]))
-    return steps
+    """Step of each checkpoint in `ckpt_dir` (the name after `prefix`, through `step_type`), ascending."""
+    return [step_type(path[path.rfind(prefix) + len(prefix):]) for path in _checkpoints_in(ckpt_dir, prefix)]
 
 
-def _as_jax_arrays_like(template, state):
-    # Not in Flax, whose legacy restore leaves numpy arrays: where the target held a jax array the restored leaf
-    # becomes one again (placed by jnp.asarray), so a restored TrainState trains and shards like the one saved.
-    # The walk is over state dicts, so from_state_dict still sees Flax's keys, order and mismatches.
-    import jax
-    import jax.numpy as jnp
-    if isinstance(template, dict) and isinstance(state, dict):
-        return {key: _as_jax_arrays_like(template[key], value) if key in template else value
-                for key, value in state.items()}
-    if isinstance(template, jax.Array) and isinstance(state, (np.ndarray, np.generic)):
-        return jnp.asarray(state)
-    return state
+def _source(location, step, prefix):
+    """The file to read, or None when no step was named and there is nothing to restore."""
+    if step is not None:
+        path = _step_file(location, step, prefix)
+        if not os.path.exists(path):
+            raise ValueError(f'Matching checkpoint not found: {path}')
+        return path
+    if not os.path.exists(location):
+        _log.info('Found no checkpoint directory at %s', location)
+        return None
+    if not os.path.isdir(location) or _is_orbax(location):
+        return location
+    newest = latest_checkpoint(location, prefix)
+    if not newest:
+        _log.info('Found no checkpoint files in %s with prefix %s', location, prefix)
+    return newest
+
+
+def _rejax(template, state):
+    # A shardscope addition: with numpy leaves a restored TrainState could not take sharded steps, so each leaf
+    # whose counterpart in the target is a jax array is converted back. Working on the two state dicts leaves every
+    # key mismatch for from_state_dict to report, exactly as it would without this step.
+    if isinstance(template, jax.Array):
+        return jax.numpy.asarray(state) if isinstance(state, (np.ndarray, np.generic)) else state
+    if not (isinstance(template, dict) and isinstance(state, dict)):
+        return state
+    return {key: _rejax(template[key], sub) if key in template else sub for key, sub in state.items()}
 
 
 def restore_checkpoint(ckpt_dir, target, step=None, prefix='checkpoint_', parallel=True, gda_manager=None,
                        allow_partial_mpa_restoration=False, orbax_checkpointer=None, orbax_transforms=None):
-    """Restores the newest checkpoint in `ckpt_dir` (or the one of `step`, or the file `ckpt_dir` names).
+    """Reads a checkpoint: `ckpt_dir` itself when it is a file, else the given `step`, else the newest one.
 
-    With a `target`, returns it rebuilt from the checkpoint's state dict; with target=None, the state dict itself
-    (numpy arrays as leaves). With no step given and no checkpoint found, returns `target` unchanged."""
-    del parallel, allow_partial_mpa_restoration  # a local file is read whole; there are no multiprocess arrays
-    for name, value in (('gda_manager', gda_manager), ('orbax_checkpointer', orbax_checkpointer),
-                        ('orbax_transforms', orbax_transforms)):
-        if value is not None:
-            raise _unsupported('restore_checkpoint', name)
-    ckpt_dir = safe_normpath(os.fspath(ckpt_dir))
-    if step is not None:
-        ckpt_path = _checkpoint_path(ckpt_dir, step, prefix)
-        if not os.path.exists(ckpt_path):
-            raise ValueError(f'Matching checkpoint not found: {ckpt_path}')
-    else:
-        if not os.path.exists(ckpt_dir):
-            _logger.info('Found no checkpoint directory at %s', ckpt_dir)
-            return target
-        if os.path.isdir(ckpt_dir):
-            if _is_orbax_checkpoint(ckpt_dir):
-                ckpt_path = ckpt_dir
-            else:
-                ckpt_path = latest_checkpoint(ckpt_dir, prefix)
-                if not ckpt_path:
-                    _logger.info('Found no checkpoint files in %s with prefix %s', ckpt_dir, prefix)
-                    return target
-        else:
-            ckpt_path = ckpt_dir
-    if _is_orbax_checkpoint(ckpt_path):
-        raise NotImplementedError(f'flax.training.checkpoints.restore_checkpoint: {ckpt_path} is an Orbax checkpoint,'
+    Returns `target` rebuilt from the checkpoint, or with target=None the state dict itself (numpy leaves). When no
+    step is named and nothing is found, `target` comes back unchanged."""
+    del parallel, allow_partial_mpa_restoration  # irrelevant to one local msgpack file without multiprocess arrays
+    _refuse_given('restore_checkpoint', gda_manager=gda_manager, orbax_checkpointer=orbax_checkpointer,
+                  orbax_transforms=orbax_transforms)
+    path = _source(safe_normpath(os.fspath(ckpt_dir)), step, prefix)
+    if path is None:
+        return target
+    if _is_orbax(path):
+        raise NotImplementedError(f'flax.training.checkpoints.restore_checkpoint: {path} is an Orbax checkpoint,'
                                   ' which shardscope cannot read (only the legacy msgpack checkpoints are simulated)')
-    _logger.info('Restoring legacy Flax checkpoint from %s', ckpt_path)
-    with open(ckpt_path, 'rb') as fp:
-        state_dict = serialization.msgpack_restore(fp.read())
+    _log.info('Restoring legacy Flax checkpoint from %s', path)
+    with open(path, 'rb') as source:
+        state = serialization.msgpack_restore(source.read())
     if target is None:
-        return state_dict
-    state_dict = _as_jax_arrays_like(serialization.to_state_dict(target), state_dict)
-    return serialization.from_state_dict(target, state_dict)
+        return state
+    return serialization.from_state_dict(target, _rejax(serialization.to_state_dict(target), state))
 
 
 def convert_pre_linen(params):
-    """Renames pre-Linen submodules (numbered across classes: Conv_0, Dense_1) to Linen's per-class numbering
-    (Conv_0, Dense_0); Linen-style trees come back unchanged."""
-    if not isinstance(params, (dict, core.FrozenDict)):
+    """Params of a pre-Linen model with submodules renumbered the Linen way: pre-Linen counted across classes
+    (Conv_0, Dense_1) where Linen counts per class (Conv_0, Dense_0). Non-mapping values pass through as is."""
+    frozen = isinstance(params, core.FrozenDict)
+    if not (frozen or isinstance(params, dict)):
         return params
-    params_renamed = {}
     counts = {}
-    for name in natural_sort(params.keys()):
-        value = params[name]
-        match = MODULE_NUM_RE.match(name)
-        if match:
-            module = match.group(1)
-            num = counts.get(module, 0)
-            name = f'{module}_{num}'
-            counts[module] = num + 1
-        params_renamed[name] = convert_pre_linen(value)
-    if isinstance(params, core.FrozenDict):
-        params_renamed = core.freeze(params_renamed)
-    return params_renamed
+    renamed = {}
+    for name in natural_sort(params):
+        new_name = name
+        numbered = _NUMBERED_MODULE.match(name)
+        if numbered:
+            module = numbered.group('module')
+            index = counts.get(module, 0)
+            counts[module] = index + 1
+            new_name = f'{module}_{index}'
+        renamed[new_name] = convert_pre_linen(params[name])
+    return core.freeze(renamed) if frozen else renamed
 
 
 def __getattr__(name):
+    # The rest of Flax's module (Orbax and multiprocess helpers) is not simulated, and should say so when named.
     if name.startswith('__'):
         raise AttributeError(name)
     raise NotImplementedError(f'flax.training.checkpoints.{name} is not supported by shardscope')
