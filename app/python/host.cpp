@@ -154,6 +154,10 @@ void stop_interpreter() {
     } catch (const py::error_already_set&) {
       // A user may have closed or replaced the streams; nothing is left to flush then.
     }
+    // The host's own function goes before finalization: a user's objects that outlive it (a reference held
+    // by a library until exit) can keep the runtime module's namespace alive, and with it this function.
+    py::dict runtime = py::module_::import("_shardscope_host_runtime").attr("__dict__");
+    if (runtime.contains("_chain_engine_interrupt")) PyDict_DelItemString(runtime.ptr(), "_chain_engine_interrupt");
   }
   s.interpreter.reset();
   s.stopped = true;
