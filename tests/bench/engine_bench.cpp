@@ -107,8 +107,8 @@ BENCHMARK(BM_PmapVmapDot_8x1250000x3)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 
-// One device's 2048x2048 float32 matmul (the kernel every sharded dot runs locally).
-void BM_Matmul2048(benchmark::State& state) {
+// jit(x @ y) of two 2048x2048 float32 arrays.
+JaxprPtr matmul2048() {
   JaxprBuilder b;
   const Var x = b.arg(Aval::of({2048, 2048}, DType::kFloat32));
   const Var y = b.arg(Aval::of({2048, 2048}, DType::kFloat32));
@@ -117,7 +117,12 @@ void BM_Matmul2048(benchmark::State& state) {
                                                ParamValue::tuple({ParamValue::list({}), ParamValue::list({})})})},
       {"precision", ParamValue::None{}},
       {"preferred_element_type", DType::kFloat32}};
-  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {x, y}, numbers)});
+  return b.build({b.bind1("dot_general", {x, y}, numbers)});
+}
+
+// One device's 2048x2048 float32 matmul.
+void BM_Matmul2048(benchmark::State& state) {
+  const JaxprPtr jaxpr = matmul2048();
   const Mesh mesh = cpu_mesh(1);
   const Sharding one = make_single_device_sharding(mesh.devices().front(), kProfile);
   const Array a = Array::from_host(ramp({2048, 2048}), one, kProfile);
@@ -126,6 +131,24 @@ void BM_Matmul2048(benchmark::State& state) {
       benchmark::Counter(2.0 * 2048 * 2048 * 2048, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+// The same product on a 4x2 mesh, rows of x over 'a' and columns of y over 'b': the contraction stays local,
+// so the engine computes the whole product once and cuts it into the eight blocks.
+void BM_ShardedMatmul2048_4x2(benchmark::State& state) {
+  const JaxprPtr jaxpr = matmul2048();
+  const Mesh mesh = make_mesh({4, 2}, {"a", "b"}, make_device_preset("cpu:8").devices, kProfile,
+                              std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
+  const auto placed = [&](const char* spec) {
+    return Array::from_host(ramp({2048, 2048}), make_named_sharding(mesh, parse_partition_spec(spec), kProfile),
+                            kProfile);
+  };
+  const Array rows = placed("P('a', None)");
+  const Array columns = placed("P(None, 'b')");
+  for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {rows, columns}, {}, kProfile));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * 2048 * 2048 * 2048, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ShardedMatmul2048_4x2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 // A small eager op: x + 1 on a (4, 8) array sharded 8 ways.
 void BM_SmallShardedAdd_4x8(benchmark::State& state) {
