@@ -108,12 +108,15 @@ TEST_CASE("timeit prints IPython's summary line") {
   const std::regex line(
       R"([0-9.e+]+ (s|ms|µs|ns) ± [0-9.e+]+ (s|ms|µs|ns) per loop \(mean ± std\. dev\. of 3 runs, 5 loops each\)\n)");
   const CellResult magic = run_cell("%timeit -n 5 -r 3 sum(range(100))");
+  INFO(magic.stdout_text << magic.error);
   CHECK(magic.ok());
   CHECK(std::regex_match(magic.stdout_text, line));
   const CellResult cell = run_cell("%%timeit -n 5 -r 3 data = list(range(50))\nsorted(data)");
+  INFO(cell.stdout_text << cell.error);
   CHECK(std::regex_match(cell.stdout_text, line));
   // Without -n, loops grow by powers of ten until one batch takes 0.2 s; 7 runs by default.
   const CellResult automatic = run_cell("%timeit sum(range(10))");
+  INFO(automatic.stdout_text << automatic.error);
   CHECK(std::regex_search(automatic.stdout_text, std::regex(R"(of 7 runs, [0-9,]+ loops each\)\n$)")));
   CHECK(std::regex_search(automatic.stdout_text, std::regex(R"(loops each)")));
 }

@@ -186,84 +186,62 @@ def broadcast_target(target, tree):
     return [target] * len(tree_leaves(tree))
 
 
-class DictKey:
+class _KeyEntry:
+    """One step of a key path; subclasses name their single field and how the step prints."""
+    __slots__ = ()
+    _field = ''
+
+    def __init__(self, *args, **kwargs):
+        (value,) = args or (kwargs[self._field],)
+        object.__setattr__(self, self._field, value)
+
+    def _value(self):
+        return getattr(self, self._field)
+
+    def __repr__(self):
+        return f'{type(self).__name__}({self._field}={self._value()!r})'
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._value() == other._value()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._value()))
+
+
+class DictKey(_KeyEntry):
     __slots__ = ('key',)
     __match_args__ = ('key',)
-
-    def __init__(self, key):
-        self.key = key
+    _field = 'key'
 
     def __str__(self):
         return f'[{self.key!r}]'
 
-    def __repr__(self):
-        return f'DictKey(key={self.key!r})'
 
-    def __eq__(self, other):
-        return type(other) is DictKey and self.key == other.key
-
-    def __hash__(self):
-        return hash(('DictKey', self.key))
-
-
-class SequenceKey:
+class SequenceKey(_KeyEntry):
     __slots__ = ('idx',)
     __match_args__ = ('idx',)
-
-    def __init__(self, idx):
-        self.idx = idx
+    _field = 'idx'
 
     def __str__(self):
         return f'[{self.idx!r}]'
 
-    def __repr__(self):
-        return f'SequenceKey(idx={self.idx!r})'
 
-    def __eq__(self, other):
-        return type(other) is SequenceKey and self.idx == other.idx
-
-    def __hash__(self):
-        return hash(('SequenceKey', self.idx))
-
-
-class GetAttrKey:
+class GetAttrKey(_KeyEntry):
     __slots__ = ('name',)
     __match_args__ = ('name',)
-
-    def __init__(self, name):
-        self.name = name
+    _field = 'name'
 
     def __str__(self):
         return f'.{self.name}'
 
-    def __repr__(self):
-        return f'GetAttrKey(name={self.name!r})'
 
-    def __eq__(self, other):
-        return type(other) is GetAttrKey and self.name == other.name
-
-    def __hash__(self):
-        return hash(('GetAttrKey', self.name))
-
-
-class FlattenedIndexKey:
+class FlattenedIndexKey(_KeyEntry):
     __slots__ = ('key',)
     __match_args__ = ('key',)
-
-    def __init__(self, key):
-        self.key = key
+    _field = 'key'
 
     def __str__(self):
         return f'[<flat index {self.key}>]'
-
-    def __repr__(self):
-        return f'FlattenedIndexKey(key={self.key!r})'
-
-    def __eq__(self, other):
-        return type(other) is FlattenedIndexKey and self.key == other.key
-
-    def __hash__(self):
-        return hash(('FlattenedIndexKey', self.key))
 
 
 def _keyed_children(tree):
