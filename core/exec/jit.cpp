@@ -6,11 +6,15 @@
 #include <list>
 
 #include "base/error.h"
+#include "exec/axis_env.h"
 #include "exec/cancellation.h"
+#include "exec/debug_callbacks.h"
 #include "exec/device_assignment.h"
 #include "exec/fusion.h"
 #include "exec/interpreter.h"
+#include "exec/partition_plan.h"
 #include "exec/program_cache.h"
+#include "exec/shard_map.h"
 #include "exec/thread_pool.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
@@ -43,6 +47,12 @@ const Mesh* find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const 
     for (const char* key : {"sharding", "dst_sharding"}) {
       if (const ParamValue* s = find_param(eqn.params, key)) {
         if (const auto* named = s->get_if<NamedSharding>()) return &named->mesh;
+      }
+    }
+    // A shard_map's mesh places the program when nothing else does.
+    if (eqn.primitive->name == "shard_map") {
+      if (const ParamValue* m = find_param(eqn.params, "mesh")) {
+        if (const auto* mesh = m->get_if<Mesh>()) return mesh;
       }
     }
   }
@@ -165,82 +175,31 @@ class PartitionedRun {
     return true;
   }
 
-  void execute(const Eqn& eqn) {
+  void execute(const Eqn& eqn, const EquationPlan& plan) {
+    if (is_debug_effect(eqn)) {  // jax.debug callbacks (no results): exec/debug_callbacks.cpp
+      return run_debug_effect(eqn, mesh_, profile_, [&](const Atom& a) {
+        return PlacedOperand{read(a).layout, read(a).buffers};
+      });
+    }
+    switch (plan.mode) {
+      case EquationMode::kLayoutMove:
+        bind(eqn.outputs[0], moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), plan.produced.at(0), plan.reason));
+        return;
+      case EquationMode::kManual: execute_manual(eqn, plan); return;
+      case EquationMode::kBlocked: execute_blocked(eqn, plan); return;
+      case EquationMode::kWhole: execute_replicated(eqn, plan); return;
+      case EquationMode::kLocal: break;
+    }
     const std::string& name = eqn.primitive->name;
-    const Layout& out_layout = run_.layouts->at(eqn.outputs.at(0).id).layout;
-    // reshard/mesh_cast (explicit mode) move data to their result type's layout the way a constraint does.
-    if (is_layout_constraint(eqn) || name == "reshard" || name == "mesh_cast") {
-      bind(eqn.outputs[0],
-           moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), out_layout, "with_sharding_constraint"));
-      return;
-    }
-    if (eqn.primitive->block_impl) {
-      execute_blocked(eqn);
-      return;
-    }
-    if (eqn.inputs.empty() || !eqn.primitive->impl) {
-      execute_replicated(eqn);
-      return;
-    }
-    const FactorRule rule = factor_rule_for(eqn);
-    // Pass-through factors take the results' axes; reduction factors the axes the operands agree on.
-    std::map<int, std::vector<std::string>> axes;
-    for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
-      const auto from_result = factor_axes(rule.results[r], run_.layouts->at(eqn.outputs[r].id).layout, rule, mesh_);
-      axes.insert(from_result.begin(), from_result.end());
-    }
-    // Factors that need replication are computed whole, whatever layout propagation gave the result.
-    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-      if (rule.kinds[f] == FactorKind::kNeedReplication) axes.erase(static_cast<int>(f));
-    }
     std::vector<Placed> inputs;
-    for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
-    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-      if (rule.kinds[f] != FactorKind::kReduction) continue;
-      std::optional<std::vector<std::string>> agreed;
-      for (std::size_t o = 0; o < rule.operands.size(); ++o) {
-        const auto from_operand = factor_axes(rule.operands[o], inputs[o].layout, rule, mesh_);
-        const auto it = from_operand.find(static_cast<int>(f));
-        if (it == from_operand.end()) continue;
-        agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
-      }
-      axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
-    }
     std::vector<Aval> local_inputs;
-    std::vector<std::string> reduced_axes;
-    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-      if (rule.kinds[f] == FactorKind::kReduction) {
-        const auto& list = axes[static_cast<int>(f)];
-        reduced_axes.insert(reduced_axes.end(), list.begin(), list.end());
-      }
-    }
-    for (std::size_t o = 0; o < inputs.size(); ++o) {
+    for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
       const Aval& aval = atom_aval(eqn.inputs[o]);
-      Layout required(aval.rank());
-      if (o < rule.operands.size()) {
-        for (std::size_t d = 0; d < aval.rank(); ++d) {
-          for (const int f : rule.operands[o][d]) {
-            const auto& list = axes[f];
-            required[d].insert(required[d].end(), list.begin(), list.end());
-            if (mesh_.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
-          }
-        }
-      }
-      inputs[o] = moved(inputs[o], aval, required, name + " operand");
-      local_inputs.push_back(local_aval(aval, required, mesh_));
+      inputs.push_back(moved(read(eqn.inputs[o]), aval, plan.operands.at(o), plan.reason));
+      local_inputs.push_back(local_aval(aval, plan.operands[o], mesh_));
     }
-    // A result dim whose factor needs replication comes out whole even where propagation sharded it (an
-    // output sharding on a nested jit's result): it is cut to the propagated layout after the kernel.
-    std::vector<Layout> produced;
-    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
-      Layout layout = run_.layouts->at(eqn.outputs[r].id).layout;
-      for (std::size_t d = 0; r < rule.results.size() && d < layout.size() && d < rule.results[r].size(); ++d) {
-        for (const int f : rule.results[r][d]) {
-          if (rule.kinds[static_cast<std::size_t>(f)] == FactorKind::kNeedReplication) layout[d].clear();
-        }
-      }
-      produced.push_back(std::move(layout));
-    }
+    const std::vector<Layout>& produced = plan.produced;
+    const std::vector<std::string>& reduced_axes = plan.reduced_axes;
     if (whole_product(eqn, inputs, produced, reduced_axes)) return;
     const Aval local_out = local_aval(eqn.outputs[0].aval, produced.at(0), mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);
@@ -257,12 +216,17 @@ class PartitionedRun {
         outputs[r] =
             all_reduce(mesh_, reduced_axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
       }
-      const Layout& wanted = run_.layouts->at(eqn.outputs[r].id).layout;
-      if (produced[r] == wanted) {
-        bind(eqn.outputs[r], {wanted, outputs[r]});
-      } else {
-        bind(eqn.outputs[r], moved({produced[r], outputs[r]}, eqn.outputs[r].aval, wanted, ""));
-      }
+      bind_produced(eqn.outputs[r], {produced[r], outputs[r]});
+    }
+  }
+
+  // A result as the kernel left it, moved to its propagated layout (a local slice, or the collectives it takes).
+  void bind_produced(const Var& out, Placed placed) {
+    const Layout& wanted = run_.layouts->at(out.id).layout;
+    if (placed.layout == wanted) {
+      bind(out, std::move(placed));
+    } else {
+      bind(out, moved(placed, out.aval, wanted, ""));
     }
   }
 
@@ -296,20 +260,44 @@ class PartitionedRun {
     return true;
   }
 
+  // The operands moved to the layouts the plan gives them.
+  std::vector<Placed> planned_operands(const Eqn& eqn, const EquationPlan& plan) {
+    std::vector<Placed> operands;
+    operands.reserve(eqn.inputs.size());
+    for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      operands.push_back(moved(read(eqn.inputs[i]), atom_aval(eqn.inputs[i]), plan.operands.at(i), plan.reason));
+    }
+    return operands;
+  }
+
+  // shard_map inside the program: operands move to their in_specs, every device runs the body on its own blocks
+  // (the body's collectives logged with the rest), and the results are laid out as the out_specs say.
+  void execute_manual(const Eqn& eqn, const EquationPlan& plan) {
+    const ShardMapSpec spec = shard_map_spec_of(eqn.params);
+    std::vector<DeviceBuffers> locals;
+    for (Placed& operand : planned_operands(eqn, plan)) locals.push_back(std::move(operand.buffers));
+    std::vector<std::pair<std::string, int64_t>> axes;
+    for (const std::string& axis : spec.mesh.axis_names()) axes.emplace_back(axis, spec.mesh.axis_size(axis));
+    const AxisEnvScope scope(axes);
+    const SpmdContext context{&spec.mesh, &run_.log};
+    const std::vector<DeviceBuffers> outputs = evaluate_jaxpr_per_device(shard_map_body(eqn.params), context, locals);
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r)
+      bind_produced(eqn.outputs[r], {plan.produced.at(r), outputs.at(r)});
+  }
+
   // Values whose elements depend on their global position (random bits, split keys): operands are
   // gathered whole (keys are small) and each device computes only its own block of the result; devices
   // holding the same block share one buffer.
-  void execute_blocked(const Eqn& eqn) {
+  void execute_blocked(const Eqn& eqn, const EquationPlan& plan) {
     std::vector<BufferPtr> global_inputs;
     std::vector<Aval> avals;
-    for (const Atom& input : eqn.inputs) {
-      const Aval& aval = atom_aval(input);
-      const Placed whole = moved(read(input), aval, Layout(aval.rank()), eqn.primitive->name + " operand");
-      global_inputs.push_back(whole.buffers.front());
-      avals.push_back(aval);
+    const std::vector<Placed> operands = planned_operands(eqn, plan);
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      global_inputs.push_back(operands[i].buffers.front());
+      avals.push_back(atom_aval(eqn.inputs[i]));
     }
     const Var& out = eqn.outputs.at(0);
-    const Layout& layout = run_.layouts->at(out.id).layout;
+    const Layout& layout = plan.produced.at(0);
     const std::vector<DeviceIndex> blocks =
         devices_indices_map(sharding_of_layout(mesh_, layout, std::nullopt), out.aval.shape, profile_);
     std::map<std::vector<DimSlice>, BufferPtr> computed;
@@ -319,25 +307,20 @@ class PartitionedRun {
       if (!block) block = eqn.primitive->block_impl(global_inputs, avals, eqn.params, entry.index).at(0);
       buffers.push_back(block);
     }
-    bind(out, {layout, buffers});
+    bind_produced(out, {layout, buffers});
   }
 
   // Ops without a factor rule (or values made from nothing) run on the whole value and are then cut.
-  void execute_replicated(const Eqn& eqn) {
+  void execute_replicated(const Eqn& eqn, const EquationPlan& plan) {
     std::vector<BufferPtr> global_inputs;
-    for (const Atom& input : eqn.inputs) {
-      const Aval& aval = atom_aval(input);
-      const Placed gathered = moved(read(input), aval, Layout(aval.rank()), eqn.primitive->name + " operand");
-      global_inputs.push_back(gathered.buffers.front());
-    }
+    for (const Placed& operand : planned_operands(eqn, plan)) global_inputs.push_back(operand.buffers.front());
     std::vector<Aval> avals;
     for (const Atom& input : eqn.inputs) avals.push_back(atom_aval(input));
     if (!eqn.primitive->impl) throw not_implemented_error("primitive '" + eqn.primitive->name + "' has no kernel");
     const std::vector<BufferPtr> results = eqn.primitive->impl(global_inputs, avals, eqn.params);
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
-      const Layout& layout = run_.layouts->at(eqn.outputs[r].id).layout;
       const DeviceBuffers replicated(static_cast<std::size_t>(mesh_.size()), results.at(r));
-      bind(eqn.outputs[r], moved({Layout(eqn.outputs[r].aval.rank()), replicated}, eqn.outputs[r].aval, layout, ""));
+      bind_produced(eqn.outputs[r], {plan.produced.at(r), replicated});
     }
   }
 
@@ -380,6 +363,7 @@ struct MeshPlan {
   // Per argument: where it must move, or nullopt when its shards already are the program's blocks.
   std::vector<std::optional<NamedSharding>> moves;
   std::shared_ptr<const std::vector<FusionGroup>> groups;
+  std::vector<EquationPlan> equations;  // how each equation runs (the decisions lower() prints)
   struct Output {
     Sharding sharding;
     std::vector<Array::Shard> shards;  // devices and indices; no data
@@ -446,6 +430,7 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
     }
   }
   plan.groups = cached_fusion_plan(jaxpr);
+  plan.equations = plan_equations(jaxpr, *plan.layouts, mesh);
   for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
     const Atom& out = jaxpr.outvars[o];
     const Aval& aval = atom_aval(out);
@@ -520,19 +505,34 @@ constexpr std::size_t kPlanCacheEntries = 64;
 
 }  // namespace
 
-JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOptions& options,
                const JaxProfile& profile) {
-  if (args.size() != jaxpr.invars.size()) {
-    throw type_error(options.name + "() takes " + std::to_string(jaxpr.invars.size()) + " arguments, got " +
+  if (args.size() != caller.invars.size()) {
+    throw type_error(options.name + "() takes " + std::to_string(caller.invars.size()) + " arguments, got " +
                      std::to_string(args.size()));
   }
+  // Nested calls (jit inside jit, jax.nn's jitted functions, checkpoint) are partitioned as part of their
+  // caller, so shardings flow through them instead of stopping at a call boundary.
+  std::shared_ptr<const InlinedProgram> inlined;
+  if (any_inlinable_call(caller)) inlined = cached_inlined(caller);
+  const Jaxpr& jaxpr = inlined ? inlined->jaxpr : caller;
   const Mesh* mesh = find_mesh(jaxpr, args, options);
   // A one-device mesh still partitions (trivially): its outputs keep NamedShardings on that mesh.
   if (!mesh) return run_on_one_device(jaxpr, args, options, profile);
 
   static ProgramCache<MeshKey, MeshPlan> plans(kPlanCacheEntries);
-  const std::shared_ptr<const MeshPlan> plan = plans.get(
-      jaxpr, MeshProbe{&args, &options, &profile}, [&] { return plan_mesh_run(jaxpr, args, options, profile, *mesh); });
+  const std::shared_ptr<const MeshPlan> plan = plans.get(jaxpr, MeshProbe{&args, &options, &profile}, [&] {
+    MeshPlan made = plan_mesh_run(jaxpr, args, options, profile, *mesh);
+    if (inlined && !inlined->replaced.empty()) {
+      // The caller's call results (shown by the program view) take the layouts of the values that replaced them.
+      LayoutMap layouts = *made.layouts;
+      for (const auto& [id, atom] : inlined->replaced) {
+        if (const auto* var = std::get_if<Var>(&atom)) layouts[id] = layouts.at(var->id);
+      }
+      made.layouts = std::make_shared<const LayoutMap>(std::move(layouts));
+    }
+    return made;
+  });
 
   JitRun run;
   run.mesh = plan->mesh;
@@ -559,7 +559,8 @@ JitRun run_jit(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOpti
     if (group != nullptr && partitioned.execute_fused(jaxpr, *group)) {
       e = group->end;
     } else {
-      partitioned.execute(jaxpr.eqns[e++]);
+      partitioned.execute(jaxpr.eqns[e], plan->equations[e]);
+      ++e;
     }
   }
 

@@ -6,6 +6,9 @@
 #include <set>
 
 #include "base/error.h"
+#include "exec/partition_plan.h"
+#include "exec/shard_map.h"
+#include "ir/inline_calls.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "propagation/factor_rule.h"
@@ -23,10 +26,6 @@ Aval local_under(const Aval& global, const Layout& layout, const Mesh& mesh) {
   return local;
 }
 
-bool is_prefix(const std::vector<std::string>& prefix, const std::vector<std::string>& of) {
-  return prefix.size() <= of.size() && std::equal(prefix.begin(), prefix.end(), of.begin());
-}
-
 std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeStruct>& args,
                               const LoweringOptions& options) {
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -38,8 +37,15 @@ std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeSt
     }
   }
   for (const Eqn& eqn : jaxpr.eqns) {
-    if (const ParamValue* s = find_param(eqn.params, "sharding")) {
-      if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+    for (const char* key : {"sharding", "dst_sharding"}) {
+      if (const ParamValue* s = find_param(eqn.params, key)) {
+        if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+      }
+    }
+    if (eqn.primitive->name == "shard_map") {
+      if (const ParamValue* m = find_param(eqn.params, "mesh")) {
+        if (const auto* mesh = m->get_if<Mesh>()) return *mesh;
+      }
     }
   }
   for (const auto& s : options.out_shardings) {
@@ -65,100 +71,76 @@ class Planner {
     const auto* var = std::get_if<Var>(&value);
     const int64_t var_id = var == nullptr ? -1 : var->id;
     if (from == to || global.rank() == 0) return;
-    const std::size_t rank = global.rank();
-    for (std::size_t i = 0; i < rank; ++i) {
-      for (std::size_t j = 0; j < rank; ++j) {
-        if (i == j || !is_prefix(to[i], from[i]) || !is_prefix(from[j], to[j])) continue;
-        const std::vector<std::string> leaving(from[i].begin() + static_cast<std::ptrdiff_t>(to[i].size()),
-                                               from[i].end());
-        const std::vector<std::string> arriving(to[j].begin() + static_cast<std::ptrdiff_t>(from[j].size()),
-                                                to[j].end());
-        if (leaving.empty() || leaving != arriving) continue;
-        Layout moved = from;
-        moved[i] = to[i];
-        moved[j] = to[j];
-        if (moved != to) continue;
-        add({equation, CollectiveKind::kAllToAll, leaving, static_cast<int64_t>(j), static_cast<int64_t>(i),
-             local_under(global, from, mesh_), local_under(global, to, mesh_), origin, var_id});
-        return;
-      }
-    }
-    Layout held = from;
-    for (std::size_t d = 0; d < rank; ++d) {
-      std::size_t common = 0;
-      while (common < from[d].size() && common < to[d].size() && from[d][common] == to[d][common]) ++common;
-      for (std::size_t a = from[d].size(); a-- > common;) {
-        const Aval before = local_under(global, held, mesh_);
-        held[d].pop_back();
-        add({equation,
-             CollectiveKind::kAllGather,
-             {from[d][a]},
-             static_cast<int64_t>(d),
-             -1,
-             before,
-             local_under(global, held, mesh_),
-             origin,
-             var_id});
-      }
+    for (const ReshardStep& step : reshard_steps(from, to)) {
+      add({equation, step.kind, step.axes, step.dimension, step.concat_dimension,
+           local_under(global, step.before, mesh_), local_under(global, step.after, mesh_), origin, var_id});
     }
   }
 
+  // The equation's decisions (exec/partition_plan), recorded as the collectives they take.
   void equation(std::size_t index, const Eqn& eqn) {
-    const std::string& name = eqn.primitive->name;
-    const Layout& out_layout = layout_of(eqn.outputs.at(0));
-    if (is_layout_constraint(eqn)) {
-      move(eqn.inputs[0], layout_of(eqn.inputs[0]), out_layout, index, "with_sharding_constraint");
-      return;
+    const EquationPlan decided = plan_equation(eqn, plan_.layouts, mesh_);
+    for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index, decided.reason);
     }
-    if (eqn.inputs.empty() || !eqn.primitive->impl) {
-      for (const Atom& input : eqn.inputs) {
-        move(input, layout_of(input), Layout(atom_aval(input).rank()), index, name + " operand");
+    if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+      const Var& output = eqn.outputs[r];
+      if (!decided.reduced_axes.empty()) {
+        const Aval local = local_under(output.aval, decided.produced.at(r), mesh_);
+        add({index, CollectiveKind::kAllReduce, decided.reduced_axes, -1, -1, local, local,
+             eqn.primitive->name + " partial results", output.id});
       }
-      return;
+      move(Atom{output}, decided.produced.at(r), layout_of(Atom{output}), index, "");
     }
-    const FactorRule rule = factor_rule_for(eqn);
-    std::map<int, std::vector<std::string>> axes;
-    for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
-      const auto from_result = factor_axes(rule.results[r], layout_of(eqn.outputs[r]), rule, mesh_);
-      axes.insert(from_result.begin(), from_result.end());
-    }
-    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-      if (rule.kinds[f] != FactorKind::kReduction) continue;
-      std::optional<std::vector<std::string>> agreed;
-      for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
-        const auto from_operand = factor_axes(rule.operands[o], layout_of(eqn.inputs[o]), rule, mesh_);
-        const auto it = from_operand.find(static_cast<int>(f));
-        if (it == from_operand.end()) continue;
-        agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
-      }
-      axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
-    }
-    std::vector<std::string> reduced_axes;
-    for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-      if (rule.kinds[f] != FactorKind::kReduction) continue;
-      const auto& list = axes[static_cast<int>(f)];
-      reduced_axes.insert(reduced_axes.end(), list.begin(), list.end());
-    }
-    for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
-      const Aval& aval = atom_aval(eqn.inputs[o]);
-      Layout required(aval.rank());
-      if (o < rule.operands.size()) {
-        for (std::size_t d = 0; d < aval.rank(); ++d) {
-          for (const int f : rule.operands[o][d]) {
-            const auto& list = axes[f];
-            required[d].insert(required[d].end(), list.begin(), list.end());
-            if (mesh_.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+  }
+
+  // The collectives a shard_map body calls run per device on the body's (local) types.
+  void body_collectives(std::size_t index, const Jaxpr& body) {
+    for (const Eqn& eqn : body.eqns) {
+      const std::string& name = eqn.primitive->name;
+      if (is_inlinable_call(eqn)) {
+        for (const char* key : {"jaxpr", "call_jaxpr"}) {
+          if (const ParamValue* value = find_param(eqn.params, key)) {
+            if (const auto* ref = value->get_if<ParamValue::JaxprRef>(); ref != nullptr && *ref) {
+              body_collectives(index, **ref);
+              break;
+            }
           }
         }
+        continue;
       }
-      move(eqn.inputs[o], layout_of(eqn.inputs[o]), required, index, name + " operand");
+      const std::optional<CollectiveKind> kind = collective_kind_of(name);
+      if (!kind || eqn.inputs.empty() || eqn.outputs.empty()) continue;
+      const char* axes_key = find_param(eqn.params, "axes") != nullptr ? "axes" : "axis_name";
+      const ParamValue* axes_value = find_param(eqn.params, axes_key);
+      if (axes_value == nullptr) continue;
+      std::vector<std::string> axes;
+      if (const auto* single = axes_value->get_if<std::string>()) axes.push_back(*single);
+      if (const auto* tuple = axes_value->get_if<ParamValue::Tuple>()) {
+        for (const ParamValue& item : tuple->items) {
+          if (const auto* axis = item.get_if<std::string>()) axes.push_back(*axis);
+        }
+      }
+      int64_t dimension = -1;
+      for (const char* key : {"all_gather_dimension", "scatter_dimension", "split_axis"}) {
+        if (const ParamValue* value = find_param(eqn.params, key)) dimension = value->as_int(key);
+      }
+      const auto* out = &eqn.outputs.front();
+      add({index, *kind, axes, dimension, -1, atom_aval(eqn.inputs.front()), out->aval, name + " in shard_map body",
+           out->id});
     }
-    if (reduced_axes.empty()) return;
-    for (const Var& output : eqn.outputs) {
-      const Aval local = local_under(output.aval, layout_of(output), mesh_);
-      add({index, CollectiveKind::kAllReduce, reduced_axes, -1, -1, local, local, name + " partial results",
-           output.id});
+  }
+
+  static std::optional<CollectiveKind> collective_kind_of(const std::string& name) {
+    if (name == "psum" || name == "psum_invariant" || name == "psum2" || name == "pmax" || name == "pmin") {
+      return CollectiveKind::kAllReduce;
     }
+    if (name == "all_gather" || name == "all_gather_invariant") return CollectiveKind::kAllGather;
+    if (name == "reduce_scatter") return CollectiveKind::kReduceScatter;
+    if (name == "all_to_all") return CollectiveKind::kAllToAll;
+    if (name == "ppermute") return CollectiveKind::kCollectivePermute;
+    return std::nullopt;
   }
 
  private:
@@ -229,6 +211,7 @@ PartitionPlan plan_partitioning(const Jaxpr& jaxpr, const std::vector<ShapeDtype
     throw type_error("Computation compiled for " + std::to_string(jaxpr.invars.size()) + " inputs but called with " +
                      std::to_string(args.size()));
   }
+  if (any_inlinable_call(jaxpr)) return plan_partitioning(inline_calls(jaxpr).jaxpr, args, options, profile);
   PartitionPlan plan;
   const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
   if (!mesh || mesh->size() == 1) {
@@ -443,6 +426,8 @@ Lowered::Lowered(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringOpt
                        traced.str_short(false) + " but lowered with " + args_[i].aval().str_short(false));
     }
   }
+  // Nested calls are partitioned, priced and printed as part of their caller (XLA inlines them too).
+  if (any_inlinable_call(*jaxpr_)) jaxpr_ = std::make_shared<const Jaxpr>(inline_calls(*jaxpr_).jaxpr);
   plan_ = plan_partitioning(*jaxpr_, args_, options_, profile_);
 }
 

@@ -57,6 +57,11 @@ std::shared_ptr<const LayoutMap> cached_layouts(const Jaxpr& jaxpr, const Mesh& 
   return cache.get(jaxpr, LayoutProbe{&mesh, &known}, [&] { return propagate_layouts(jaxpr, mesh, known); });
 }
 
+std::shared_ptr<const InlinedProgram> cached_inlined(const Jaxpr& jaxpr) {
+  static ProgramCache<NoKey, InlinedProgram> cache(kCacheEntries);
+  return cache.get(jaxpr, NoKey{}, [&] { return inline_calls(jaxpr); });
+}
+
 std::shared_ptr<const std::vector<FusionGroup>> cached_fusion_plan(const Jaxpr& jaxpr) {
   static ProgramCache<NoKey, std::vector<FusionGroup>> cache(kCacheEntries);
   return cache.get(jaxpr, NoKey{}, [&] { return plan_fusion(jaxpr); });

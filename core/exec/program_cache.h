@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exec/fusion.h"
+#include "ir/inline_calls.h"
 #include "ir/jaxpr.h"
 #include "propagation/auto_propagation.h"
 
@@ -81,6 +82,10 @@ class ProgramCache {
 // propagate_layouts, remembered per (program, mesh, known layouts).
 [[nodiscard]] std::shared_ptr<const LayoutMap> cached_layouts(const Jaxpr& jaxpr, const Mesh& mesh,
                                                               const LayoutMap& known);
+
+// inline_calls, remembered per program (the inlined program keeps one address while cached, for the caches
+// keyed by it).
+[[nodiscard]] std::shared_ptr<const InlinedProgram> cached_inlined(const Jaxpr& jaxpr);
 
 // plan_fusion, remembered per program.
 [[nodiscard]] std::shared_ptr<const std::vector<FusionGroup>> cached_fusion_plan(const Jaxpr& jaxpr);

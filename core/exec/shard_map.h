@@ -56,6 +56,16 @@ std::vector<Atom> bind_shard_map(JaxprBuilder& builder, const JaxprPtr& body, st
 // A shard_map equation's in_specs or out_specs param (TypeError if it holds anything else).
 [[nodiscard]] std::vector<PartitionSpec> shard_map_specs(const Params& params, const std::string& key);
 
+// A shard_map equation's spec (mesh, in_specs, out_specs, check_vma) and body.
+[[nodiscard]] ShardMapSpec shard_map_spec_of(const Params& params);
+[[nodiscard]] const Jaxpr& shard_map_body(const Params& params);
+
+// The layout, in `run_mesh`'s axes, that a shard_map spec gives a value of rank `rank` at the manual boundary
+// (ValueError when the shard_map's mesh orders the devices differently).
+[[nodiscard]] std::vector<std::vector<std::string>> manual_boundary_layout(const PartitionSpec& spec,
+                                                                           const Mesh& spec_mesh, const Mesh& run_mesh,
+                                                                           std::size_t rank);
+
 // The `shard_map` primitive: shape rule from out_specs, a single-device kernel that runs the body on
 // every device of the mesh, params printed as each JAX version names them.
 void register_shard_map_primitive();

@@ -7,11 +7,12 @@
 #include "exec/shard_map.h"
 #include "ir/primitive.h"
 #include "mesh/mesh.h"
+#include "spmd/reshard.h"
 
 namespace shardscope {
 namespace {
 
-const Jaxpr& body_of(const Params& params) {
+const Jaxpr& body_of_params(const Params& params) {
   const auto* ref = param(params, "jaxpr").get_if<ParamValue::JaxprRef>();
   if (ref == nullptr || !*ref) throw type_error("shard_map equation without a jaxpr");
   return **ref;
@@ -49,7 +50,7 @@ ParamValue names_tuple(const std::vector<PartitionSpec>& specs) {
   return ParamValue::Verbatim{python_tuple(dicts)};
 }
 
-ShardMapSpec spec_from_params(const Params& params) {
+ShardMapSpec spec_from_params_impl(const Params& params) {
   ShardMapSpec spec;
   spec.mesh = mesh_of(params);
   spec.in_specs = shard_map_specs(params, "in_specs");
@@ -83,6 +84,15 @@ Params printed_params(const Eqn& eqn, const JaxProfile& profile) {
 }
 
 }  // namespace
+
+ShardMapSpec shard_map_spec_of(const Params& params) { return spec_from_params_impl(params); }
+
+const Jaxpr& shard_map_body(const Params& params) { return body_of_params(params); }
+
+std::vector<std::vector<std::string>> manual_boundary_layout(const PartitionSpec& spec, const Mesh& spec_mesh,
+                                                             const Mesh& run_mesh, std::size_t rank) {
+  return dim_axes_on(NamedSharding{spec_mesh, spec, std::nullopt}, run_mesh, rank);
+}
 
 std::vector<PartitionSpec> shard_map_specs(const Params& params, const std::string& key) {
   std::vector<PartitionSpec> specs;
@@ -118,7 +128,7 @@ void register_shard_map_primitive() {
   p.name = "shard_map";
   p.multiple_results = true;
   p.abstract_eval = [](std::span<const Aval>, const Params& params) {
-    const Jaxpr& body = body_of(params);
+    const Jaxpr& body = body_of_params(params);
     const Mesh& mesh = mesh_of(params);
     const std::vector<PartitionSpec> out_specs = shard_map_specs(params, "out_specs");
     std::vector<Aval> outs;
@@ -129,7 +139,7 @@ void register_shard_map_primitive() {
   };
   // On one device: lay the global values out over the mesh, run every device's body, gather the results.
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval> avals, const Params& params) {
-    const ShardMapSpec spec = spec_from_params(params);
+    const ShardMapSpec spec = spec_from_params_impl(params);
     const JaxProfile profile;
     std::vector<Array> args;
     for (std::size_t i = 0; i < in.size(); ++i) {
@@ -140,7 +150,8 @@ void register_shard_map_primitive() {
     for (const std::string& name : spec.mesh.axis_names()) axes.emplace_back(name, spec.mesh.axis_size(name));
     const AxisEnvScope scope(axes);
     std::vector<BufferPtr> outs;
-    for (const Array& out : run_shard_map(body_of(params), spec, args, profile, nullptr)) outs.push_back(out.gather());
+    for (const Array& out : run_shard_map(body_of_params(params), spec, args, profile, nullptr))
+      outs.push_back(out.gather());
     return outs;
   };
   p.printed_params = printed_params;

@@ -36,6 +36,7 @@ class Propagator {
     for (const Eqn& eqn : jaxpr.eqns) {
       for (const Var& v : eqn.outputs) ensure(v);
       if (is_layout_constraint(eqn)) close_constraint(eqn);
+      if (eqn.primitive->name == "shard_map") close_manual_results(eqn);
     }
     rules_.reserve(jaxpr.eqns.size());
     for (const Eqn& eqn : jaxpr.eqns) rules_.push_back(factor_rule_for(eqn));
@@ -63,6 +64,55 @@ class Propagator {
     state.closed = true;
   }
 
+  // A shard_map's results are laid out as its out_specs say, whatever uses them; its operands are wanted as the
+  // in_specs say, which open operands take (Shardy propagates a manual computation's in_shardings backwards).
+  void close_manual_results(const Eqn& eqn) {
+    const ParamValue* mesh_param = find_param(eqn.params, "mesh");
+    const Mesh* spec_mesh = mesh_param == nullptr ? nullptr : mesh_param->get_if<Mesh>();
+    const auto specs = manual_specs(eqn, "out_specs");
+    if (spec_mesh == nullptr || spec_mesh->devices() != mesh_.devices() || specs.size() != eqn.outputs.size()) return;
+    for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+      TensorLayoutState& state = states_[eqn.outputs[r].id];
+      state.layout = dim_axes_on(NamedSharding{*spec_mesh, specs[r], std::nullopt}, mesh_, eqn.outputs[r].aval.rank());
+      state.closed = true;
+    }
+  }
+
+  bool manual_operands_step(const Eqn& eqn) {
+    const ParamValue* mesh_param = find_param(eqn.params, "mesh");
+    const Mesh* spec_mesh = mesh_param == nullptr ? nullptr : mesh_param->get_if<Mesh>();
+    const auto specs = manual_specs(eqn, "in_specs");
+    if (spec_mesh == nullptr || spec_mesh->devices() != mesh_.devices() || specs.size() != eqn.inputs.size()) {
+      return false;
+    }
+    bool changed = false;
+    for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      const auto* var = std::get_if<Var>(&eqn.inputs[i]);
+      if (var == nullptr) continue;
+      TensorLayoutState& state = states_[var->id];
+      const bool unsharded =
+          std::all_of(state.layout.begin(), state.layout.end(), [](const auto& a) { return a.empty(); });
+      if (state.closed || !unsharded) continue;
+      Layout wanted = dim_axes_on(NamedSharding{*spec_mesh, specs[i], std::nullopt}, mesh_, var->aval.rank());
+      if (wanted != state.layout) {
+        state.layout = std::move(wanted);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  static std::vector<PartitionSpec> manual_specs(const Eqn& eqn, const char* key) {
+    std::vector<PartitionSpec> specs;
+    const ParamValue* value = find_param(eqn.params, key);
+    const auto* items = value == nullptr ? nullptr : value->get_if<ParamValue::Tuple>();
+    if (items == nullptr) return specs;
+    for (const ParamValue& item : items->items) {
+      if (const auto* spec = item.get_if<PartitionSpec>()) specs.push_back(*spec);
+    }
+    return specs;
+  }
+
   std::vector<TensorRef> tensors_of(const Eqn& eqn, const FactorRule& rule) const {
     std::vector<TensorRef> tensors;
     for (std::size_t i = 0; i < eqn.inputs.size() && i < rule.operands.size(); ++i) {
@@ -77,6 +127,7 @@ class Propagator {
 
   bool step(const Eqn& eqn, const FactorRule& rule, int round) {
     const std::string& name = eqn.primitive->name;
+    if (name == "shard_map") return round > 0 && manual_operands_step(eqn);
     if (round == 0 && !cheap_op(name, rule.elementwise)) return false;
     const std::vector<TensorRef> tensors = tensors_of(eqn, rule);
     const std::size_t factor_count = rule.factor_sizes.size();

@@ -111,13 +111,10 @@ NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout, std::op
   return NamedSharding{mesh, PartitionSpec(std::move(entries)), std::move(memory_kind)};
 }
 
-DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout& from, const Layout& to,
-                              const DeviceBuffers& held, const JaxProfile& profile, CommLog* log,
-                              const std::string& origin) {
-  if (from == to) return held;
-  const std::size_t rank = shape.size();
-  DeviceBuffers buffers = held;
-
+std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to) {
+  std::vector<ReshardStep> steps;
+  if (from == to) return steps;
+  const std::size_t rank = from.size();
   // One group of axes leaving the end of dimension i for the end of dimension j: a single all-to-all.
   for (std::size_t i = 0; i < rank; ++i) {
     for (std::size_t j = 0; j < rank; ++j) {
@@ -130,20 +127,38 @@ DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout
       moved[i] = to[i];
       moved[j] = to[j];
       if (moved != to) continue;
-      return all_to_all(mesh, leaving, buffers, static_cast<int64_t>(j), static_cast<int64_t>(i), log, origin);
+      steps.push_back({CollectiveKind::kAllToAll, leaving, static_cast<int64_t>(j), static_cast<int64_t>(i), from, to});
+      return steps;
     }
   }
-
-  // Otherwise gather away every axis that is not a kept prefix of its dimension, then slice locally.
-  Layout kept(rank);
+  // Otherwise gather away every axis that is not a kept prefix of its dimension (the slice to `to` is local).
+  Layout held = from;
   for (std::size_t d = 0; d < rank; ++d) {
     std::size_t common = 0;
     while (common < from[d].size() && common < to[d].size() && from[d][common] == to[d][common]) ++common;
-    kept[d].assign(from[d].begin(), from[d].begin() + static_cast<std::ptrdiff_t>(common));
     // Gathering the minor-most axes first keeps each concatenation in block order.
     for (std::size_t a = from[d].size(); a-- > common;) {
-      buffers = all_gather(mesh, {from[d][a]}, buffers, static_cast<int64_t>(d), true, log, origin);
+      Layout after = held;
+      after[d].pop_back();
+      steps.push_back({CollectiveKind::kAllGather, {from[d][a]}, static_cast<int64_t>(d), -1, held, after});
+      held = std::move(after);
     }
+  }
+  return steps;
+}
+
+DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout& from, const Layout& to,
+                              const DeviceBuffers& held, const JaxProfile& profile, CommLog* log,
+                              const std::string& origin) {
+  if (from == to) return held;
+  DeviceBuffers buffers = held;
+  Layout kept = from;
+  for (const ReshardStep& step : reshard_steps(from, to)) {
+    if (step.kind == CollectiveKind::kAllToAll) {
+      return all_to_all(mesh, step.axes, buffers, step.dimension, step.concat_dimension, log, origin);
+    }
+    buffers = all_gather(mesh, step.axes, buffers, step.dimension, true, log, origin);
+    kept = step.after;
   }
   const std::vector<DeviceIndex> held_index =
       devices_indices_map(sharding_of_layout(mesh, kept, std::nullopt), shape, profile);

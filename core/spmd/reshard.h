@@ -22,6 +22,23 @@ using Layout = std::vector<std::vector<std::string>>;
 [[nodiscard]] NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout,
                                                std::optional<std::string> memory_kind);
 
+// One collective of a move between layouts: what it does, over which axes, along which dimension (the gathered
+// one, or an all-to-all's split dimension with `concat_dimension`), and the layout before and after it.
+struct ReshardStep {
+  CollectiveKind kind = CollectiveKind::kAllGather;
+  std::vector<std::string> axes;
+  int64_t dimension = -1;
+  int64_t concat_dimension = -1;
+  Layout before;
+  Layout after;
+};
+
+// The collectives XLA's partitioner uses to go from `from` to `to`: one all-to-all when a group of axes moves
+// from the end of one dimension to the end of another, otherwise an all-gather of each axis that goes away
+// (minor-most first); axes that only arrive cost a local slice, not a step. Execution (reshard_buffers) and
+// lowering both follow these steps.
+[[nodiscard]] std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to);
+
 // Moves per-device blocks of a `shape` array from layout `from` to layout `to` on `mesh`, choosing the
 // collectives XLA would (see reshard below). Buffers are in mesh order.
 [[nodiscard]] DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout& from, const Layout& to,

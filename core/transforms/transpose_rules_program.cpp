@@ -101,7 +101,11 @@ void register_program_transpose_rules() {
                           }));
   // psum is psum + pbroadcast, so its transpose reduces over the axes again.
   register_transpose_rule("psum", collective_transpose("psum", [](const Params& p) { return p; }));
-  register_transpose_rule("psum2", collective_transpose("psum2", [](const Params& p) { return p; }));
+  // psum2 (a checked body's sum before varying types) transposes to a no-op broadcast: each device keeps its
+  // cotangent once.
+  register_transpose_rule("psum2", collective_transpose("pvary", [](const Params& p) {
+                            return Params{{"axes", param(p, "axes")}};
+                          }));
   register_transpose_rule("psum_invariant", collective_transpose("pvary", [](const Params& p) {
                             return Params{{"axes", param(p, "axes")}};
                           }));

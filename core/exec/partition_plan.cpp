@@ -1,0 +1,155 @@
+// Per-equation partitioning decisions: which layout each operand needs, what the kernel produces, which partial
+// results are reduced, from the op's factor rule and the propagated layouts.
+#include "exec/partition_plan.h"
+
+#include <map>
+#include <optional>
+
+#include "exec/shard_map.h"
+#include "ir/layout_constraint.h"
+#include "ir/primitive.h"
+#include "propagation/factor_rule.h"
+
+namespace shardscope {
+namespace {
+
+std::vector<Layout> result_layouts(const Eqn& eqn, const LayoutMap& layouts) {
+  std::vector<Layout> out;
+  out.reserve(eqn.outputs.size());
+  for (const Var& output : eqn.outputs) out.push_back(layout_in(layouts, Atom{output}));
+  return out;
+}
+
+std::vector<Layout> unsharded_operands(const Eqn& eqn) {
+  std::vector<Layout> out;
+  out.reserve(eqn.inputs.size());
+  for (const Atom& input : eqn.inputs) out.emplace_back(atom_aval(input).rank());
+  return out;
+}
+
+EquationPlan manual_plan(const Eqn& eqn, const Mesh& mesh) {
+  const ShardMapSpec spec = shard_map_spec_of(eqn.params);
+  EquationPlan plan;
+  plan.mode = EquationMode::kManual;
+  plan.reason = "shard_map in_specs";
+  for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+    plan.operands.push_back(
+        manual_boundary_layout(spec.in_specs.at(i), spec.mesh, mesh, atom_aval(eqn.inputs[i]).rank()));
+  }
+  for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+    plan.produced.push_back(manual_boundary_layout(spec.out_specs.at(r), spec.mesh, mesh, eqn.outputs[r].aval.rank()));
+  }
+  return plan;
+}
+
+EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
+  const FactorRule rule = factor_rule_for(eqn);
+  EquationPlan plan;
+  plan.mode = EquationMode::kLocal;
+  plan.reason = eqn.primitive->name + " operand";
+  // Pass-through factors take the results' axes; reduction factors the axes the operands agree on.
+  std::map<int, std::vector<std::string>> axes;
+  for (std::size_t r = 0; r < eqn.outputs.size() && r < rule.results.size(); ++r) {
+    const auto from_result = factor_axes(rule.results[r], layout_in(layouts, Atom{eqn.outputs[r]}), rule, mesh);
+    axes.insert(from_result.begin(), from_result.end());
+  }
+  // Factors that need replication are computed whole, whatever layout propagation gave the result.
+  for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+    if (rule.kinds[f] == FactorKind::kNeedReplication) axes.erase(static_cast<int>(f));
+  }
+  for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+    if (rule.kinds[f] != FactorKind::kReduction) continue;
+    std::optional<std::vector<std::string>> agreed;
+    for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
+      const auto from_operand = factor_axes(rule.operands[o], layout_in(layouts, eqn.inputs[o]), rule, mesh);
+      const auto it = from_operand.find(static_cast<int>(f));
+      if (it == from_operand.end()) continue;
+      agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
+    }
+    axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
+    plan.reduced_axes.insert(plan.reduced_axes.end(), axes[static_cast<int>(f)].begin(),
+                             axes[static_cast<int>(f)].end());
+  }
+  for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
+    const Aval& aval = atom_aval(eqn.inputs[o]);
+    Layout required(aval.rank());
+    if (o < rule.operands.size()) {
+      for (std::size_t d = 0; d < aval.rank() && d < rule.operands[o].size(); ++d) {
+        for (const int f : rule.operands[o][d]) {
+          const auto& list = axes[f];
+          required[d].insert(required[d].end(), list.begin(), list.end());
+          if (mesh.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+        }
+      }
+    }
+    plan.operands.push_back(std::move(required));
+  }
+  // A result dim whose factor needs replication comes out whole even where propagation sharded it (an output
+  // sharding on the result): it is cut to the propagated layout after the kernel.
+  for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+    Layout layout = layout_in(layouts, Atom{eqn.outputs[r]});
+    for (std::size_t d = 0; r < rule.results.size() && d < layout.size() && d < rule.results[r].size(); ++d) {
+      for (const int f : rule.results[r][d]) {
+        if (rule.kinds[static_cast<std::size_t>(f)] == FactorKind::kNeedReplication) layout[d].clear();
+      }
+    }
+    plan.produced.push_back(std::move(layout));
+  }
+  return plan;
+}
+
+}  // namespace
+
+Layout layout_in(const LayoutMap& layouts, const Atom& atom) {
+  const Aval& aval = atom_aval(atom);
+  if (const auto* var = std::get_if<Var>(&atom)) {
+    const auto it = layouts.find(var->id);
+    if (it != layouts.end() && it->second.layout.size() == aval.rank()) return it->second.layout;
+  }
+  return Layout(aval.rank());
+}
+
+EquationPlan plan_equation(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
+  const std::string& name = eqn.primitive->name;
+  if (eqn.outputs.empty()) {
+    // Effects (debug callbacks) read their operands where they are: nothing moves for them.
+    EquationPlan plan;
+    plan.reason = name + " operand";
+    for (const Atom& input : eqn.inputs) plan.operands.push_back(layout_in(layouts, input));
+    return plan;
+  }
+  if (is_layout_constraint(eqn) || name == "reshard" || name == "mesh_cast") {
+    EquationPlan plan;
+    plan.mode = EquationMode::kLayoutMove;
+    plan.reason = "with_sharding_constraint";
+    plan.produced = result_layouts(eqn, layouts);
+    plan.operands = plan.produced;
+    return plan;
+  }
+  if (name == "shard_map" && shard_map_spec_of(eqn.params).mesh.devices() == mesh.devices()) {
+    return manual_plan(eqn, mesh);
+  }
+  if (eqn.primitive->block_impl || eqn.inputs.empty() || !eqn.primitive->impl) {
+    EquationPlan plan;
+    plan.mode = eqn.primitive->block_impl ? EquationMode::kBlocked : EquationMode::kWhole;
+    plan.reason = name + " operand";
+    plan.operands = unsharded_operands(eqn);
+    // Blocked kernels compute each device's own block; whole results are cut to their layouts afterwards.
+    if (plan.mode == EquationMode::kBlocked) {
+      plan.produced = result_layouts(eqn, layouts);
+    } else {
+      for (const Var& output : eqn.outputs) plan.produced.emplace_back(output.aval.rank());
+    }
+    return plan;
+  }
+  return local_plan(eqn, layouts, mesh);
+}
+
+std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh) {
+  std::vector<EquationPlan> plans;
+  plans.reserve(jaxpr.eqns.size());
+  for (const Eqn& eqn : jaxpr.eqns) plans.push_back(plan_equation(eqn, layouts, mesh));
+  return plans;
+}
+
+}  // namespace shardscope

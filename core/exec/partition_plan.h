@@ -1,0 +1,43 @@
+// How the partitioner runs each equation on a mesh, decided from layouts alone: one decision shared by execution
+// (exec/jit.cpp) and lowering (exec/lowering.cpp), so the plan that lower() prints is the plan that runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/jaxpr.h"
+#include "mesh/mesh.h"
+#include "propagation/auto_propagation.h"
+
+namespace shardscope {
+
+enum class EquationMode {
+  kLayoutMove,  // a constraint, device_put, reshard or mesh_cast: the value moves to its result's layout
+  kManual,      // shard_map: operands move to the in_specs, the body runs per device, results come out by out_specs
+  kBlocked,     // values that depend on their global position: whole operands, each device computes its block
+  kWhole,       // no kernel or nothing to shard by: operands gathered, computed once, cut to the result's layout
+  kLocal,       // the kernel runs per device on local blocks; partial results are all-reduced
+};
+
+struct EquationPlan {
+  EquationMode mode = EquationMode::kLocal;
+  // The layout each operand must have when the kernel runs (the operand moves there first, for `reason`).
+  std::vector<Layout> operands;
+  // The layout each result has as the kernel (and the all-reduce) leaves it; it then moves to its propagated one.
+  std::vector<Layout> produced;
+  // Mesh axes the kernel's partial results are summed (or max/min-reduced) over.
+  std::vector<std::string> reduced_axes;
+  // Why operands move: the op that needs them so ("dot_general operand", "shard_map in_specs", ...).
+  std::string reason;
+};
+
+// The layout of a value in `layouts` (a literal or unknown value: unsharded, of its rank).
+[[nodiscard]] Layout layout_in(const LayoutMap& layouts, const Atom& atom);
+
+// The decision for one equation given every value's propagated layout on `mesh`.
+[[nodiscard]] EquationPlan plan_equation(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh);
+
+// The decisions for every equation of `jaxpr`, in order.
+[[nodiscard]] std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh);
+
+}  // namespace shardscope

@@ -1,0 +1,109 @@
+// Call inlining: a body's variables are renamed per call site and its results substituted into the caller.
+#include "ir/inline_calls.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "ir/primitive.h"
+
+namespace shardscope {
+namespace {
+
+// A call's body, under the name its primitive keeps it (null when the equation holds none).
+const Jaxpr* call_body(const Eqn& eqn) {
+  for (const char* key : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+    if (const ParamValue* value = find_param(eqn.params, key)) {
+      if (const auto* ref = value->get_if<ParamValue::JaxprRef>(); ref != nullptr && *ref) return ref->get();
+    }
+  }
+  return nullptr;
+}
+
+class Inliner {
+ public:
+  explicit Inliner(InlinedProgram& out) : out_(out) {}
+
+  // Copies `body`'s equations into the output with `bound` giving the atoms its invars stand for; returns the
+  // atoms its outvars became.
+  std::vector<Atom> splice(const Jaxpr& body, std::map<int64_t, Atom> bound, bool rename) {
+    for (const Eqn& eqn : body.eqns) {
+      std::vector<Atom> inputs;
+      inputs.reserve(eqn.inputs.size());
+      for (const Atom& input : eqn.inputs) inputs.push_back(substituted(input, bound));
+      if (is_inlinable_call(eqn)) {
+        const Jaxpr& callee = *call_body(eqn);
+        std::map<int64_t, Atom> callee_bound;
+        for (std::size_t i = 0; i < callee.constvars.size(); ++i) {
+          // Bodies here have their constants as arguments already; a stray constvar keeps its own identity.
+          callee_bound.emplace(callee.constvars[i].id, Atom{callee.constvars[i]});
+        }
+        for (std::size_t i = 0; i < callee.invars.size(); ++i) callee_bound.emplace(callee.invars[i].id, inputs[i]);
+        const std::vector<Atom> results = splice(callee, std::move(callee_bound), true);
+        for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+          bound[eqn.outputs[r].id] = results[r];
+          if (!rename) out_.replaced.emplace(eqn.outputs[r].id, results[r]);
+        }
+        continue;
+      }
+      Eqn copy;
+      copy.primitive = eqn.primitive;
+      copy.params = eqn.params;
+      copy.inputs = std::move(inputs);
+      for (const Var& output : eqn.outputs) {
+        if (rename) {
+          Var fresh = new_var(output.aval);
+          bound[output.id] = Atom{fresh};
+          copy.outputs.push_back(fresh);
+        } else {
+          copy.outputs.push_back(output);
+        }
+      }
+      out_.jaxpr.eqns.push_back(std::move(copy));
+    }
+    std::vector<Atom> results;
+    results.reserve(body.outvars.size());
+    for (const Atom& out : body.outvars) results.push_back(substituted(out, bound));
+    return results;
+  }
+
+ private:
+  static Atom substituted(const Atom& atom, const std::map<int64_t, Atom>& bound) {
+    if (const auto* var = std::get_if<Var>(&atom)) {
+      const auto it = bound.find(var->id);
+      if (it != bound.end()) return it->second;
+    }
+    return atom;
+  }
+
+  InlinedProgram& out_;
+};
+
+}  // namespace
+
+bool is_inlinable_call(const Eqn& eqn) {
+  static constexpr std::array<std::string_view, 10> kCalls = {
+      "jit",   "pjit",   "closed_call",     "core_call",       "checkpoint",
+      "remat", "remat2", "custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"};
+  const std::string& name = eqn.primitive->name;
+  if (std::find(kCalls.begin(), kCalls.end(), name) == kCalls.end()) return false;
+  const Jaxpr* body = call_body(eqn);
+  // A call whose operands do not line up one to one with its body's arguments is left alone.
+  return body != nullptr && body->invars.size() == eqn.inputs.size() && body->outvars.size() == eqn.outputs.size();
+}
+
+bool any_inlinable_call(const Jaxpr& jaxpr) {
+  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(), [](const Eqn& eqn) { return is_inlinable_call(eqn); });
+}
+
+InlinedProgram inline_calls(const Jaxpr& jaxpr) {
+  InlinedProgram out;
+  out.jaxpr.constvars = jaxpr.constvars;
+  out.jaxpr.invars = jaxpr.invars;
+  Inliner inliner(out);
+  // The caller's own variables keep their ids: layouts and the program view refer to them.
+  out.jaxpr.outvars = inliner.splice(jaxpr, {}, false);
+  return out;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,94 @@
+// Shardings through nested calls and shard_map inside jit: the output shardings JAX gives, no collective JAX
+// would not insert, and gradients through a checked shard_map's psum counted once per device.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "api/transforms.h"
+#include "app/python_test_support.h"
+#include "python/host.h"
+
+using python_test::printed;
+using shardscope::python::run_cell;
+
+namespace {
+
+constexpr const char* kPrelude =
+    "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\n"
+    "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType\n"
+    "mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+    "mesh_xy = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+    "x = jax.device_put(jnp.arange(32.).reshape(8, 4) / 16, NamedSharding(mesh, P('data', None)))\n"
+    "w = jax.device_put(jnp.arange(24.).reshape(4, 6) / 16 - 0.5, NamedSharding(mesh, P(None, 'model')))\n"
+    "expected = np.maximum(np.asarray(x) @ np.asarray(w), 0)\n";
+
+std::size_t collectives_of_last_run() {
+  const auto record = shardscope::api::last_program_run();
+  REQUIRE(record != nullptr);
+  return record->log.records().size();
+}
+
+}  // namespace
+
+TEST_CASE("a jitted activation inside jit keeps the matmul's sharding and moves nothing") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("y = jax.jit(lambda x, w: jax.nn.relu(x @ w))(x, w)\nprint(y.sharding.spec)\n"
+                "print(np.array_equal(np.asarray(y), expected))") == "P('data', 'model')\nTrue\n");
+  CHECK(collectives_of_last_run() == 0);
+  // A user's own jitted helper called inside another jit is partitioned with its caller.
+  CHECK(printed("@jax.jit\ndef helper(a):\n    return jnp.maximum(a, 0.)\n"
+                "y = jax.jit(lambda x, w: helper(x @ w) * 2)(x, w)\nprint(y.sharding.spec)\n"
+                "print(np.array_equal(np.asarray(y), 2 * expected))") == "P('data', 'model')\nTrue\n");
+  CHECK(collectives_of_last_run() == 0);
+  // gelu and softmax are jitted functions in JAX: the row sharding survives them.
+  CHECK(printed("y = jax.jit(lambda x, w: jax.nn.softmax(jax.nn.gelu(x @ w), axis=0))(x, w)\n"
+                "print(y.sharding.spec)") == "P('data', 'model')\n");
+}
+
+TEST_CASE("jnp.where under jit keeps a 2-D sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh_xy, P('x', 'y')))\n"
+                "b = jax.jit(lambda a: jnp.where(a > 3, a, 0.))(a)\nprint(b.sharding.spec)\n"
+                "print(np.array_equal(np.asarray(b), np.where(np.asarray(a) > 3, np.asarray(a), 0.)))") ==
+        "P('x', 'y')\nTrue\n");
+  CHECK(collectives_of_last_run() == 0);
+}
+
+TEST_CASE("jit of shard_map returns the out_specs sharding without gathering its operand") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh_xy, P('x', 'y')))\n"
+                   "f = jax.shard_map(lambda b: b * 2 + lax.axis_index('y'), mesh=mesh_xy, in_specs=P('x', 'y'),\n"
+                   "                  out_specs=P('x', 'y'))\n")
+              .ok());
+  CHECK(printed("eager = f(a)\njitted = jax.jit(f)(a)\nprint(jitted.sharding.spec)\n"
+                "print(np.array_equal(np.asarray(eager), np.asarray(jitted)))") == "P('x', 'y')\nTrue\n");
+  CHECK(collectives_of_last_run() == 0);
+  // The body's psum is the only collective; the result is replicated as out_specs=P() says.
+  CHECK(printed("g = jax.shard_map(lambda b: lax.psum(b.sum(), ('x', 'y')), mesh=mesh_xy, in_specs=P('x', 'y'),\n"
+                "                  out_specs=P())\nr = jax.jit(g)(a)\nprint(r, r.sharding.spec)") == "2016.0 P()\n");
+  CHECK(collectives_of_last_run() == 1);
+  CHECK(printed("print('all-reduce' in jax.jit(g).lower(a).compile().as_text())") == "True\n");
+  // An operand placed otherwise moves to the in_specs first.
+  CHECK(printed("c = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh_xy, P('y', 'x')))\n"
+                "print(np.array_equal(np.asarray(jax.jit(f)(c)), np.asarray(f(c))))") == "True\n");
+}
+
+TEST_CASE("grad through a checked shard_map's psum hands each device its cotangent once") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("m8 = jax.make_mesh((8,), ('x',), axis_types=(AxisType.Auto,))\n"
+                   "def loss(w, v):\n"
+                   "    return jax.shard_map(lambda w, v: lax.psum((w * v).sum(), 'x'), mesh=m8,\n"
+                   "                         in_specs=(P('x'), P('x')), out_specs=P())(w, v)\n"
+                   "wv = jnp.arange(16.) / 16\nvv = jnp.arange(16.) / 4 - 1\n")
+              .ok());
+  CHECK(printed("print(np.array_equal(np.asarray(jax.grad(loss)(wv, vv)), np.asarray(vv)))") == "True\n");
+  CHECK(printed("print(np.array_equal(np.asarray(jax.jit(jax.grad(loss))(wv, vv)), np.asarray(vv)))") == "True\n");
+  CHECK(printed("print(loss(wv, vv) == (np.asarray(wv) * np.asarray(vv)).sum())") == "True\n");
+  // The checked body sums into an invariant value, as JAX 0.11 prints it.
+  const std::string jaxpr = printed("print(jax.make_jaxpr(loss)(wv, vv))");
+  CHECK(jaxpr.find("psum_invariant[axes=('x',)]") != std::string::npos);
+  // An invariant operand is cast to varying first, so it is counted once per device.
+  CHECK(printed("h = jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=m8, in_specs=P(), out_specs=P())\n"
+                "print(h(jnp.float32(1.5)))") == "12.0\n");
+  CHECK(printed("print(jax.make_jaxpr(h)(jnp.float32(1.5)))").find("pvary[axes=('x',)]") != std::string::npos);
+}
