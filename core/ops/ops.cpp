@@ -3,6 +3,8 @@
 
 #include <mutex>
 
+#include "ops/control_flow.h"
+
 namespace shardscope {
 
 void ensure_core_primitives() {
@@ -12,6 +14,7 @@ void ensure_core_primitives() {
     register_structural_primitives();
     register_collective_primitives();
     register_program_primitives();
+    register_control_flow_primitives();
     register_shard_map_primitive();
     register_pmap_primitive();
     register_ad_primitives();

@@ -1,4 +1,5 @@
 // Forward mode: the rule registries and the JVP interpreter that rewrites a jaxpr equation by equation.
+#include "transforms/control_flow_rules.h"
 #include "transforms/autodiff.h"
 
 #include <map>
@@ -102,6 +103,7 @@ void ensure_autodiff_rules() {
     ad::register_structural_transpose_rules();
     ad::register_program_transpose_rules();
     ad::register_mapped_transpose_rules();
+    ad::register_control_flow_ad_rules();
   });
 }
 

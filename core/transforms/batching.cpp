@@ -1,4 +1,5 @@
 // The vmap driver: rule registry, equation-by-equation batching, in_axes/out_axes handling and JAX's errors.
+#include "transforms/control_flow_rules.h"
 #include "transforms/batching.h"
 
 #include <map>
@@ -119,6 +120,7 @@ void ensure_batch_rules() {
     batching::register_structural_batch_rules();
     batching::register_reduction_batch_rules();
     batching::register_program_batch_rules();
+    batching::register_control_flow_batch_rules();
   });
 }
 

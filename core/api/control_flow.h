@@ -1,0 +1,53 @@
+// jax.lax.scan / while_loop / cond / switch and jax.checkpoint over flat user functions: trace the bodies,
+// check their types as JAX does, and bind one control-flow equation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/transforms.h"
+
+namespace shardscope::api {
+
+// `carry_names[i]` describes init leaf i in errors ("the input carry component c[0]"); the body maps
+// (carry..., x...) to (carry..., y...), with as many carry outputs as inputs.
+struct LoopSpec {
+  std::string what = "scan body";  // "scan body" or "while_loop body" in the carry type error
+  std::vector<std::string> carry_names;
+};
+
+struct ScanSpec : LoopSpec {
+  int64_t length = 0;
+  bool reverse = false;
+  int64_t unroll = 1;
+};
+// Returns (final carry..., stacked ys...).
+std::vector<Value> scan(const Function& body, const std::vector<Value>& init, const std::vector<Value>& xs,
+                        const ScanSpec& spec);
+
+std::vector<Value> while_loop(const Function& cond, const Function& body, const std::vector<Value>& init,
+                              const LoopSpec& spec);
+
+struct SwitchSpec {
+  std::string api_name = "cond";          // "cond" or "switch"
+  std::vector<std::string> branch_names;  // "true_fun"/"false_fun", or "branch 0", "branch1", ...
+  std::vector<std::string> branch_infos;  // "f at file.py:3" per branch
+  // " at path [0]" per output leaf of the first branch (or ""), known once that branch is traced.
+  std::function<std::vector<std::string>()> output_paths;
+};
+// `index` is an int32 scalar already clamped to the branches; branches are listed in index order.
+std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,
+                                   const std::vector<Value>& operands, const SwitchSpec& spec);
+
+// jax.checkpoint(f, prevent_cse, policy)(*args): one remat2 equation (policy: its printed text, or none).
+std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,
+                              const std::optional<std::string>& policy);
+
+// The carry type error of scan/while (TypeError text of JAX's _check_carry_type), or nothing when they match.
+[[nodiscard]] std::optional<std::string> carry_type_error(const LoopSpec& spec, const std::vector<Aval>& in,
+                                                          const std::vector<Aval>& out);
+
+}  // namespace shardscope::api
