@@ -195,7 +195,8 @@ class PartitionedRun {
     std::vector<Aval> local_inputs;
     for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
       const Aval& aval = atom_aval(eqn.inputs[o]);
-      inputs.push_back(moved(read(eqn.inputs[o]), aval, plan.operands.at(o), plan.reason));
+      const Placed held = read(eqn.inputs[o]);
+      inputs.push_back(moved(held, aval, plan.operands.at(o), operand_move_reason(plan, o, held.layout)));
       local_inputs.push_back(local_aval(aval, plan.operands[o], mesh_));
     }
     const std::vector<Layout>& produced = plan.produced;
@@ -265,7 +266,9 @@ class PartitionedRun {
     std::vector<Placed> operands;
     operands.reserve(eqn.inputs.size());
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
-      operands.push_back(moved(read(eqn.inputs[i]), atom_aval(eqn.inputs[i]), plan.operands.at(i), plan.reason));
+      const Placed held = read(eqn.inputs[i]);
+      operands.push_back(
+          moved(held, atom_aval(eqn.inputs[i]), plan.operands.at(i), operand_move_reason(plan, i, held.layout)));
     }
     return operands;
   }
@@ -393,28 +396,12 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
         reference = *named;
         reference_rank = var.aval.rank();
       }
-      known[var.id] = {dim_axes_of(*named, var.aval.rank()), true};
+      pin_argument(known, var, *named, i, i < options.in_shardings.size() && options.in_shardings[i]);
     }
   }
-  for (std::size_t o = 0; o < jaxpr.outvars.size() && o < options.out_shardings.size(); ++o) {
-    const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
-    if (var == nullptr || !options.out_shardings[o]) continue;
-    if (const auto* named = std::get_if<NamedSharding>(&*options.out_shardings[o])) {
-      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true};
-    }
-  }
-  // Explicit mode: every value's type names its sharding; propagation only fills in the untyped ones.
+  pin_outputs_and_types(known, jaxpr, options.out_shardings, mesh);
   const bool explicit_mesh =
       std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kExplicit) != mesh.axis_types().end();
-  if (explicit_mesh) {
-    for (const Eqn& eqn : jaxpr.eqns) {
-      for (const Var& out : eqn.outputs) {
-        if (out.aval.dim_axes.size() == out.aval.rank() && !known.contains(out.id)) {
-          known[out.id] = {out.aval.dim_axes, true};
-        }
-      }
-    }
-  }
   plan.layouts = cached_layouts(jaxpr, mesh, known);  // propagation depends on no value
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Var& var = jaxpr.invars[i];

@@ -81,7 +81,8 @@ class Planner {
   void equation(std::size_t index, const Eqn& eqn) {
     const EquationPlan decided = plan_equation(eqn, plan_.layouts, mesh_);
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
-      move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index, decided.reason);
+      move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,
+           operand_move_reason(decided, i, layout_of(eqn.inputs[i])));
     }
     if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
@@ -258,15 +259,9 @@ PartitionPlan plan_partitioning(const Jaxpr& jaxpr, const std::vector<ShapeDtype
       reference = *named;
       reference_rank = var.aval.rank();
     }
-    known[var.id] = {dim_axes_of(*named, var.aval.rank()), true};
+    pin_argument(known, var, *named, i, i < options.in_shardings.size() && options.in_shardings[i]);
   }
-  for (std::size_t o = 0; o < jaxpr.outvars.size() && o < options.out_shardings.size(); ++o) {
-    const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
-    if (var == nullptr || !options.out_shardings[o]) continue;
-    if (const auto* named = std::get_if<NamedSharding>(&*options.out_shardings[o])) {
-      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true};
-    }
-  }
+  pin_outputs_and_types(known, jaxpr, options.out_shardings, *mesh);
   plan.layouts = propagate_layouts(jaxpr, *mesh, known);
   const auto memory_kind = default_memory_kind(mesh->platform(), profile);
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -2,6 +2,7 @@
 // results are reduced, from the op's factor rule and the propagated layouts.
 #include "exec/partition_plan.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -31,7 +32,7 @@ EquationPlan manual_plan(const Eqn& eqn, const Mesh& mesh) {
   const ShardMapSpec spec = shard_map_spec_of(eqn.params);
   EquationPlan plan;
   plan.mode = EquationMode::kManual;
-  plan.reason = "shard_map in_specs";
+  plan.reason = "shard_map in_specs of operand";
   for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
     plan.operands.push_back(
         manual_boundary_layout(spec.in_specs.at(i), spec.mesh, mesh, atom_aval(eqn.inputs[i]).rank()));
@@ -99,6 +100,58 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
 }
 
 }  // namespace
+
+void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& sharding, std::size_t index,
+                  bool from_in_shardings) {
+  const std::string origin =
+      (from_in_shardings ? "in_shardings[" : "argument ") + std::to_string(index) + (from_in_shardings ? "]" : "");
+  known[arg.id] = {dim_axes_of(sharding, arg.aval.rank()), true, origin};
+}
+
+void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
+                           const std::vector<std::optional<Sharding>>& out_shardings, const Mesh& mesh) {
+  for (std::size_t o = 0; o < jaxpr.outvars.size() && o < out_shardings.size(); ++o) {
+    const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
+    if (var == nullptr || !out_shardings[o]) continue;
+    if (const auto* named = std::get_if<NamedSharding>(&*out_shardings[o])) {
+      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true, "out_shardings[" + std::to_string(o) + "]"};
+    }
+  }
+  // Explicit mode: every value's type names its sharding; propagation only fills in the untyped ones.
+  const auto& types = mesh.axis_types();
+  if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    for (const Var& out : eqn.outputs) {
+      if (out.aval.dim_axes.size() == out.aval.rank() && !known.contains(out.id)) {
+        known[out.id] = {out.aval.dim_axes, true, "sharding in types"};
+      }
+    }
+  }
+}
+
+std::string layout_text(const Layout& layout) {
+  std::string text = "P(";
+  for (std::size_t d = 0; d < layout.size(); ++d) {
+    if (d > 0) text += ", ";
+    const auto& axes = layout[d];
+    if (axes.empty()) {
+      text += "None";
+    } else if (axes.size() == 1) {
+      text += "'" + axes.front() + "'";
+    } else {
+      text += "(";
+      for (std::size_t a = 0; a < axes.size(); ++a) text += (a > 0 ? ", '" : "'") + axes[a] + "'";
+      text += ")";
+    }
+  }
+  return text + (layout.size() == 1 && !layout.front().empty() && layout.front().size() > 1 ? ",)" : ")");
+}
+
+std::string operand_move_reason(const EquationPlan& plan, std::size_t operand, const Layout& from) {
+  if (plan.mode == EquationMode::kLayoutMove) return plan.reason;
+  return plan.reason + " " + std::to_string(operand) + ": " + layout_text(from) + " -> " +
+         layout_text(plan.operands.at(operand));
+}
 
 Layout layout_in(const LayoutMap& layouts, const Atom& atom) {
   const Aval& aval = atom_aval(atom);

@@ -2,12 +2,14 @@
 // (exec/jit.cpp) and lowering (exec/lowering.cpp), so the plan that lower() prints is the plan that runs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/jaxpr.h"
 #include "mesh/mesh.h"
 #include "propagation/auto_propagation.h"
+#include "sharding/sharding.h"
 
 namespace shardscope {
 
@@ -30,6 +32,23 @@ struct EquationPlan {
   // Why operands move: the op that needs them so ("dot_general operand", "shard_map in_specs", ...).
   std::string reason;
 };
+
+// Pins an argument's layout before propagation: `sharding` came from in_shardings or from the argument itself.
+void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& sharding, std::size_t index,
+                  bool from_in_shardings);
+
+// Pins what else is fixed before propagation: each out_shardings entry, and on a mesh with Explicit axes every
+// value whose type names its sharding.
+void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
+                           const std::vector<std::optional<Sharding>>& out_shardings, const Mesh& mesh);
+
+// A layout as a PartitionSpec's text: P('data', None), P(('x', 'y'),), P().
+[[nodiscard]] std::string layout_text(const Layout& layout);
+
+// Why operand `operand` moves from `from` to what the plan needs: the op, the operand and both layouts
+// ("dot_general operand 1: P(None, 'model') -> P()"). The same text labels the collective in the run's
+// communication log and in lower()'s plan.
+[[nodiscard]] std::string operand_move_reason(const EquationPlan& plan, std::size_t operand, const Layout& from);
 
 // The layout of a value in `layouts` (a literal or unknown value: unsharded, of its rank).
 [[nodiscard]] Layout layout_in(const LayoutMap& layouts, const Atom& atom);

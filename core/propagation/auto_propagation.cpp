@@ -62,6 +62,7 @@ class Propagator {
     TensorLayoutState& state = states_[eqn.outputs.at(0).id];
     state.layout = dim_axes_on(*sharding, mesh_, eqn.outputs.at(0).aval.rank());
     state.closed = true;
+    state.origin = eqn.primitive->name == "device_put" ? "device_put" : "with_sharding_constraint";
   }
 
   // A shard_map's results are laid out as its out_specs say, whatever uses them; its operands are wanted as the
@@ -75,6 +76,7 @@ class Propagator {
       TensorLayoutState& state = states_[eqn.outputs[r].id];
       state.layout = dim_axes_on(NamedSharding{*spec_mesh, specs[r], std::nullopt}, mesh_, eqn.outputs[r].aval.rank());
       state.closed = true;
+      state.origin = "shard_map out_specs";
     }
   }
 
@@ -96,6 +98,7 @@ class Propagator {
       Layout wanted = dim_axes_on(NamedSharding{*spec_mesh, specs[i], std::nullopt}, mesh_, var->aval.rank());
       if (wanted != state.layout) {
         state.layout = std::move(wanted);
+        state.origin = "shard_map in_specs of operand " + std::to_string(i);
         changed = true;
       }
     }
@@ -191,14 +194,22 @@ class Propagator {
       for (const TensorRef& tensor : tensors) {
         if (tensor.var == nullptr || tensor.is_result != results) continue;
         if (results && !forward_allowed) continue;
-        changed = extend(*tensor.var, *tensor.dims, candidate, rule) || changed;
+        changed = extend(*tensor.var, *tensor.dims, candidate, rule,
+                         [&](int factor) {
+                           const std::size_t source = source_index[static_cast<std::size_t>(factor)];
+                           if (source >= tensors.size()) return name;
+                           if (tensors[source].is_result) return name + " from its result";
+                           return name + " from operand " + std::to_string(source);
+                         }) ||
+                  changed;
       }
     }
     return changed;
   }
 
+  template <typename Describe>
   bool extend(const Var& var, const std::vector<std::vector<int>>& dims,
-              const std::vector<std::vector<std::string>>& candidate, const FactorRule& rule) {
+              const std::vector<std::vector<std::string>>& candidate, const FactorRule& rule, Describe describe) {
     TensorLayoutState& state = states_[var.id];
     if (state.closed) return false;
     bool changed = false;
@@ -207,8 +218,10 @@ class Propagator {
     for (std::size_t d = 0; d < dims.size() && d < state.layout.size(); ++d) {
       // A minor factor's axes only count once the major factors are fully sharded.
       std::vector<std::string> proposed;
+      int first_source = -1;
       for (const int f : dims[d]) {
         const auto& c = candidate[static_cast<std::size_t>(f)];
+        if (first_source < 0 && !c.empty()) first_source = f;
         proposed.insert(proposed.end(), c.begin(), c.end());
         if (mesh_.axes_size(c) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
       }
@@ -227,6 +240,7 @@ class Propagator {
       if (next.size() > current.size()) {
         for (std::size_t k = current.size(); k < next.size(); ++k) used.insert(next[k]);
         current = next;
+        if (first_source >= 0) state.origin = describe(first_source);
         changed = true;
       }
     }

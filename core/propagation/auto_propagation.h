@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 
 #include "ir/jaxpr.h"
 #include "propagation/factor_rule.h"
@@ -12,6 +13,10 @@ namespace shardscope {
 struct TensorLayoutState {
   Layout layout;
   bool closed = false;  // committed inputs, constraints and out_shardings never change
+  // Where the layout came from: "argument 0", "in_shardings[1]", "out_shardings[0]", "with_sharding_constraint",
+  // "shard_map out_specs", "sharding in types", or "<op> from operand 1" / "<op> from its result" for a factor
+  // propagated through an op; empty while nothing shards the value.
+  std::string origin;
 };
 
 // Layouts keyed by variable id.

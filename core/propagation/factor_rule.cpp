@@ -2,7 +2,10 @@
 #include "propagation/factor_rule.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
+#include <string>
 
 #include "ir/primitive.h"
 
@@ -344,28 +347,93 @@ int FactorRule::add_factor(int64_t size, FactorKind kind) {
   return static_cast<int>(factor_sizes.size() - 1);
 }
 
+namespace {
+
+// Concatenation and splitting along `dimension`: every other dim maps one to one; that dim needs replication.
+FactorRule along_dimension_rule(const Eqn& eqn) {
+  const int64_t dimension = find_param(eqn.params, "dimension") != nullptr
+                                ? param(eqn.params, "dimension").as_int("dimension")
+                                : param(eqn.params, "axis").as_int("axis");
+  const Aval& first = atom_aval(eqn.inputs.at(0));
+  FactorRule rule;
+  std::vector<int> shared(first.rank(), -1);
+  for (std::size_t d = 0; d < first.rank(); ++d) {
+    if (static_cast<int64_t>(d) != dimension) shared[d] = rule.add_factor(first.shape[d], FactorKind::kPassThrough);
+  }
+  const auto dims_of = [&](const Aval& aval) {
+    std::vector<std::vector<int>> dims(aval.rank());
+    for (std::size_t d = 0; d < aval.rank(); ++d) {
+      dims[d] = {shared[d] >= 0 ? shared[d] : rule.add_factor(aval.shape[d], FactorKind::kNeedReplication)};
+    }
+    return dims;
+  };
+  for (const Atom& input : eqn.inputs) rule.operands.push_back(dims_of(atom_aval(input)));
+  for (const Var& output : eqn.outputs) rule.results.push_back(dims_of(output.aval));
+  return rule;
+}
+
+using RuleBuilder = FactorRule (*)(const Eqn&);
+
+// Every primitive with a sharding rule, by name (elementwise primitives share one rule and are not listed).
+const std::map<std::string, RuleBuilder>& rules_by_name() {
+  static const std::map<std::string, RuleBuilder> rules = [] {
+    std::map<std::string, RuleBuilder> table;
+    for (const char* name : {"reduce_sum", "reduce_max", "reduce_min"}) {
+      table[name] = [](const Eqn& eqn) { return reduce_rule(eqn, FactorKind::kReduction); };
+    }
+    for (const char* name : {"reduce_prod", "reduce_and", "reduce_or", "reduce_xor", "argmax", "argmin"}) {
+      table[name] = [](const Eqn& eqn) { return reduce_rule(eqn, FactorKind::kNeedReplication); };
+    }
+    table["dot_general"] = dot_general_rule;
+    table["transpose"] = transpose_rule;
+    table["broadcast_in_dim"] = broadcast_rule;
+    table["squeeze"] = squeeze_rule;
+    for (const char* name : {"random_bits", "random_split", "random_fold_in", "threefry2x32"}) {
+      table[name] = random_rule;
+    }
+    table["iota"] = nullary_rule;
+    table["reshape"] = reshape_rule;
+    for (const char* name : {"cumsum", "cumprod", "cummax", "cummin"}) {
+      table[name] = [](const Eqn& eqn) { return along_axis_rule(eqn, param(eqn.params, "axis").as_int("axis")); };
+    }
+    for (const char* name : {"slice", "pad", "rev", "dynamic_slice", "dynamic_update_slice"}) {
+      table[name] = same_rank_rule;
+    }
+    table["concatenate"] = along_dimension_rule;
+    table["split"] = along_dimension_rule;
+    // Computed whole by design: the partitioner gathers their operands (index-driven data movement that
+    // shardscope does not split), and the plan says so with the op's name as the reason.
+    for (const char* name : {"gather", "scatter-add", "scatter", "sort", "argsort", "xla_pmap", "random_seed"}) {
+      table[name] = replicated_rule;
+    }
+    return table;
+  }();
+  return rules;
+}
+
+// Primitives the partitioner handles without a factor rule: layout moves, manual computations and calls
+// inlined into their caller (exec/partition_plan.cpp, ir/inline_calls.cpp), shard_map-only collectives.
+bool partitioned_elsewhere(const std::string& name) {
+  static const std::set<std::string> names = {
+      "sharding_constraint", "device_put",      "reshard",         "mesh_cast", "shard_map", "jit", "pjit", "remat2",
+      "checkpoint",          "custom_jvp_call", "custom_vjp_call", "pvary"};
+  return names.count(name) != 0;
+}
+
+}  // namespace
+
+bool has_factor_rule(const Primitive& primitive) {
+  return primitive.elementwise || static_cast<bool>(primitive.collective_impl) ||
+         rules_by_name().count(primitive.name) != 0 || partitioned_elsewhere(primitive.name);
+}
+
 FactorRule factor_rule_for(const Eqn& eqn) {
   const std::string& name = eqn.primitive->name;
   if (eqn.primitive->elementwise && !eqn.outputs.empty()) return elementwise_rule(eqn);
-  if (name == "reduce_sum" || name == "reduce_max" || name == "reduce_min")
-    return reduce_rule(eqn, FactorKind::kReduction);
-  if (name == "reduce_prod" || name == "reduce_and" || name == "reduce_or" || name == "argmax" || name == "argmin") {
-    return reduce_rule(eqn, FactorKind::kNeedReplication);
-  }
-  if (name == "dot_general") return dot_general_rule(eqn);
-  if (name == "transpose") return transpose_rule(eqn);
-  if (name == "broadcast_in_dim") return broadcast_rule(eqn);
-  if (name == "squeeze") return squeeze_rule(eqn);
-  if (name == "random_bits" || name == "random_split" || name == "random_fold_in" || name == "threefry2x32")
-    return random_rule(eqn);
+  const auto& rules = rules_by_name();
+  if (const auto it = rules.find(name); it != rules.end()) return it->second(eqn);
   if (eqn.inputs.empty()) return nullary_rule(eqn);
-  if (name == "reshape") return reshape_rule(eqn);
-  if (name == "cumsum" || name == "cumprod" || name == "cummax" || name == "cummin") {
-    return along_axis_rule(eqn, param(eqn.params, "axis").as_int("axis"));
-  }
-  if (name == "slice" || name == "pad" || name == "rev" || name == "dynamic_slice" || name == "dynamic_update_slice") {
-    return same_rank_rule(eqn);
-  }
+  // Unknown to the partitioner (has_factor_rule is false; a registry test fails for it): computed whole.
   return replicated_rule(eqn);
 }
 

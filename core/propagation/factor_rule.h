@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/jaxpr.h"
+#include "ir/primitive.h"
 
 namespace shardscope {
 
@@ -26,7 +27,11 @@ struct FactorRule {
 };
 
 // The rule of an equation's primitive; primitives without a rule get need-replication factors on every
-// dim (correct values, no sharding through them).
+// dim (correct values, no sharding through them), and has_factor_rule says they lack one.
 [[nodiscard]] FactorRule factor_rule_for(const Eqn& eqn);
+
+// Whether the partitioner knows how to shard the primitive: a factor rule, elementwise, a collective, or handled
+// by the plan itself (constraints, shard_map, inlined calls). A registry test requires it of every primitive.
+[[nodiscard]] bool has_factor_rule(const Primitive& primitive);
 
 }  // namespace shardscope

@@ -3,6 +3,7 @@
 
 #include "ir/primitive.h"
 #include "ops/ops.h"
+#include "propagation/factor_rule.h"
 
 using namespace shardscope;
 
@@ -36,5 +37,13 @@ TEST_CASE("elementwise primitives say so, so sharding propagation maps their dim
   for (const char* name : {"dot_general", "reduce_sum", "broadcast_in_dim", "psum", "jit"}) {
     CAPTURE(name);
     CHECK_FALSE(find_primitive(name)->elementwise);
+  }
+}
+
+TEST_CASE("every primitive has a sharding rule: nothing falls back to replicated unnoticed") {
+  ensure_core_primitives();
+  for (const Primitive* primitive : all_primitives()) {
+    CAPTURE(primitive->name);
+    CHECK(has_factor_rule(*primitive));
   }
 }
