@@ -117,6 +117,62 @@ std::optional<ColorMap> color_map_from_python(const py::object& color_map) {
   });
 }
 
+std::optional<Sharding> engine_sharding(const py::handle& object) {
+  if (py::isinstance<NamedSharding>(object)) return Sharding(object.cast<NamedSharding>());
+  if (py::isinstance<SingleDeviceSharding>(object)) return Sharding(object.cast<SingleDeviceSharding>());
+  return std::nullopt;
+}
+
+py::dict indices_dict(const std::vector<DeviceIndex>& entries) {
+  py::dict out;
+  for (const DeviceIndex& entry : entries) out[py::cast(entry.device)] = index_tuple(entry.index);
+  return out;
+}
+
+py::set device_py_set(const std::vector<Device>& devices) {
+  py::set set;
+  for (const Device& d : devices) set.add(py::cast(d));
+  return set;
+}
+
+// The Sharding API both concrete sharding classes share; each method converts and asks core.
+template <typename Concrete>
+void add_sharding_queries(py::class_<Concrete>& cls) {
+  cls.def_property_readonly("num_devices", [](const Concrete& s) { return num_devices(s); })
+      .def_property_readonly("device_set", [](const Concrete& s) { return device_py_set(sharding_devices(s)); })
+      .def_property_readonly("addressable_devices",
+                             [](const Concrete& s) { return device_py_set(addressable_devices(s)); })
+      .def_property_readonly("is_fully_addressable", [](const Concrete& s) { return is_fully_addressable(s); })
+      .def_property_readonly("is_fully_replicated", [](const Concrete& s) { return is_fully_replicated(s); })
+      .def_property_readonly("_device_assignment",
+                             [](const Concrete& s) { return py::tuple(py::cast(sharding_devices(s))); })
+      .def_property_readonly("_addressable_device_assignment",
+                             [](const Concrete& s) { return py::tuple(py::cast(addressable_devices(s))); })
+      .def(
+          "shard_shape",
+          [](const Concrete& s, const Shape& shape) { return int_tuple(shard_shape(s, shape, profile())); },
+          py::arg("global_shape"))
+      .def(
+          "devices_indices_map",
+          [](const Concrete& s, const Shape& shape) { return indices_dict(devices_indices_map(s, shape, profile())); },
+          py::arg("global_shape"))
+      .def(
+          "addressable_devices_indices_map",
+          [](const Concrete& s, const Shape& shape) {
+            return indices_dict(addressable_devices_indices_map(s, shape, profile()));
+          },
+          py::arg("global_shape"))
+      .def(
+          "is_equivalent_to",
+          [](const Concrete& s, const py::object& other, std::size_t ndim) {
+            std::optional<Sharding> theirs = engine_sharding(other);
+            if (!theirs && py::hasattr(other, "_to_named")) theirs = engine_sharding(other.attr("_to_named")(ndim));
+            if (!theirs) return false;
+            return is_equivalent_to(s, *theirs, ndim, profile());
+          },
+          py::arg("other"), py::arg("ndim"));
+}
+
 void bind_devices(py::module_& m) {
   py::class_<Device>(m, "Device")
       .def_property_readonly("id", [](const Device& d) { return d.id; })
@@ -225,7 +281,8 @@ void bind_shardings(py::module_& m) {
              return false;
            })
       .def("__hash__", [](const PartitionSpec& spec) { return py::hash(spec_entries(spec)); });
-  py::class_<NamedSharding>(m, "NamedSharding")
+  py::class_<NamedSharding> named(m, "NamedSharding");
+  named
       .def(py::init([](const Mesh& mesh, const PartitionSpec& spec, std::optional<std::string> memory_kind) {
              return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
            }),
@@ -239,26 +296,9 @@ void bind_shardings(py::module_& m) {
       .def_property_readonly("mesh", [](const NamedSharding& s) { return s.mesh; })
       .def_property_readonly("spec", [](const NamedSharding& s) { return s.spec; })
       .def_property_readonly("memory_kind", [](const NamedSharding& s) { return s.memory_kind; })
-      .def_property_readonly("is_fully_replicated", [](const NamedSharding& s) { return is_fully_replicated(s); })
-      .def_property_readonly("device_set",
-                             [](const NamedSharding& s) {
-                               py::set set;
-                               for (const Device& d : sharding_devices(s)) set.add(py::cast(d));
-                               return set;
-                             })
       .def("with_memory_kind",
            [](const NamedSharding& s, const std::string& kind) {
              return make_named_sharding(s.mesh, s.spec, profile(), kind);
-           })
-      .def("shard_shape",
-           [](const NamedSharding& s, const Shape& shape) { return int_tuple(shard_shape(s, shape, profile())); })
-      .def("devices_indices_map",
-           [](const NamedSharding& s, const Shape& shape) {
-             py::dict out;
-             for (const DeviceIndex& entry : devices_indices_map(s, shape, profile())) {
-               out[py::cast(entry.device)] = index_tuple(entry.index);
-             }
-             return out;
            })
       .def("__repr__", [](const NamedSharding& s) { return sharding_repr(s, profile()); })
       .def("__eq__",
@@ -266,27 +306,25 @@ void bind_shardings(py::module_& m) {
              return py::isinstance<NamedSharding>(b) && a == b.cast<NamedSharding>();
            })
       .def("__hash__", [](const NamedSharding& s) { return py::hash(py::str(sharding_repr(s, profile()))); });
-  py::class_<SingleDeviceSharding>(m, "SingleDeviceSharding")
+  add_sharding_queries(named);
+  py::class_<SingleDeviceSharding> single(m, "SingleDeviceSharding");
+  single
       .def(py::init([](const Device& device, std::optional<std::string> memory_kind) {
              return make_single_device_sharding(device, profile(), std::move(memory_kind));
            }),
            py::arg("device"), py::kw_only(), py::arg("memory_kind") = py::none())
       .def_property_readonly("memory_kind", [](const SingleDeviceSharding& s) { return s.memory_kind; })
-      .def_property_readonly("is_fully_replicated", [](const SingleDeviceSharding&) { return true; })
-      .def_property_readonly("device_set",
-                             [](const SingleDeviceSharding& s) {
-                               py::set set;
-                               set.add(py::cast(s.device));
-                               return set;
-                             })
       .def("with_memory_kind",
            [](const SingleDeviceSharding& s, const std::string& kind) {
              return make_single_device_sharding(s.device, profile(), kind);
            })
       .def("__repr__", [](const SingleDeviceSharding& s) { return sharding_repr(s, profile()); })
-      .def("__eq__", [](const SingleDeviceSharding& a, const py::object& b) {
-        return py::isinstance<SingleDeviceSharding>(b) && a == b.cast<SingleDeviceSharding>();
-      });
+      .def("__eq__",
+           [](const SingleDeviceSharding& a, const py::object& b) {
+             return py::isinstance<SingleDeviceSharding>(b) && a == b.cast<SingleDeviceSharding>();
+           })
+      .def("__hash__", [](const SingleDeviceSharding& s) { return py::hash(py::str(sharding_repr(s, profile()))); });
+  add_sharding_queries(single);
 }
 
 void bind_arrays(py::module_& m) {
@@ -314,18 +352,24 @@ void bind_arrays(py::module_& m) {
              for (const Device& d : sharding_devices(v.value().array().sharding())) set.add(py::cast(d));
              return set;
            })
-      .def("_shards",
-           [](const PyValue& v) {
-             py::list shards;
-             for (const Array::Shard& shard : v.value().array().shards()) {
-               py::object data = shard.data
-                                     ? to_numpy(Array::from_host(
-                                           shard.data, make_single_device_sharding(shard.device, profile()), profile()))
-                                     : py::none();
-               shards.append(py::make_tuple(py::cast(shard.device), index_tuple(shard.index), shard.replica_id, data));
-             }
-             return shards;
-           })
+      // (device, index, replica_id, data) per shard in the sharding's device-assignment order; each data is a
+      // single-device array on that shard's device, as JAX's per-device buffers are.
+      .def(
+          "_shards",
+          [](const PyValue& v, bool addressable_only) {
+            py::list shards;
+            const Array& array = v.value().array();
+            for (const Array::Shard& shard : array.shards()) {
+              if (addressable_only && !is_addressable(shard.device)) continue;
+              py::object data = shard.data ? py::cast(PyValue(api::Value::concrete(Array::from_host(
+                                                 shard.data, make_single_device_sharding(shard.device, profile()),
+                                                 profile(), array.aval().weak_type))))
+                                           : py::none();
+              shards.append(py::make_tuple(py::cast(shard.device), index_tuple(shard.index), shard.replica_id, data));
+            }
+            return shards;
+          },
+          py::arg("addressable_only") = true)
       .def("_bytes_per_device", [](const PyValue& v) { return v.value().array().bytes_per_device(); });
   m.def(
       "asarray",
@@ -337,6 +381,24 @@ void bind_arrays(py::module_& m) {
             Array::from_host(buffer, make_single_device_sharding(api::default_device(), profile()), profile())));
       },
       py::arg("data"), py::arg("dtype") = py::none());
+  // make_array_from_callback / make_array_from_single_device_arrays: [(device, data)] with data a numpy array
+  // or a single-device jax Array; core checks every block against the sharding.
+  m.def("array_from_device_blocks", [](const Shape& shape, const py::object& dtype, const py::object& sharding,
+                                       const py::list& blocks) {
+    const std::optional<Sharding> target = engine_sharding(sharding);
+    if (!target) throw type_error("sharding should be an instance of `jax.sharding`.");
+    const DType element = dtype_from_python(dtype);
+    std::map<int64_t, BufferPtr> by_device;
+    for (const py::handle item : blocks) {
+      const auto pair = item.cast<py::tuple>();
+      const auto device = pair[0].cast<Device>();
+      const py::object data = pair[1];
+      by_device[device.id] = py::isinstance<PyValue>(data) ? data.cast<PyValue>().value().array().gather()
+                                                           : buffer_from_python(data, std::nullopt);
+    }
+    return PyValue(api::Value::concrete(Array::from_device_blocks(
+        ShapedArray{shape, element, false}, *target, by_device, py::repr(sharding).cast<std::string>(), profile())));
+  });
   m.def("device_put", [](const py::object& x, const py::object& target) {
     const api::Value value = to_value(x);
     if (value.is_traced()) {

@@ -58,6 +58,46 @@ py::object wrap(Value value) { return from_value(std::move(value)); }
 using Unary = Value (*)(const Value&);
 using Binary = Value (*)(const Value&, const Value&);
 
+bool is_sequence(const py::handle& x) { return py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x); }
+
+// A (nested) list or tuple with a jax Array or tracer somewhere inside.
+bool holds_array(const py::handle& x) {
+  if (py::isinstance<PyValue>(x)) return true;
+  if (!is_sequence(x)) return false;
+  for (const py::handle item : x) {
+    if (holds_array(item)) return true;
+  }
+  return false;
+}
+
+void collect_leaves(const py::handle& x, std::vector<Value>& leaves) {
+  if (is_sequence(x)) {
+    for (const py::handle item : x) collect_leaves(item, leaves);
+  } else {
+    leaves.push_back(to_value(x));
+  }
+}
+
+Value stack_nested(const py::handle& x, DType dtype) {
+  if (!is_sequence(x)) return jnp::asarray(to_value(x), dtype);
+  std::vector<Value> elements;
+  for (const py::handle item : x) elements.push_back(stack_nested(item, dtype));
+  return jnp::array_from_elements(elements, dtype);
+}
+
+// jnp.array / jnp.asarray: lists mixing traced values and Python numbers become a stack of the elements at
+// their common (promoted) dtype, as JAX's array() does; everything else converts host data.
+py::object array_from_python(const py::object& x, const py::object& dtype) {
+  if (py::isinstance<PyValue>(x)) return wrap(jnp::asarray(to_value(x), dtype_arg(dtype)));
+  if (is_sequence(x) && holds_array(x)) {
+    std::vector<Value> leaves;
+    collect_leaves(x, leaves);
+    const DType target = dtype.is_none() ? jnp::result_type(leaves).dtype : dtype_from_python(dtype);
+    return wrap(stack_nested(x, target));
+  }
+  return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
+}
+
 void bind_numpy(py::module_& m) {
   const std::vector<std::pair<const char*, Unary>> unary = {{"negative", jnp::negative},
                                                             {"positive", jnp::positive},
@@ -129,18 +169,10 @@ void bind_numpy(py::module_& m) {
       },
       py::arg("x"), py::arg("min") = py::none(), py::arg("max") = py::none());
   m.def(
-      "asarray",
-      [](const py::object& x, const py::object& dtype) {
-        if (py::isinstance<PyValue>(x)) return wrap(jnp::asarray(to_value(x), dtype_arg(dtype)));
-        return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
-      },
-      py::arg("a"), py::arg("dtype") = py::none());
+      "asarray", [](const py::object& x, const py::object& dtype) { return array_from_python(x, dtype); }, py::arg("a"),
+      py::arg("dtype") = py::none());
   m.def(
-      "array",
-      [](const py::object& x, const py::object& dtype) {
-        if (py::isinstance<PyValue>(x)) return wrap(jnp::asarray(to_value(x), dtype_arg(dtype)));
-        return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
-      },
+      "array", [](const py::object& x, const py::object& dtype) { return array_from_python(x, dtype); },
       py::arg("object"), py::arg("dtype") = py::none());
   // jnp.copy of a jax Array binds JAX's copy primitive, so the result keeps the operand's sharding.
   m.def(
@@ -319,8 +351,17 @@ void bind_numpy(py::module_& m) {
   });
   m.def("tile",
         [](const py::object& x, const py::object& reps) { return wrap(jnp::tile(to_value(x), shape_arg(reps))); });
-  m.def("einsum", [](const std::string& subscripts, const py::object& a, const py::object& b) {
-    return wrap(jnp::einsum(subscripts, to_value(a), to_value(b)));
+  m.def("einsum", [](const std::string& subscripts, const py::args& operands, const py::kwargs& kwargs) {
+    for (const auto& item : kwargs) {
+      const auto key = item.first.cast<std::string>();
+      // optimize only picks a contraction order; the values are the same.
+      if (key != "optimize" && !(key == "precision" && item.second.is_none())) {
+        throw not_implemented_error("jnp.einsum's " + key + " argument is not supported by shardscope");
+      }
+    }
+    std::vector<Value> values;
+    for (const py::handle a : operands) values.push_back(to_value(py::reinterpret_borrow<py::object>(a)));
+    return wrap(jnp::einsum(subscripts, values));
   });
   m.def(
       "tensordot",
@@ -328,6 +369,91 @@ void bind_numpy(py::module_& m) {
         return wrap(jnp::tensordot(to_value(a), to_value(b), axes));
       },
       py::arg("a"), py::arg("b"), py::arg("axes") = 2);
+  for (const char* name : {"isclose", "allclose"}) {
+    const bool all = std::string(name) == "allclose";
+    m.def(
+        name,
+        [all](const py::object& a, const py::object& b, const py::object& rtol, const py::object& atol,
+              bool equal_nan) {
+          const auto fn = all ? jnp::allclose : jnp::isclose;
+          return wrap(fn(to_value(a), to_value(b), to_value(rtol), to_value(atol), equal_nan));
+        },
+        py::arg("a"), py::arg("b"), py::arg("rtol") = 1e-05, py::arg("atol") = 1e-08, py::arg("equal_nan") = false);
+  }
+  m.def(
+      "array_equal",
+      [](const py::object& a, const py::object& b, bool equal_nan) {
+        return wrap(jnp::array_equal(to_value(a), to_value(b), equal_nan));
+      },
+      py::arg("a1"), py::arg("a2"), py::arg("equal_nan") = false);
+  m.def(
+      "array_equiv",
+      [](const py::object& a, const py::object& b) { return wrap(jnp::array_equiv(to_value(a), to_value(b))); },
+      py::arg("a1"), py::arg("a2"));
+  m.def("isinf", [](const py::object& x) { return wrap(jnp::isinf(to_value(x))); });
+  m.def(
+      "pad",
+      [](const py::object& x, const py::object& pad_width, const py::object& mode, const py::kwargs& kwargs) {
+        if (!py::isinstance<py::str>(mode)) {
+          throw not_implemented_error("jnp.pad with a callable mode is not supported by shardscope");
+        }
+        for (const auto& item : kwargs) {
+          const auto key = item.first.cast<std::string>();
+          if (key != "constant_values" && !(key == "reflect_type" && item.second.cast<std::string>() == "even")) {
+            throw not_implemented_error("jnp.pad's " + key + " argument is not supported by shardscope");
+          }
+        }
+        const py::object widths = py::module_::import("numpy").attr("asarray")(pad_width, "int64");
+        const Value value = to_value(x);
+        const auto list = widths.attr("ravel")().attr("tolist")().cast<std::vector<int64_t>>();
+        const auto given = widths.attr("shape").cast<std::vector<int64_t>>();
+        const Value constant =
+            to_value(kwargs.contains("constant_values") ? py::object(kwargs["constant_values"]) : py::int_(0));
+        return wrap(jnp::pad(value, jnp::broadcast_pad_width(list, given, api::ndim_of(value)),
+                             mode.cast<std::string>(), constant));
+      },
+      py::arg("array"), py::arg("pad_width"), py::arg("mode") = "constant");
+  m.def(
+      "roll",
+      [](const py::object& x, const py::object& shift, const py::object& axis) {
+        const auto ints = [](const py::object& v) {
+          if (py::isinstance<py::int_>(v) || py::hasattr(v, "__index__")) {
+            return std::vector<int64_t>{py::int_(v).cast<int64_t>()};
+          }
+          return v.cast<std::vector<int64_t>>();
+        };
+        return wrap(jnp::roll(to_value(x), ints(shift), axis.is_none() ? std::nullopt : std::optional(ints(axis))));
+      },
+      py::arg("a"), py::arg("shift"), py::arg("axis") = py::none());
+  m.def(
+      "repeat",
+      [](const py::object& x, int64_t repeats, const py::object& axis, const py::object& total) {
+        if (!total.is_none()) throw not_implemented_error("jnp.repeat's total_repeat_length is not supported");
+        return wrap(jnp::repeat(to_value(x), repeats, int_or_none(axis)));
+      },
+      py::arg("a"), py::arg("repeats"), py::arg("axis") = py::none(), py::kw_only(),
+      py::arg("total_repeat_length") = py::none());
+  m.def(
+      "array_split",
+      [](const py::object& x, const py::object& sections, int64_t axis) {
+        if (py::isinstance<py::int_>(sections))
+          return from_values(jnp::array_split(to_value(x), sections.cast<int64_t>(), axis));
+        return from_values(jnp::split_at(to_value(x), sections.cast<std::vector<int64_t>>(), axis));
+      },
+      py::arg("ary"), py::arg("indices_or_sections"), py::arg("axis") = 0);
+  m.def(
+      "meshgrid",
+      [](const py::args& arrays, bool copy, bool sparse, const std::string& indexing) {
+        (void)copy;
+        std::vector<Value> values;
+        for (const py::handle a : arrays) values.push_back(to_value(py::reinterpret_borrow<py::object>(a)));
+        return from_values(jnp::meshgrid(values, sparse, indexing));
+      },
+      py::kw_only(), py::arg("copy") = true, py::arg("sparse") = false, py::arg("indexing") = "xy");
+  m.def("_result_type", [](const py::list& values) {
+    const WeakDType result = jnp::result_type(to_values(values));
+    return py::make_tuple(std::string(dtype_name(result.dtype)), result.weak);
+  });
   m.def("_getitem", [](const py::object& x, const py::object& index) {
     std::vector<jnp::IndexItem> items;
     if (py::isinstance<py::tuple>(index)) {
@@ -350,11 +476,61 @@ void bind_nn(py::module_& m) {
       "gelu", [](const py::object& x, bool approximate) { return wrap(api::nn::gelu(to_value(x), approximate)); },
       py::arg("x"), py::arg("approximate") = true);
   m.def(
-      "softmax", [](const py::object& x, int64_t axis) { return wrap(api::nn::softmax(to_value(x), axis)); },
-      py::arg("x"), py::arg("axis") = -1);
+      "softmax",
+      [](const py::object& x, const py::object& axis, const py::object& where) {
+        return wrap(api::nn::softmax(to_value(x), axis_arg(axis), optional_value(where)));
+      },
+      py::arg("x"), py::arg("axis") = -1, py::arg("where") = py::none());
   m.def(
-      "log_softmax", [](const py::object& x, int64_t axis) { return wrap(api::nn::log_softmax(to_value(x), axis)); },
-      py::arg("x"), py::arg("axis") = -1);
+      "log_softmax",
+      [](const py::object& x, const py::object& axis, const py::object& where) {
+        return wrap(api::nn::log_softmax(to_value(x), axis_arg(axis), optional_value(where)));
+      },
+      py::arg("x"), py::arg("axis") = -1, py::arg("where") = py::none());
+  const std::vector<std::pair<const char*, Unary>> more_unary = {{"selu", api::nn::selu},
+                                                                 {"log_sigmoid", api::nn::log_sigmoid},
+                                                                 {"soft_sign", api::nn::soft_sign},
+                                                                 {"hard_tanh", api::nn::hard_tanh},
+                                                                 {"hard_sigmoid", api::nn::hard_sigmoid},
+                                                                 {"hard_silu", api::nn::hard_silu},
+                                                                 {"hard_swish", api::nn::hard_silu},
+                                                                 {"mish", api::nn::mish},
+                                                                 {"sparse_plus", api::nn::sparse_plus},
+                                                                 {"tanh", jnp::tanh}};
+  for (const auto& [name, fn] : more_unary) {
+    m.def(name, [fn = fn](const py::object& x) { return wrap(fn(to_value(x))); });
+  }
+  m.def(
+      "leaky_relu",
+      [](const py::object& x, const py::object& slope) {
+        return wrap(api::nn::leaky_relu(to_value(x), to_value(slope)));
+      },
+      py::arg("x"), py::arg("negative_slope") = 1e-2);
+  m.def(
+      "elu",
+      [](const py::object& x, const py::object& alpha) { return wrap(api::nn::elu(to_value(x), to_value(alpha))); },
+      py::arg("x"), py::arg("alpha") = 1.0);
+  m.def(
+      "celu",
+      [](const py::object& x, const py::object& alpha) { return wrap(api::nn::celu(to_value(x), to_value(alpha))); },
+      py::arg("x"), py::arg("alpha") = 1.0);
+  m.def(
+      "squareplus",
+      [](const py::object& x, const py::object& b) { return wrap(api::nn::squareplus(to_value(x), to_value(b))); },
+      py::arg("x"), py::arg("b") = 4);
+  m.def(
+      "glu", [](const py::object& x, int64_t axis) { return wrap(api::nn::glu(to_value(x), axis)); }, py::arg("x"),
+      py::arg("axis") = -1);
+  m.def(
+      "standardize",
+      [](const py::object& x, const py::object& axis, const py::object& mean, const py::object& variance,
+         const py::object& epsilon, const py::object& where) {
+        if (!where.is_none()) throw not_implemented_error("jax.nn.standardize's where argument is not supported");
+        return wrap(api::nn::standardize(to_value(x), axis_arg(axis), optional_value(mean), optional_value(variance),
+                                         to_value(epsilon)));
+      },
+      py::arg("x"), py::arg("axis") = -1, py::arg("mean") = py::none(), py::arg("variance") = py::none(),
+      py::arg("epsilon") = 1e-5, py::arg("where") = py::none());
   m.def(
       "logsumexp",
       [](const py::object& x, const py::object& axis, bool keepdims) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -29,6 +30,9 @@ Value astype(const Value& x, DType dtype);
 // jnp.asarray of host data, placed on the default device (as device_put of a numpy array).
 Value asarray(const BufferPtr& host);
 Value asarray(const Value& x, std::optional<DType> dtype = std::nullopt);
+// jnp.array of a list holding traced values: each element converted to `dtype`, given a leading axis and
+// concatenated (a stack), the result strongly typed.
+Value array_from_elements(const std::vector<Value>& elements, DType dtype);
 Value zeros(const Shape& shape, std::optional<DType> dtype = std::nullopt);
 Value ones(const Shape& shape, std::optional<DType> dtype = std::nullopt);
 Value full(const Shape& shape, const Value& fill_value, std::optional<DType> dtype = std::nullopt);
@@ -86,6 +90,13 @@ Value sin(const Value& x);
 Value cos(const Value& x);
 Value where(const Value& condition, const Value& x, const Value& y);
 Value clip(const Value& x, const std::optional<Value>& min, const std::optional<Value>& max);
+Value isinf(const Value& x);
+// rtol and atol are values (Python floats are weak): JAX passes them into its jitted isclose.
+Value isclose(const Value& a, const Value& b, const Value& rtol, const Value& atol, bool equal_nan = false);
+Value allclose(const Value& a, const Value& b, const Value& rtol, const Value& atol, bool equal_nan = false);
+// Arrays of different shapes are unequal (a bool Array, not an error); array_equiv broadcasts first.
+Value array_equal(const Value& a, const Value& b, bool equal_nan = false);
+Value array_equiv(const Value& a, const Value& b);
 
 // ---- reductions (numpy_reductions.cpp) ----
 Value sum(const Value& x, const Axis& axis = std::nullopt, std::optional<DType> dtype = std::nullopt,
@@ -122,6 +133,17 @@ std::vector<Value> split_at(const Value& x, const std::vector<int64_t>& indices,
 Value tile(const Value& x, const std::vector<int64_t>& reps);
 Value repeat(const Value& x, int64_t repeats, std::optional<int64_t> axis = std::nullopt);
 
+// ---- padding, rolling, uneven splits (numpy_pad.cpp) ----
+using PadWidth = std::pair<int64_t, int64_t>;
+// numpy's pad_width forms (n, (n,), (before, after), ((before, after),), one pair per axis) as pairs per axis;
+// `values` is the row-major content of an array of `given_shape`.
+std::vector<PadWidth> broadcast_pad_width(const std::vector<int64_t>& values, const Shape& given_shape, int64_t rank);
+Value pad(const Value& x, const std::vector<PadWidth>& widths, const std::string& mode, const Value& constant);
+// shift and axes broadcast against each other; no axes rolls the flattened array.
+Value roll(const Value& x, const std::vector<int64_t>& shifts, const std::optional<std::vector<int64_t>>& axes);
+std::vector<Value> array_split(const Value& x, int64_t sections, int64_t axis = 0);
+std::vector<Value> meshgrid(const std::vector<Value>& arrays, bool sparse = false, const std::string& indexing = "xy");
+
 // ---- indexing (numpy_indexing.cpp) ----
 // One entry of a static index expression: x[i], x[a:b:c], x[None], x[...].
 struct IndexItem {
@@ -149,5 +171,7 @@ Value tensordot(const Value& a, const Value& b, int64_t axes = 2);
 Value inner(const Value& a, const Value& b);
 Value outer(const Value& a, const Value& b);
 Value einsum(const std::string& subscripts, const Value& a, const Value& b);
+// Any number of operands (contracted left to right), "..." and labels summed away; no diagonals.
+Value einsum(const std::string& subscripts, const std::vector<Value>& operands);
 
 }  // namespace shardscope::api::jnp

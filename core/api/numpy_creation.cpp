@@ -1,4 +1,5 @@
 // jnp array creation: host data, zeros/ones/full (+ _like), arange, eye and linspace.
+#include <algorithm>
 #include <cmath>
 
 #include "api/numpy.h"
@@ -103,6 +104,29 @@ Value linspace(double start, double stop, int64_t num, bool endpoint, std::optio
   for (int64_t i = 0; i < num; ++i) values.push_back(start + static_cast<double>(i) * step);
   if (endpoint && num > 1) values.back() = stop;
   return asarray(host_buffer(values, dtype.value_or(default_float())));
+}
+
+}  // namespace shardscope::api::jnp
+
+namespace shardscope::api::jnp {
+
+Value array_from_elements(const std::vector<Value>& elements, DType dtype) {
+  if (elements.empty()) throw value_error("jnp.array of an empty sequence holds no traced values to stack");
+  std::vector<Value> rows;
+  for (const Value& element : elements) rows.push_back(lax::expand_dims(asarray(element, dtype), {0}));
+  // Concatenated in groups of 16, as JAX does for long lists.
+  constexpr std::size_t kGroup = 16;
+  while (rows.size() > kGroup) {
+    std::vector<Value> grouped;
+    for (std::size_t i = 0; i < rows.size(); i += kGroup) {
+      const auto end = std::min(rows.size(), i + kGroup);
+      grouped.push_back(lax::concatenate(
+          {rows.begin() + static_cast<std::ptrdiff_t>(i), rows.begin() + static_cast<std::ptrdiff_t>(end)}, 0));
+    }
+    rows = std::move(grouped);
+  }
+  const Value out = rows.size() == 1 ? rows[0] : lax::concatenate(rows, 0);
+  return lax::convert_element_type(out, dtype, false);
 }
 
 }  // namespace shardscope::api::jnp

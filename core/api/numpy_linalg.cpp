@@ -149,51 +149,32 @@ Value outer(const Value& a, const Value& b) {
   return multiply(column, row);
 }
 
-Value einsum(const std::string& subscripts, const Value& a, const Value& b) {
-  const auto arrow = subscripts.find("->");
-  const auto comma = subscripts.find(',');
-  if (comma == std::string::npos) throw value_error("einsum here takes two operands: " + subscripts);
-  const std::string in_a = subscripts.substr(0, comma);
-  const std::string in_b =
-      subscripts.substr(comma + 1, arrow == std::string::npos ? std::string::npos : arrow - comma - 1);
-  std::string out;
-  if (arrow != std::string::npos) {
-    out = subscripts.substr(arrow + 2);
-  } else {
-    // Implicit output: the labels that appear once, in alphabetical order.
-    std::map<char, int> seen;
-    for (const char c : in_a + in_b) ++seen[c];
-    for (const auto& [c, n] : seen) {
-      if (n == 1) out += c;
+namespace {
+
+// Labels only `x` has (not the output, not any other operand) are summed away first.
+Value sum_private_labels(const Value& x, std::string& labels, const std::string& elsewhere) {
+  std::vector<int64_t> axes;
+  std::string kept;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (elsewhere.find(labels[i]) == std::string::npos) {
+      axes.push_back(static_cast<int64_t>(i));
+    } else {
+      kept += labels[i];
     }
   }
-  if (static_cast<int64_t>(in_a.size()) != ndim_of(a) || static_cast<int64_t>(in_b.size()) != ndim_of(b)) {
-    throw value_error("einsum subscripts do not match the operands' ranks: " + subscripts);
-  }
-  // Labels only one operand has and the output lacks are summed away first.
-  const auto reduce_private = [&out](const Value& x, std::string& labels, const std::string& other) {
-    std::vector<int64_t> axes;
-    std::string kept;
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-      if (other.find(labels[i]) == std::string::npos && out.find(labels[i]) == std::string::npos) {
-        axes.push_back(static_cast<int64_t>(i));
-      } else {
-        kept += labels[i];
-      }
-    }
-    labels = kept;
-    return axes.empty() ? x : sum(x, axes);
-  };
-  std::string la = in_a;
-  std::string lb = in_b;
-  const Value x = reduce_private(a, la, in_b);
-  const Value y = reduce_private(b, lb, in_a);
+  labels = kept;
+  return axes.empty() ? x : sum(x, axes);
+}
+
+// One pairwise contraction: shared labels still needed later are batch dimensions, the others contract.
+Value contract_pair(const Value& x, const std::string& la, const Value& y, const std::string& lb,
+                    const std::string& needed, std::string& result_labels) {
   lax::DotDimensionNumbers dims;
-  std::string result_labels;
+  result_labels.clear();
   for (std::size_t i = 0; i < la.size(); ++i) {
     const auto j = lb.find(la[i]);
     if (j == std::string::npos) continue;
-    if (out.find(la[i]) != std::string::npos) {
+    if (needed.find(la[i]) != std::string::npos) {
       dims.lhs_batch.push_back(static_cast<int64_t>(i));
       dims.rhs_batch.push_back(static_cast<int64_t>(j));
       result_labels += la[i];
@@ -208,10 +189,114 @@ Value einsum(const std::string& subscripts, const Value& a, const Value& b) {
   for (const char c : lb) {
     if (la.find(c) == std::string::npos) result_labels += c;
   }
-  const Value product = contract(x, y, dims, std::nullopt);
-  std::vector<int64_t> perm;
-  for (const char c : out) perm.push_back(static_cast<int64_t>(result_labels.find(c)));
-  return lax::transpose(product, perm);
+  return contract(x, y, dims, std::nullopt);
 }
+
+// "...ij" with the ellipsis spelled out as labels that cannot clash with letters.
+std::string expand_ellipsis(const std::string& term, int64_t rank, int64_t ellipsis_rank) {
+  const auto at = term.find("...");
+  if (at == std::string::npos) return term;
+  std::string dims;
+  for (int64_t k = 0; k < ellipsis_rank; ++k) dims += static_cast<char>('0' + k);
+  return term.substr(0, at) +
+         dims.substr(dims.size() - static_cast<std::size_t>(rank - (static_cast<int64_t>(term.size()) - 3))) +
+         term.substr(at + 3);
+}
+
+}  // namespace
+
+Value einsum(const std::string& spec, const std::vector<Value>& operands) {
+  std::string subscripts;
+  for (const char c : spec) {
+    if (c != ' ') subscripts += c;
+  }
+  const auto arrow = subscripts.find("->");
+  const std::string inputs = subscripts.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (std::size_t start = 0;;) {
+    const auto comma = inputs.find(',', start);
+    terms.push_back(inputs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != operands.size()) {
+    throw value_error("Number of einsum subscripts, " + std::to_string(terms.size()) +
+                      ", must be equal to the number of operands, " + std::to_string(operands.size()) + ".");
+  }
+  int64_t ellipsis_rank = 0;
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    if (terms[k].find("...") != std::string::npos) {
+      ellipsis_rank = std::max(ellipsis_rank, ndim_of(operands[k]) - (static_cast<int64_t>(terms[k].size()) - 3));
+    }
+  }
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    terms[k] = expand_ellipsis(terms[k], ndim_of(operands[k]), ellipsis_rank);
+    if (static_cast<int64_t>(terms[k].size()) != ndim_of(operands[k])) {
+      throw value_error("einsum subscript '" + terms[k] + "' does not match operand " + std::to_string(k) +
+                        " of rank " + std::to_string(ndim_of(operands[k])));
+    }
+    for (std::size_t i = 0; i < terms[k].size(); ++i) {
+      if (terms[k].find(terms[k][i], i + 1) != std::string::npos) {
+        throw not_implemented_error("jnp.einsum with a label repeated within one operand ('" + terms[k] +
+                                    "', a diagonal) is not supported by shardscope");
+      }
+    }
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = subscripts.substr(arrow + 2);
+    if (out.find("...") != std::string::npos) {
+      std::string dims;
+      for (int64_t k = 0; k < ellipsis_rank; ++k) dims += static_cast<char>('0' + k);
+      out = out.substr(0, out.find("...")) + dims + out.substr(out.find("...") + 3);
+    }
+  } else {
+    // Implicit output: the ellipsis dimensions, then the labels that appear once, in alphabetical order.
+    std::map<char, int> seen;
+    for (const std::string& term : terms) {
+      for (const char c : term) ++seen[c];
+    }
+    for (const auto& [c, n] : seen) {
+      if (n == 1 || (c >= '0' && c <= '9')) out += c;
+    }
+  }
+  std::vector<Value> values = operands;
+  std::vector<std::string> labels = terms;
+  const auto labels_elsewhere = [&](std::size_t skip) {
+    std::string text = out;
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+      if (k != skip) text += labels[k];
+    }
+    return text;
+  };
+  for (std::size_t k = 0; k < values.size(); ++k)
+    values[k] = sum_private_labels(values[k], labels[k], labels_elsewhere(k));
+  // Contract left to right; each step keeps the labels a later operand or the output still needs.
+  while (values.size() > 1) {
+    std::string needed = out;
+    for (std::size_t k = 2; k < labels.size(); ++k) needed += labels[k];
+    std::string result_labels;
+    std::vector<Value> next_values{contract_pair(values[0], labels[0], values[1], labels[1], needed, result_labels)};
+    std::vector<std::string> next_labels{result_labels};
+    for (std::size_t k = 2; k < values.size(); ++k) {
+      next_values.push_back(values[k]);
+      next_labels.push_back(labels[k]);
+    }
+    values = std::move(next_values);
+    labels = std::move(next_labels);
+    values[0] = sum_private_labels(values[0], labels[0], labels_elsewhere(0));
+  }
+  std::vector<int64_t> perm;
+  for (const char c : out) {
+    const auto at = labels[0].find(c);
+    if (at == std::string::npos) throw value_error("einsum output label '" + std::string(1, c) + "' is in no input");
+    perm.push_back(static_cast<int64_t>(at));
+  }
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  return identity ? values[0] : lax::transpose(values[0], perm);
+}
+
+Value einsum(const std::string& subscripts, const Value& a, const Value& b) { return einsum(subscripts, {a, b}); }
 
 }  // namespace shardscope::api::jnp

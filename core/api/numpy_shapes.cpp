@@ -197,3 +197,32 @@ Value repeat(const Value& x, int64_t repeats, std::optional<int64_t> axis) {
 }
 
 }  // namespace shardscope::api::jnp
+
+namespace shardscope::api::jnp {
+
+std::vector<Value> meshgrid(const std::vector<Value>& arrays, bool sparse, const std::string& indexing) {
+  if (indexing != "xy" && indexing != "ij") {
+    throw value_error("Valid values for indexing are 'xy' and 'ij', got " + indexing);
+  }
+  std::vector<Value> args = arrays;
+  for (const Value& a : args) {
+    if (ndim_of(a) != 1) {
+      throw value_error("Arrays passed to meshgrid must be 1D, got array with shape " + tuple_text(shape_of(a)));
+    }
+  }
+  // "xy" indexing swaps the first two axes (Cartesian), "ij" keeps matrix order.
+  const bool swap = indexing == "xy" && args.size() >= 2;
+  if (swap) std::swap(args[0], args[1]);
+  Shape shape;
+  for (const Value& a : args) shape.push_back(sparse ? 1 : shape_of(a)[0]);
+  std::vector<Value> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    Shape target = shape;
+    target[i] = shape_of(args[i])[0];
+    out.push_back(lax::broadcast_in_dim(args[i], target, {static_cast<int64_t>(i)}));
+  }
+  if (swap) std::swap(out[0], out[1]);
+  return out;
+}
+
+}  // namespace shardscope::api::jnp

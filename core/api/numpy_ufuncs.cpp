@@ -1,4 +1,5 @@
 // jnp's elementwise functions: the promotion each applies (args, inexact, numeric) and the lax op it ends in.
+#include <limits>
 #include <map>
 
 #include "api/numpy.h"
@@ -317,6 +318,58 @@ Value clip(const Value& x, const std::optional<Value>& min, const std::optional<
     if (has_max) out = minimum(in[next], out);
     return {out};
   })[0];
+}
+
+}  // namespace shardscope::api::jnp
+
+namespace shardscope::api::jnp {
+
+Value isinf(const Value& x) {
+  if (!is_floating(dtype_of(x))) return lax::full(shape_of(x), py_bool(false), DType::kBool);
+  return lax::binary("eq", lax::unary("abs", x), typed_scalar(std::numeric_limits<double>::infinity(), dtype_of(x)));
+}
+
+// JAX's isclose: |a - b| <= atol + rtol * |b| where b is finite, exact equality otherwise (so equal infinities
+// are close), NaNs equal only with equal_nan.
+Value isclose(const Value& a, const Value& b, const Value& rtol, const Value& atol, bool equal_nan) {
+  return jitted("isclose", {a, b, rtol, atol}, [equal_nan](const std::vector<Value>& in) -> std::vector<Value> {
+    const auto same = promote_args("isclose", in[0], in[1]);
+    const auto args = promote_args_inexact("isclose", same);
+    const Value& x = args[0];
+    const Value& y = args[1];
+    const DType dtype = dtype_of(x);
+    const Value r = lax::convert_element_type(in[2], dtype);
+    const Value t = lax::convert_element_type(in[3], dtype);
+    const Value both_nan = logical_and(isnan(x), isnan(y));
+    const Value in_range =
+        lax::binary("le", lax::unary("abs", lax::sub(x, y)), lax::add(t, lax::mul(r, lax::unary("abs", y))));
+    const Value out = logical_or(lax::binary("eq", x, y), logical_and(isfinite(y), in_range));
+    return {equal_nan ? logical_or(out, both_nan) : out};
+  })[0];
+}
+
+Value allclose(const Value& a, const Value& b, const Value& rtol, const Value& atol, bool equal_nan) {
+  return jitted("allclose", {a, b, rtol, atol}, [equal_nan](const std::vector<Value>& in) -> std::vector<Value> {
+    return {all(isclose(in[0], in[1], in[2], in[3], equal_nan))};
+  })[0];
+}
+
+Value array_equal(const Value& a, const Value& b, bool equal_nan) {
+  // A concrete False placed like jnp.array(False): JAX answers without comparing anything.
+  if (shape_of(a) != shape_of(b)) return asarray(std::make_shared<Buffer>(DType::kBool, Shape{}));
+  Value eq = equal(a, b);
+  if (equal_nan) eq = logical_or(eq, logical_and(isnan(a), isnan(b)));
+  return all(eq);
+}
+
+Value array_equiv(const Value& a, const Value& b) {
+  try {
+    (void)broadcast_shapes({shape_of(a), shape_of(b)});
+  } catch (const Error& error) {
+    if (error.python_type() != "ValueError") throw;
+    return asarray(std::make_shared<Buffer>(DType::kBool, Shape{}));
+  }
+  return all(equal(a, b));
 }
 
 }  // namespace shardscope::api::jnp

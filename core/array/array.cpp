@@ -47,6 +47,36 @@ Array Array::from_shards(ShapedArray aval, Sharding sharding, std::vector<Shard>
   return Array(std::move(aval), std::move(sharding), std::move(shards));
 }
 
+Array Array::from_device_blocks(const ShapedArray& aval, Sharding sharding, const std::map<int64_t, BufferPtr>& blocks,
+                                const std::string& sharding_text, const JaxProfile& profile) {
+  const Shape expected = shard_shape(sharding, aval.shape, profile);
+  const auto tuple_text = [](const Shape& shape) {
+    std::vector<std::string> dims;
+    for (const int64_t d : shape) dims.push_back(std::to_string(d));
+    return "(" + join(dims, ", ") + (shape.size() == 1 ? ",)" : ")");
+  };
+  std::vector<Shard> shards;
+  for (DeviceIndex& entry : devices_indices_map(sharding, aval.shape, profile)) {
+    const auto found = blocks.find(entry.device.id);
+    if (found == blocks.end()) {
+      throw value_error("Addressable devices and per-device arrays devices do not match. Sharding contains devices {" +
+                        std::to_string(entry.device.id) + "} that are not present in per-device arrays.");
+    }
+    const BufferPtr& block = found->second;
+    if (block->dtype() != aval.dtype) {
+      throw value_error("Input buffers to `Array` must have matching dtypes. Got " +
+                        std::string(dtype_name(block->dtype())) + ", expected " + std::string(dtype_name(aval.dtype)));
+    }
+    if (block->shape() != expected) {
+      throw value_error("Expected shard shape " + tuple_text(expected) +
+                        " doesn't match the single device array shape " + tuple_text(block->shape()) +
+                        ". Shape of Array is " + aval.str_short(false) + " with sharding " + sharding_text);
+    }
+    shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, block});
+  }
+  return Array(aval, std::move(sharding), std::move(shards));
+}
+
 bool Array::is_abstract() const { return shards().empty() || shards().front().data == nullptr; }
 
 BufferPtr Array::gather() const {

@@ -1,6 +1,7 @@
 // Sharded arrays: a global shape and dtype, a sharding, and the buffer each simulated device holds.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,12 @@ class Array {
   // Takes ownership of per-device buffers computed elsewhere (e.g. by a program run per device);
   // `shards` must follow devices_indices_map's order for the sharding.
   static Array from_shards(ShapedArray aval, Sharding sharding, std::vector<Shard> shards);
+  // jax.make_array_from_callback / make_array_from_single_device_arrays: one buffer per device of the
+  // sharding (looked up by device id; the simulation holds every host's blocks), each checked against the sharding's
+  // shard shape and the dtype with JAX's ValueError texts; `sharding_text` is repr(sharding) as the message quotes it.
+  static Array from_device_blocks(const ShapedArray& aval, Sharding sharding,
+                                  const std::map<int64_t, BufferPtr>& blocks, const std::string& sharding_text,
+                                  const JaxProfile& profile);
 
   [[nodiscard]] const ShapedArray& aval() const { return state_->aval; }
   [[nodiscard]] const Shape& shape() const { return state_->aval.shape; }

@@ -61,6 +61,10 @@ void check_argument_divisible(const std::string& what, const std::string& keypat
 
 [[nodiscard]] bool is_fully_replicated(const Sharding& sharding);
 
+// The simulated session runs as process 0: on multi-host presets only process 0's devices are addressable
+// (jax.process_index() is 0), as on the first host of a real slice.
+[[nodiscard]] inline bool is_addressable(const Device& device) { return device.process_index == 0; }
+
 // One dimension of a device's index: `full` is Python's slice(None); otherwise [start, stop).
 struct DimSlice {
   bool full = true;
@@ -86,5 +90,16 @@ enum class ShardCut {
 // sharding.devices_indices_map(shape), in mesh order, with replica ids.
 [[nodiscard]] std::vector<DeviceIndex> devices_indices_map(const Sharding& sharding, const Shape& shape,
                                                            const JaxProfile& profile, ShardCut cut = ShardCut::kEven);
+
+// ---- queries (sharding_queries.cpp) ----
+[[nodiscard]] int64_t num_devices(const Sharding& sharding);
+[[nodiscard]] bool is_fully_addressable(const Sharding& sharding);
+// In the sharding's device-assignment (mesh) order.
+[[nodiscard]] std::vector<Device> addressable_devices(const Sharding& sharding);
+[[nodiscard]] std::vector<DeviceIndex> addressable_devices_indices_map(const Sharding& sharding, const Shape& shape,
+                                                                       const JaxProfile& profile);
+// sharding.is_equivalent_to(other, ndim): same devices in the same order, same memory kind, and every device
+// holding the same block of an ndim-dimensional array (specs may differ, e.g. P('x', None) and P('x')).
+[[nodiscard]] bool is_equivalent_to(const Sharding& a, const Sharding& b, std::size_t ndim, const JaxProfile& profile);
 
 }  // namespace shardscope

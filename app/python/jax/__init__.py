@@ -119,24 +119,8 @@ def typeof(x):
     return _shapedarray(x)
 
 
-class ShapeDtypeStruct:
-    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
-        import numpy as np
-        self.shape, self.dtype, self.sharding, self.weak_type = tuple(shape), np.dtype(dtype), sharding, weak_type
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        import math
-        return math.prod(self.shape)
-
-    def __repr__(self):
-        sharding = f', sharding={self.sharding}' if self.sharding is not None else ''
-        weak = ', weak_type=True' if self.weak_type else ''
-        return f'ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})'
+from jax._src.array_api import (ShapeDtypeStruct, device_get, make_array_from_callback,  # noqa: E402,F401
+                                make_array_from_single_device_arrays)
 
 
 def eval_shape(fun, *args, **kwargs):
@@ -160,5 +144,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'jax' has no attribute '{name}'")
 
 
-from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental  # noqa: E402,F401
+from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental, dtypes  # noqa: E402,F401
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401

@@ -1,6 +1,29 @@
 # jax.tree_util.
 from jax._src.tree import (tree_flatten, tree_unflatten, tree_leaves, tree_structure, tree_map,  # noqa: F401
-                           register_pytree_node, register_pytree_node_class, PyTreeDef, Partial)
+                           register_pytree_node, register_pytree_node_class, PyTreeDef)
 from jax._src.tree import (tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path, keystr,  # noqa: F401
                            register_pytree_with_keys, register_pytree_with_keys_class, DictKey, SequenceKey,
                            GetAttrKey, FlattenedIndexKey)
+from jax._src.tree_extras import (tree_all, tree_reduce, tree_reduce_associative, tree_transpose,  # noqa: F401
+                                  tree_broadcast, treedef_is_leaf, treedef_children, treedef_tuple, all_leaves,
+                                  flatten_one_level, is_tree_node, Partial, register_dataclass, register_static)
+
+
+def __getattr__(name):
+    # build_tree: deprecated in 0.6.0 (a DeprecationWarning), an AttributeError naming the removal in 0.7.x,
+    # then gone from the module (0.8.0).
+    if name == 'build_tree':
+        import jax
+        version = tuple(int(part) for part in jax.__version__.split('.')[:3])
+        from jax._src.tree_extras import build_tree
+        if version < (0, 6, 0):
+            return build_tree
+        if version < (0, 7, 0):
+            import warnings
+            warnings.warn('jax.tree_util.build_tree is deprecated. Use jax.tree.unflatten instead.',
+                          DeprecationWarning, stacklevel=2)
+            return build_tree
+        if version < (0, 8, 0):
+            raise AttributeError('jax.tree_util.build_tree was deprecated in JAX v0.6.0 and removed in JAX v0.7.0. '
+                                 'Use jax.tree.unflatten instead.')
+    raise AttributeError(f"module 'jax.tree_util' has no attribute '{name}'")

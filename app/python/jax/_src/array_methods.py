@@ -113,10 +113,16 @@ class _Shard:
 
     @property
     def data(self):
-        return _shardscope.asarray(self._data) if self._data is not None else None
+        return self._data  # a single-device jax Array on self.device
 
     def __repr__(self):
         return f'Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={self.data})'
+
+
+def _addressable_data(self, index):
+    # A fully replicated array answers with its first buffer whatever the index, as jaxlib does.
+    shards = self._shards()
+    return shards[0 if self.sharding.is_fully_replicated else index][3]
 
 
 def _install():
@@ -163,12 +169,13 @@ def _install():
     A.copy = lambda self: _shardscope.device_put(self, self.sharding)
     A.block_until_ready = lambda self: self
     A.is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
-    A.is_fully_addressable = property(lambda self: True)
+    A.is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
     A.committed = property(lambda self: True)
     A.aval = property(lambda self: _shapedarray(self))
+    # Shards follow the sharding's device assignment (the mesh's device order), addressable ones only.
     A.addressable_shards = property(lambda self: [_Shard(*s) for s in self._shards()])
-    A.global_shards = A.addressable_shards
-    A.addressable_data = lambda self, i: self.addressable_shards[i].data
+    A.global_shards = property(lambda self: [_Shard(*s) for s in self._shards(addressable_only=False)])
+    A.addressable_data = _addressable_data
     A.device = property(lambda self: next(iter(self.devices())) if len(self.devices()) == 1 else self.sharding)
     A.at = property(lambda self: _jnp()._IndexUpdateHelper(self))
 

@@ -120,6 +120,39 @@ class PositionalSharding:
         made._memory_kind = kind
         return made
 
+    # The Sharding API: device counts from the positions, geometry from the engine's view of the array.
+    @property
+    def num_devices(self):
+        return len(self._devices)
+
+    @property
+    def addressable_devices(self):
+        return {d for d in self._devices if d.process_index == 0}
+
+    @property
+    def is_fully_addressable(self):
+        return all(d.process_index == 0 for d in self._devices)
+
+    @property
+    def _device_assignment(self):
+        return tuple(self._devices)
+
+    @property
+    def _addressable_device_assignment(self):
+        return tuple(d for d in self._devices if d.process_index == 0)
+
+    def shard_shape(self, global_shape):
+        return self._to_named(len(global_shape)).shard_shape(global_shape)
+
+    def devices_indices_map(self, global_shape):
+        return self._to_named(len(global_shape)).devices_indices_map(global_shape)
+
+    def addressable_devices_indices_map(self, global_shape):
+        return self._to_named(len(global_shape)).addressable_devices_indices_map(global_shape)
+
+    def is_equivalent_to(self, other, ndim):
+        return self._to_named(ndim).is_equivalent_to(to_engine_sharding(other, ndim), ndim)
+
     def __eq__(self, other):
         return (isinstance(other, PositionalSharding) and self._devices == other._devices
                 and self.shape == other.shape and bool(np.all(self._ids() == other._ids())))

@@ -8,35 +8,59 @@ class PyTreeDef:
     def __init__(self, kind, aux, children):
         self.kind = kind          # 'leaf', 'none', 'tuple', 'list', 'dict', 'namedtuple' or a registered type
         self.aux = aux
-        self.children = children  # child PyTreeDefs
+        self.children_defs = children  # child PyTreeDefs
 
     @property
     def num_leaves(self):
         if self.kind == 'leaf':
             return 1
-        return sum(child.num_leaves for child in self.children)
+        return sum(child.num_leaves for child in self.children_defs)
+
+    @property
+    def num_nodes(self):
+        return 1 + sum(child.num_nodes for child in self.children_defs)
+
+    def children(self):
+        return list(self.children_defs)
+
+    def node_data(self):
+        if self.kind in ('leaf', 'none'):
+            return None
+        if self.kind in ('tuple', 'list'):
+            return (tuple if self.kind == 'tuple' else list, None)
+        if self.kind == 'dict':
+            return (dict, list(self.aux))
+        if self.kind == 'namedtuple':
+            return (self.aux, None)
+        return (self.kind, self.aux)
 
     def __eq__(self, other):
         return (isinstance(other, PyTreeDef) and self.kind == other.kind and self.aux == other.aux
-                and self.children == other.children)
+                and self.children_defs == other.children_defs)
+
+    def __ne__(self, other):
+        return not self == other
 
     def __hash__(self):
-        return hash((str(self.kind), len(self.children)))
+        return hash((str(self.kind), len(self.children_defs)))
 
     def _text(self):
+        # jaxlib's spelling: custom nodes show their type's __name__ and str() of their aux data.
         if self.kind == 'leaf':
             return '*'
         if self.kind == 'none':
             return 'None'
-        inner = [child._text() for child in self.children]
+        inner = [child._text() for child in self.children_defs]
         if self.kind == 'tuple':
             return '(' + ', '.join(inner) + (',)' if len(inner) == 1 else ')')
         if self.kind == 'list':
             return '[' + ', '.join(inner) + ']'
         if self.kind == 'dict':
             return '{' + ', '.join(f'{key!r}: {text}' for key, text in zip(self.aux, inner)) + '}'
+        if self.kind == 'namedtuple':
+            return f'CustomNode(namedtuple[{self.aux.__name__}], [' + ', '.join(inner) + '])'
         name = getattr(self.kind, '__name__', str(self.kind))
-        return f'CustomNode({name}[{self.aux!r}], [' + ', '.join(inner) + '])'
+        return f'CustomNode({name}[{self.aux}], [' + ', '.join(inner) + '])'
 
     def __repr__(self):
         return f'PyTreeDef({self._text()})'
@@ -44,12 +68,35 @@ class PyTreeDef:
     def unflatten(self, leaves):
         return tree_unflatten(self, leaves)
 
+    def flatten_up_to(self, tree):
+        return flatten_up_to(self, tree)
+
+    def compose(self, inner):
+        """This structure with `inner`'s structure at each of its leaves."""
+        if self.kind == 'leaf':
+            return inner
+        return PyTreeDef(self.kind, self.aux, [child.compose(inner) for child in self.children_defs])
+
+    def from_iterable_tree(self, tree):
+        """Builds this structure from nested iterables: each node's children are the items of an iterable."""
+        if self.kind == 'leaf':
+            return tree
+        items = list(tree)
+        if len(items) != len(self.children_defs):
+            raise ValueError(f'Too few elements for TreeDef node.' if len(items) < len(self.children_defs)
+                             else 'Too many elements for TreeDef node.')
+        return _build_node(self, [child.from_iterable_tree(item) for child, item in zip(self.children_defs, items)])
+
 
 _key_registry = {}
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func):
+def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
+    if nodetype in _registry:
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
     _registry[nodetype] = (flatten_func, unflatten_func)
+    if flatten_with_keys_func is not None:
+        _key_registry[nodetype] = flatten_with_keys_func
 
 
 def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
@@ -83,19 +130,21 @@ def _flatten(tree, is_leaf, leaves):
         return PyTreeDef('leaf', None, [])
     if tree is None:
         return PyTreeDef('none', None, [])
+    # Like jaxlib, only the exact builtin container types are nodes: a subclass of dict or list is a leaf
+    # unless it is registered (namedtuples excepted).
     kind = type(tree)
     if kind in _registry:
         children, aux = _registry[kind][0](tree)
         return PyTreeDef(kind, aux, [_flatten(child, is_leaf, leaves) for child in children])
-    if _is_namedtuple(tree):
-        return PyTreeDef('namedtuple', kind, [_flatten(child, is_leaf, leaves) for child in tree])
-    if isinstance(tree, tuple):
+    if kind is tuple:
         return PyTreeDef('tuple', None, [_flatten(child, is_leaf, leaves) for child in tree])
-    if isinstance(tree, list):
+    if kind is list:
         return PyTreeDef('list', None, [_flatten(child, is_leaf, leaves) for child in tree])
-    if isinstance(tree, dict):
+    if kind is dict:
         keys = sorted(tree)
         return PyTreeDef('dict', tuple(keys), [_flatten(tree[key], is_leaf, leaves) for key in keys])
+    if _is_namedtuple(tree):
+        return PyTreeDef('namedtuple', kind, [_flatten(child, is_leaf, leaves) for child in tree])
     leaves.append(tree)
     return PyTreeDef('leaf', None, [])
 
@@ -106,26 +155,38 @@ def tree_flatten(tree, is_leaf=None):
     return leaves, treedef
 
 
+def _build_node(node, children):
+    if node.kind == 'none':
+        return None
+    if node.kind == 'tuple':
+        return tuple(children)
+    if node.kind == 'list':
+        return list(children)
+    if node.kind == 'dict':
+        return dict(zip(node.aux, children))
+    if node.kind == 'namedtuple':
+        return node.aux(*children)
+    return _registry[node.kind][1](node.aux, children)
+
+
 def tree_unflatten(treedef, leaves):
     iterator = iter(leaves)
 
     def build(node):
         if node.kind == 'leaf':
-            return next(iterator)
-        if node.kind == 'none':
-            return None
-        children = [build(child) for child in node.children]
-        if node.kind == 'tuple':
-            return tuple(children)
-        if node.kind == 'list':
-            return children
-        if node.kind == 'dict':
-            return dict(zip(node.aux, children))
-        if node.kind == 'namedtuple':
-            return node.aux(*children)
-        return _registry[node.kind][1](node.aux, children)
+            try:
+                return next(iterator)
+            except StopIteration:
+                raise ValueError(f'Too few leaves for PyTreeDef; expected {treedef.num_leaves}.') from None
+        return _build_node(node, [build(child) for child in node.children_defs])
 
-    return build(treedef)
+    result = build(treedef)
+    if next(iterator, _END) is not _END:
+        raise ValueError(f'Too many leaves for PyTreeDef; expected {treedef.num_leaves}.')
+    return result
+
+
+_END = object()
 
 
 def tree_leaves(tree, is_leaf=None):
@@ -138,13 +199,13 @@ def tree_structure(tree, is_leaf=None):
 
 def tree_map(f, tree, *rest, is_leaf=None):
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [treedef.flatten_up_to(r) if hasattr(treedef, 'flatten_up_to') else flatten_up_to(treedef, r)
-              for r in rest]
+    others = [flatten_up_to(treedef, r) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
 
 
 def flatten_up_to(treedef, tree):
-    """The subtrees of `tree` at the leaves of `treedef` (tree must have treedef's structure as a prefix)."""
+    """The subtrees of `tree` at the leaves of `treedef` (tree must have treedef's structure as a prefix);
+    a mismatch raises ValueError with jaxlib's wording."""
     out = []
 
     def walk(node, value):
@@ -152,16 +213,38 @@ def flatten_up_to(treedef, tree):
             out.append(value)
             return
         if node.kind == 'none':
+            if value is not None:
+                raise ValueError(f'Expected None, got {value!r}.')
             return
         if node.kind == 'dict':
+            if type(value) is not dict:
+                raise ValueError(f'Expected dict, got {value!r}.')
+            if sorted(value) != list(node.aux):
+                raise ValueError(f'Dict key mismatch; expected keys: {list(node.aux)!r}; '
+                                 f'present keys: {sorted(value)!r}.')
             children = [value[key] for key in node.aux]
-        elif node.kind in ('tuple', 'list', 'namedtuple'):
+        elif node.kind in ('tuple', 'list'):
+            if type(value) is not (tuple if node.kind == 'tuple' else list):
+                raise ValueError(f'Expected {node.kind}, got {value!r}.')
+            children = list(value)
+            if len(children) != len(node.children_defs):
+                label = node.kind.capitalize()
+                raise ValueError(f'{label} arity mismatch: {len(children)} != {len(node.children_defs)}; '
+                                 f'{node.kind}: {value!r}.')
+        elif node.kind == 'namedtuple':
+            if not _is_namedtuple(value):
+                raise ValueError(f'Expected named tuple, got {value!r}.')
+            if type(value) is not node.aux:
+                raise ValueError(f'Named tuple type mismatch: expected type: {node.aux!r}, tuple: {value!r}.')
             children = list(value)
         else:
-            children = _registry[node.kind][0](value)[0]
-        if len(children) != len(node.children):
-            raise ValueError(f'Tree structures do not match: {treedef} vs {tree_structure(tree)}')
-        for child_node, child in zip(node.children, children):
+            if type(value) is not node.kind:
+                raise ValueError(f'Custom node type mismatch: expected type: {node.kind!r}, value: {value!r}.')
+            children = list(_registry[node.kind][0](value)[0])
+            if len(children) != len(node.children_defs):
+                raise ValueError(f'Custom type arity mismatch: {len(children)} != {len(node.children_defs)}; '
+                                 f'value: {value!r}.')
+        for child_node, child in zip(node.children_defs, children):
             walk(child_node, child)
 
     walk(treedef, tree)
@@ -252,10 +335,10 @@ def _keyed_children(tree):
     if kind in _registry:
         children = _registry[kind][0](tree)[0]
         return [(FlattenedIndexKey(i), child) for i, child in enumerate(children)]
+    if type(tree) in (tuple, list):
+        return [(SequenceKey(i), child) for i, child in enumerate(tree)]
     if _is_namedtuple(tree):
         return [(GetAttrKey(name), child) for name, child in zip(tree._fields, tree)]
-    if isinstance(tree, (tuple, list)):
-        return [(SequenceKey(i), child) for i, child in enumerate(tree)]
     return [(DictKey(key), tree[key]) for key in sorted(tree)]
 
 
@@ -268,7 +351,7 @@ def tree_flatten_with_path(tree, is_leaf=None):
             pairs.append((path, node))
         elif node is None:
             return
-        elif type(node) in _registry or isinstance(node, (tuple, list, dict)):
+        elif type(node) in _registry or type(node) in (tuple, list, dict) or _is_namedtuple(node):
             for key, child in _keyed_children(node):
                 walk(child, path + (key,))
         else:
@@ -300,8 +383,3 @@ def keystr(keys, *, simple=False, separator=''):
     return separator.join(plain(key) for key in keys)
 
 
-def all_leaves(iterable, is_leaf=None):
-    return all(tree_structure(x, is_leaf).kind == 'leaf' for x in iterable)
-
-
-Partial = collections.namedtuple('Partial', ['func', 'args'])

@@ -10,6 +10,7 @@ bool_ = _np.bool_
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 dtype = _np.dtype
 ndarray = _shardscope.ArrayImpl
+_engine = _shardscope.numpy
 
 
 iinfo, finfo = _np.iinfo, _np.finfo
@@ -43,8 +44,123 @@ def size(a, axis=None):
     return math.prod(dims)
 
 
-def result_type(*args):
-    return _np.result_type(*[getattr(a, 'dtype', a) for a in args])
+def result_type(*args, return_weak_type_flag=False):
+    from jax import dtypes as _dtypes
+    return _dtypes.result_type(*args, return_weak_type_flag=return_weak_type_flag)
+
+
+def promote_types(a, b):
+    from jax import dtypes as _dtypes
+    return _dtypes.result_type(_dtypes.dtype(a), _dtypes.dtype(b))
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError('Either both or neither of the x and y arguments should be provided to jax.numpy.where, '
+                         f'got {x} and {y}.')
+    return _shardscope.numpy.where(condition, x, y)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    # The output shape depends on the values: only concrete arrays (or a static size) can answer.
+    if getattr(a, '_is_tracer', False):
+        raise NotImplementedError('jax.numpy.nonzero (and one-argument where) of a traced value is not supported by '
+                                  'shardscope; JAX needs a static size= there')
+    found = _np.nonzero(_np.asarray(a))
+    if size is not None:
+        fill = 0 if fill_value is None else fill_value
+        found = tuple(_np.concatenate([f[:size], _np.full(max(0, size - len(f)), fill, f.dtype)]) for f in found)
+    return tuple(_shardscope.numpy.asarray(f.astype(_np.int32)) for f in found)
+
+
+def atleast_1d(*arys):
+    out = [_engine.asarray(a) if getattr(_engine.asarray(a), 'ndim', 0) >= 1 else _engine.reshape(a, (1,)) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    def one(a):
+        a = _engine.asarray(a)
+        return a if a.ndim >= 2 else _engine.reshape(a, (1,) * (2 - a.ndim) + tuple(a.shape))
+    out = [one(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    def one(a):
+        a = _engine.asarray(a)
+        if a.ndim == 0:
+            return _engine.reshape(a, (1, 1, 1))
+        if a.ndim == 1:
+            return _engine.reshape(a, (1, a.shape[0], 1))
+        return _engine.reshape(a, tuple(a.shape) + (1,)) if a.ndim == 2 else a
+    out = [one(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def hstack(tup, dtype=None):
+    arrs = [atleast_1d(a) for a in tup]
+    out = _engine.concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+    return out if dtype is None else out.astype(dtype)
+
+
+def vstack(tup, dtype=None):
+    out = _engine.concatenate([atleast_2d(a) for a in tup], axis=0)
+    return out if dtype is None else out.astype(dtype)
+
+
+def dstack(tup, dtype=None):
+    out = _engine.concatenate([atleast_3d(a) for a in tup], axis=2)
+    return out if dtype is None else out.astype(dtype)
+
+
+def column_stack(tup):
+    return _engine.concatenate([_engine.reshape(a, (-1, 1)) if _engine.asarray(a).ndim < 2 else _engine.asarray(a) for a in tup], axis=1)
+
+
+def identity(n, dtype=None):
+    return _engine.eye(n, dtype=dtype)
+
+
+def empty(shape, dtype=None, device=None):
+    return _engine.zeros(shape, dtype)
+
+
+def empty_like(prototype, dtype=None, shape=None, device=None):
+    return _engine.zeros_like(prototype, dtype) if shape is None else _engine.zeros(shape, dtype or prototype.dtype)
+
+
+def moveaxis(a, source, destination):
+    a = _engine.asarray(a)
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = [s % a.ndim for s in source]
+    destination = [d % a.ndim for d in destination]
+    perm = [i for i in range(a.ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        perm.insert(dest, src)
+    return _engine.transpose(a, perm)
+
+
+def matrix_transpose(x):
+    return _engine.swapaxes(x, -1, -2)
+
+
+def flip(m, axis=None):
+    m = _engine.asarray(m)
+    axes = range(m.ndim) if axis is None else ([axis] if isinstance(axis, int) else axis)
+    axes = {ax % m.ndim for ax in axes}
+    return m[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(m.ndim))]
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
 
 
 def __getattr__(name):

@@ -1,0 +1,249 @@
+// The parts of JAX's API tutorial notebooks reach for beyond sharding: jax.tree_util in full, jnp's comparison,
+// padding, rolling and einsum forms, jax.nn's activations, jax.device_get, the Sharding API's queries,
+// ShapeDtypeStruct and jax.dtypes, arrays from per-device data, addressable shards, and jnp.array of traced values.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/python_test_support.h"
+#include "python/host.h"
+
+using python_test::printed;
+using shardscope::python::CellResult;
+using shardscope::python::run_cell;
+
+namespace {
+
+constexpr const char* kPrelude =
+    "import _shardscope\n_shardscope.set_device_preset('cpu:8')\n"
+    "import collections, dataclasses, functools\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\n"
+    "from jax.sharding import PartitionSpec as P, NamedSharding, SingleDeviceSharding\n"
+    "mesh = jax.make_mesh((4, 2), ('x', 'y'))\n";
+
+// The Python exception type a failing cell raised (the traceback's last line starts with it).
+std::string error_type(const std::string& code) {
+  const CellResult result = run_cell(code);
+  CAPTURE(code);
+  CHECK_FALSE(result.ok());
+  std::string text = result.error;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  const std::string last = text.substr(text.rfind('\n') + 1);
+  return last.substr(0, last.find(':'));
+}
+
+}  // namespace
+
+TEST_CASE("jax.tree and jax.tree_util: reductions, transposition, structures and their reprs") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("t = jax.tree.structure([(1, 2), 3, {'a': 4}])\nprint(t, t.num_leaves, t.num_nodes)\n"
+                "print(jax.tree_util.treedef_children(t))") ==
+        "PyTreeDef([(*, *), *, {'a': *}]) 4 7\n[PyTreeDef((*, *)), PyTreeDef(*), PyTreeDef({'a': *})]\n");
+  CHECK(printed("print(jax.tree_util.treedef_is_leaf(jax.tree.structure(1)), "
+                "jax.tree_util.treedef_is_leaf(jax.tree.structure([1])), "
+                "jax.tree_util.treedef_is_leaf(jax.tree.structure(None)))") == "True False True\n");
+  CHECK(printed("print(jax.tree.all([True, {'a': 1}]), jax.tree.all([1, (0,)]), "
+                "jax.tree_util.tree_all([None], is_leaf=lambda x: x is None))") == "True False False\n");
+  CHECK(printed("print(jax.tree.reduce(lambda a, b: a + b, [1, (2, 3)]), "
+                "jax.tree_util.tree_reduce(lambda a, b: a * b, {'x': 2, 'y': [3]}, 10))") == "6 60\n");
+  CHECK(printed("print(jax.tree.transpose(jax.tree.structure([0, 0]), jax.tree.structure((0, 0)), [(1, 2), (3, 4)]))\n"
+                "print(jax.tree_util.tree_transpose(jax.tree.structure({'a': 0, 'b': 0}), None, "
+                "{'a': [1, 2], 'b': [3, 4]}))") == "([1, 3], [2, 4])\n[{'a': 1, 'b': 3}, {'a': 2, 'b': 4}]\n");
+  CHECK(printed("print(jax.tree.map(lambda x, y, z: x + y * z, [1, {'a': 2}], [10, {'a': 20}], [2, {'a': 3}]))") ==
+        "[21, {'a': 62}]\n");
+  CHECK(printed("print(jax.tree.leaves([1, [2, (3,)]]), jax.tree.flatten({'b': 1, 'a': 2}))\n"
+                "print(jax.tree.unflatten(jax.tree.structure((0, [0])), [7, 8]))") ==
+        "[1, 2, 3] ([2, 1], PyTreeDef({'a': *, 'b': *}))\n(7, [8])\n");
+  CHECK(printed("print(jax.tree_util.all_leaves([1, 2]), jax.tree_util.all_leaves([[1]]), "
+                "jax.tree_util.all_leaves([None]))") == "True False False\n");
+  CHECK(printed("Point = collections.namedtuple('Point', 'x y')\nprint(jax.tree.structure(Point(1, 2)))") ==
+        "PyTreeDef(CustomNode(namedtuple[Point], [*, *]))\n");
+  // A structure mismatch names what was expected, as jaxlib does.
+  CHECK(error_type("jax.tree.map(lambda a, b: a, [1, 2], (1, 2))") == "ValueError");
+  // Only the exact builtin containers are nodes: a dict subclass is a leaf unless registered.
+  CHECK(printed("class D(dict): pass\nprint(len(jax.tree.leaves(D(a=1, b=2))), "
+                "jax.tree.flatten(collections.OrderedDict([('b', 1), ('a', 2)])))") ==
+        "1 ([1, 2], PyTreeDef(CustomNode(OrderedDict[('b', 'a')], [*, *])))\n");
+  // build_tree was deprecated in 0.6.0 and is gone in the newest JAX.
+  CHECK(error_type("jax.tree_util.build_tree") == "AttributeError");
+}
+
+TEST_CASE("register_dataclass, register_static and Partial are pytrees as JAX defines them") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass MyOp:\n"
+                   "  x: object\n  y: object\n  op: str = jax.tree.static(default='add')\n")
+              .ok());
+  CHECK(printed("leaves, t = jax.tree.flatten(MyOp(jnp.ones(2), 3))\nprint(len(leaves), t)\n"
+                "print(jax.tree.unflatten(t, [5, 6]))\n"
+                "print([jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path(MyOp(1, 2))[0]])") ==
+        "2 PyTreeDef(CustomNode(MyOp[('add',)], [*, *]))\nMyOp(x=5, y=6, op='add')\n['.x', '.y']\n");
+  CHECK(printed("print(jax.jit(lambda m: m.x + m.y if m.op == 'add' else m.x - m.y)(MyOp(jnp.ones(2), 2.0)))") ==
+        "[3. 3.]\n");
+  CHECK(error_type("@jax.tree_util.register_dataclass\n@dataclasses.dataclass\nclass Bad:\n  x: int\n"
+                   "jax.tree_util.register_dataclass(Bad, data_fields=['x'], meta_fields=None)") == "TypeError");
+  REQUIRE(run_cell("@jax.tree_util.register_static\nclass StaticStr(str):\n  pass\n").ok());
+  CHECK(
+      printed(
+          "f = jax.jit(lambda x, y, s: x + y if s == 'add' else x - y)\n"
+          "print(repr(f(1, 2, StaticStr('add'))), repr(f(1, 2, StaticStr('sub'))), jax.tree.leaves(StaticStr('a')))") ==
+      "Array(3, dtype=int32, weak_type=True) Array(-1, dtype=int32, weak_type=True) []\n");
+  CHECK(printed("add_one = jax.tree_util.Partial(jnp.add, 1)\nprint(repr(add_one(2)))\n"
+                "print(repr(jax.jit(lambda f, *a: f(*a))(add_one, 2)), isinstance(add_one, functools.partial))") ==
+        "Array(3, dtype=int32, weak_type=True)\nArray(3, dtype=int32, weak_type=True) True\n");
+}
+
+TEST_CASE("jnp comparisons return bool Arrays and padding, rolling and einsum follow numpy's forms") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed(
+            "x = jnp.arange(12.0).reshape(3, 4)\n"
+            "print(repr(jnp.allclose(x, x * (1 + 1e-7))), repr(jnp.allclose(x, x + 1e-6)))\n"
+            "print(repr(jnp.isclose(jnp.array([1.0, jnp.inf, jnp.nan]), jnp.array([1.0 + 1e-7, jnp.inf, jnp.nan]))))\n"
+            "print(repr(jnp.isclose(jnp.nan, jnp.nan, equal_nan=True)))") ==
+        "Array(True, dtype=bool) Array(False, dtype=bool)\nArray([ True,  True, False], dtype=bool)\n"
+        "Array(True, dtype=bool)\n");
+  CHECK(printed("print(repr(jnp.array_equal(x, x)), repr(jnp.array_equal(x, x[0])), "
+                "repr(jnp.array_equiv(x[0], jnp.arange(4.0))), repr(jnp.array_equiv(x, jnp.ones(3))))") ==
+        "Array(True, dtype=bool) Array(False, dtype=bool) Array(True, dtype=bool) Array(False, dtype=bool)\n");
+  CHECK(printed("print(jnp.pad(jnp.arange(3), 2), jnp.pad(jnp.arange(3.), (1, 2), constant_values=9))\n"
+                "print(jnp.pad(jnp.arange(6).reshape(2, 3), ((1, 0), (0, 2)), mode='edge').tolist())") ==
+        "[0 0 0 1 2 0 0] [9. 0. 1. 2. 9. 9.]\n[[0, 1, 2, 2, 2], [0, 1, 2, 2, 2], [3, 4, 5, 5, 5]]\n");
+  // Reflect and symmetric agree with numpy; wrap follows JAX's own tiling.
+  CHECK(
+      printed("a = np.arange(4)\nprint(all((np.asarray(jnp.pad(a, (5, 3), mode=m)) == np.pad(a, (5, 3), mode=m)).all()"
+              " for m in ('reflect', 'symmetric', 'edge', 'constant')))\n"
+              "print(jnp.pad(a, (2, 3), mode='wrap'))") == "True\n[2 3 0 1 2 3 0 1 2]\n");
+  CHECK(error_type("jnp.pad(jnp.ones(3), 1, mode='median')") == "NotImplementedError");
+  CHECK(printed("print(jnp.roll(jnp.arange(5), 2), jnp.roll(jnp.arange(5), -1))\n"
+                "print(jnp.roll(x, (1, 2), axis=(0, 1)).tolist())\nprint(jnp.roll(x, 2).tolist())") ==
+        "[3 4 0 1 2] [1 2 3 4 0]\n[[10.0, 11.0, 8.0, 9.0], [2.0, 3.0, 0.0, 1.0], [6.0, 7.0, 4.0, 5.0]]\n"
+        "[[10.0, 11.0, 0.0, 1.0], [2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0]]\n");
+  CHECK(printed("b = jnp.arange(24.0).reshape(2, 3, 4)\n"
+                "print(bool((jnp.einsum('bij->jb', b) == np.einsum('bij->jb', np.asarray(b))).all()))\n"
+                "print(float(jnp.einsum('i,ij,j->', jnp.arange(3.), x, jnp.arange(4.))))\n"
+                "print(jnp.einsum('...ij,...jk->...ik', jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5))).shape, "
+                "jnp.einsum('ij', x).shape, jnp.einsum('ij->', x))") == "True\n162.0\n(2, 3, 5) (3, 4) 66.0\n");
+  CHECK(error_type("jnp.einsum('ii->i', jnp.eye(3))") == "NotImplementedError");
+  CHECK(printed("print(jnp.repeat(jnp.arange(3), 2), [a.tolist() for a in jnp.array_split(jnp.arange(7), 3)])\n"
+                "print([g.tolist() for g in jnp.meshgrid(jnp.arange(2), jnp.arange(3))])\n"
+                "print([g.shape for g in jnp.meshgrid(jnp.arange(2), jnp.arange(3), indexing='ij', sparse=True)])") ==
+        "[0 0 1 1 2 2] [[0, 1, 2], [3, 4], [5, 6]]\n[[[0, 1], [0, 1], [0, 1]], [[0, 0], [1, 1], [2, 2]]]\n"
+        "[(2, 1), (1, 3)]\n");
+  CHECK(printed("print(jnp.where(jnp.array([0, 3, 0, 4]) > 0), jnp.hstack([jnp.ones(2), jnp.zeros(1)]), "
+                "jnp.vstack([jnp.ones(2), jnp.zeros(2)]).shape, jnp.flip(jnp.arange(3)))") ==
+        "(Array([1, 3], dtype=int32),) [1. 1. 0.] (2, 2) [2 1 0]\n");
+}
+
+TEST_CASE("jax.nn activations give JAX's values") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // Each activation against its definition evaluated in float64 numpy.
+  REQUIRE(run_cell("v = jnp.array([-2.0, -0.5, 0.0, 1.5])\nn = np.asarray(v, np.float64)\n"
+                   "sig = lambda t: 1 / (1 + np.exp(-t))\nsp = lambda t: np.log1p(np.exp(t))\n"
+                   "def near(y, ref):\n  return bool(np.abs(np.asarray(y, np.float64) - ref).max() < 2e-6)\n"
+                   "erf = np.vectorize(__import__('math').erf)\n")
+              .ok());
+  CHECK(printed("print(near(jax.nn.leaky_relu(v), np.where(n >= 0, n, 0.01 * n)), "
+                "near(jax.nn.leaky_relu(v, negative_slope=0.2), np.where(n >= 0, n, 0.2 * n)), "
+                "near(jax.nn.elu(v), np.where(n > 0, n, np.expm1(n))), "
+                "near(jax.nn.celu(v, alpha=2.0), np.maximum(n, 0) + 2 * np.expm1(np.minimum(n, 0) / 2)))") ==
+        "True True True True\n");
+  CHECK(printed("a, l = 1.6732632423543772, 1.0507009873554805\n"
+                "print(near(jax.nn.selu(v), l * np.where(n > 0, n, a * np.expm1(n))), "
+                "near(jax.nn.log_sigmoid(v), -sp(-n)), near(jax.nn.tanh(v), np.tanh(n)), "
+                "near(jax.nn.gelu(v, approximate=False), n * (1 + erf(n / np.sqrt(2))) / 2), "
+                "near(jax.nn.gelu(v), n * (1 + np.tanh(np.sqrt(2 / np.pi) * (n + 0.044715 * n ** 3))) / 2))") ==
+        "True True True True True\n");
+  CHECK(printed("e = np.exp(n - n.max())\nm = n > -1\nem = np.where(m, np.exp(n), 0)\n"
+                "print(near(jax.nn.softmax(v), e / e.sum()), near(jax.nn.softmax(v, where=v > -1), em / em.sum()), "
+                "near(jax.nn.log_softmax(v), n - np.log(np.exp(n).sum())), "
+                "jax.nn.softmax(jnp.ones((2, 2)), axis=None).tolist())") ==
+        "True True True [[0.25, 0.25], [0.25, 0.25]]\n");
+  CHECK(printed("print(near(jax.nn.standardize(v), (n - n.mean()) / np.sqrt(n.var() + 1e-5)), "
+                "near(jax.nn.hard_tanh(v * 2), np.clip(2 * n, -1, 1)), near(jax.nn.mish(v), n * np.tanh(sp(n))), "
+                "near(jax.nn.glu(v), n[:2] * sig(n[2:])), near(jax.nn.relu6(v * 5), np.clip(5 * n, 0, 6)), "
+                "near(jax.nn.soft_sign(v), n / (1 + np.abs(n))), near(jax.nn.squareplus(v), (n + np.sqrt(n * n + 4)) / "
+                "2))") == "True True True True True True True\n");
+  CHECK(
+      printed(
+          "print(jax.nn.one_hot(jnp.array([0, 2]), 3).tolist(), near(jax.nn.logsumexp(v), np.log(np.exp(n).sum())))") ==
+      "[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]] True\n");
+}
+
+TEST_CASE("device_get, ShapeDtypeStruct and jax.dtypes") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("out = jax.device_get({'a': jnp.arange(3), 'b': 1.5})\nprint(type(out['a']).__name__, out)") ==
+        "ndarray {'a': array([0, 1, 2], dtype=int32), 'b': 1.5}\n");
+  CHECK(printed("print(jax.ShapeDtypeStruct((2, 3), jnp.bfloat16), jax.ShapeDtypeStruct((2,), jnp.float32, "
+                "weak_type=True))\n"
+                "print(jax.ShapeDtypeStruct((8, 2), jnp.int32, sharding=NamedSharding(mesh, P('x'))))") ==
+        "ShapeDtypeStruct(shape=(2, 3), dtype=bfloat16) ShapeDtypeStruct(shape=(2,), dtype=float32, weak_type=True)\n"
+        "ShapeDtypeStruct(shape=(8, 2), dtype=int32, sharding=NamedSharding(mesh=Mesh('x': 4, 'y': 2, "
+        "axis_types=(Explicit, Explicit)), spec=P('x',), memory_kind=device))\n");
+  CHECK(error_type("s = jax.ShapeDtypeStruct((2,), jnp.float32)\ns.shape = (3,)") == "RuntimeError");
+  CHECK(error_type("jax.ShapeDtypeStruct((2, None), jnp.float32)") == "ValueError");
+  CHECK(printed(
+            "print(jax.dtypes.canonicalize_dtype(np.float64), jax.dtypes.canonicalize_dtype(jnp.bfloat16), "
+            "jax.dtypes.float0)\n"
+            "print(jax.dtypes.result_type(jnp.int32, 1.0), jax.dtypes.result_type(1, 2.0, return_weak_type_flag=True), "
+            "jax.dtypes.issubdtype(jnp.bfloat16, jnp.floating))\n"
+            "print(jnp.result_type(jnp.ones(2, jnp.int8), 1), jnp.promote_types(jnp.int8, jnp.float16), "
+            "jax.dtypes.issubdtype(jax.random.key(0).dtype, jax.dtypes.prng_key))") ==
+        "float32 bfloat16 [('float0', 'V')]\nfloat32 (dtype('float32'), True) True\nint8 float16 True\n");
+}
+
+TEST_CASE("the Sharding API's queries on NamedSharding, SingleDeviceSharding and PositionalSharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("s = NamedSharding(mesh, P('x'))\nsd = SingleDeviceSharding(jax.devices()[1])\n").ok());
+  CHECK(printed("print(s.num_devices, len(s.device_set), len(s.addressable_devices), s.is_fully_addressable, "
+                "s.is_fully_replicated, s.memory_kind, s.shard_shape((8, 4)))") == "8 8 8 True False device (2, 4)\n");
+  CHECK(printed("print(s.is_equivalent_to(NamedSharding(mesh, P('x', None)), 2), "
+                "s.is_equivalent_to(NamedSharding(mesh, P('y')), 2), "
+                "s.is_equivalent_to(s.with_memory_kind('pinned_host'), 2))") == "True False False\n");
+  CHECK(printed("m = s.addressable_devices_indices_map((8, 4))\nprint(len(m), m[jax.devices()[2]])") ==
+        "8 (slice(2, 4, None), slice(None, None, None))\n");
+  CHECK(printed("print(sd.num_devices, sd.shard_shape((3, 4)), sd.devices_indices_map((2,)), sd.is_fully_replicated)\n"
+                "one = jax.make_mesh((1,), ('a',), devices=[jax.devices()[1]])\n"
+                "print(sd.is_equivalent_to(NamedSharding(one, P()), 1), sd.is_equivalent_to(s, 1))") ==
+        "1 (3, 4) {CpuDevice(id=1): (slice(None, None, None),)} True\nTrue False\n");
+  CHECK(printed("from jax.sharding import PositionalSharding\nps = PositionalSharding(jax.devices()).reshape(8, 1)\n"
+                "print(ps.num_devices, ps.shard_shape((16, 4)), ps.is_equivalent_to(NamedSharding(jax.make_mesh((8,), "
+                "('d',)), P('d')), 2))") == "8 (2, 4) True\n");
+}
+
+TEST_CASE("arrays from per-device data and their addressable shards in device-assignment order") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("s = NamedSharding(mesh, P('x'))\nseen = []\n"
+                   "a = jax.make_array_from_callback((8, 4), s, "
+                   "lambda idx: (seen.append(idx), np.arange(32.).reshape(8, 4)[idx])[1])\n")
+              .ok());
+  // One call per device (replicas included), the float64 data canonicalized to float32.
+  CHECK(printed("print(len(seen), seen[0], seen[2], a.dtype, a.sharding == s, a.sum())") ==
+        "8 (slice(0, 2, None), slice(None, None, None)) (slice(2, 4, None), slice(None, None, None)) float32 True "
+        "496.0\n");
+  CHECK(printed("r = []\nb = jax.make_array_from_callback((3,), NamedSharding(mesh, P()), "
+                "lambda idx: (r.append(idx), np.ones(3))[1])\nprint(r, b)") ==
+        "[(slice(None, None, None),)] [1. 1. 1.]\n");
+  CHECK(printed("c = jax.make_array_from_single_device_arrays((8, 4), s, [sh.data for sh in a.addressable_shards])\n"
+                "print(bool((c == a).all()), c.sharding == s)") == "True True\n");
+  CHECK(error_type("jax.make_array_from_callback((8, 4), s, lambda idx: np.zeros((3, 3)))") == "ValueError");
+  // addressable_data(i) is the block of addressable_shards[i], on that shard's device.
+  CHECK(printed("y = jax.device_put(jnp.arange(8.), NamedSharding(mesh, P('y')))\n"
+                "print([sh.device.id for sh in y.addressable_shards])\n"
+                "print(y.addressable_data(1), y.addressable_data(1).devices() == {y.addressable_shards[1].device})\n"
+                "print(y.addressable_shards[2].data, list(y.addressable_shards[2].data.devices())[0].id)") ==
+        "[0, 1, 2, 3, 4, 5, 6, 7]\n[4. 5. 6. 7.] True\n[0. 1. 2. 3.] 2\n");
+  CHECK(printed("z = jax.device_put(jnp.arange(4.), NamedSharding(mesh, P()))\n"
+                "print(z.addressable_data(5), list(z.addressable_data(5).devices())[0].id)") == "[0. 1. 2. 3.] 0\n");
+}
+
+TEST_CASE("jnp.array of lists mixing traced values and Python numbers stacks the promoted elements") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(jax.jit(lambda a, b: jnp.array([a, b, 1.0]))(1.0, 2.0))\n"
+                "print(jax.jit(lambda a: jnp.asarray([[a, 2], [3, a]]))(jnp.int32(5)).tolist())") ==
+        "[1. 2. 1.]\n[[5, 2], [3, 5]]\n");
+  CHECK(printed("print(jax.vmap(lambda a: jnp.array([a, 2 * a]))(jnp.arange(3.0)).tolist())\n"
+                "print(jax.grad(lambda a: jnp.array([a, a * a, 3.0]).sum())(2.0))\n"
+                "print(jax.pmap(lambda a: jnp.array([a, 0.0]))(jnp.arange(2.0)).tolist())") ==
+        "[[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]]\n5.0\n[[0.0, 0.0], [1.0, 0.0]]\n");
+  CHECK(printed("print(repr(jnp.array([jnp.array(1), 2])), repr(jnp.array([jnp.array(1), 2.5])), "
+                "repr(jnp.array([jnp.float32(1), 2], dtype=jnp.int32)))") ==
+        "Array([1, 2], dtype=int32) Array([1. , 2.5], dtype=float32) Array([1, 2], dtype=int32)\n");
+}
