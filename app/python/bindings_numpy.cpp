@@ -551,25 +551,39 @@ std::vector<std::string> axis_names(const py::object& names) {
 }
 
 void bind_lax(py::module_& m) {
-  m.def("psum", [](const py::object& x, const py::object& axes) {
-    return wrap(api::lax::psum(to_value(x), axis_names(axes)));
+  // Collectives take normalized arguments (a list of axis names, plain ints); jax/lax/__init__.py gives them
+  // JAX's signatures, keywords and pytree mapping.
+  using Reduction = api::Value (*)(const api::Value&, const std::vector<std::string>&);
+  for (const auto& [name, fn] : std::vector<std::pair<const char*, Reduction>>{
+           {"psum", api::lax::psum}, {"pmax", api::lax::pmax}, {"pmin", api::lax::pmin}, {"pmean", api::lax::pmean}}) {
+    m.def(name,
+          [fn = fn](const py::object& x, const py::object& axes) { return wrap(fn(to_value(x), axis_names(axes))); });
+  }
+  m.def("all_gather", [](const py::object& x, const py::object& axes, int64_t axis, bool tiled) {
+    return wrap(api::lax::all_gather(to_value(x), axis_names(axes), axis, tiled));
   });
-  m.def("pmax", [](const py::object& x, const py::object& axes) {
-    return wrap(api::lax::pmax(to_value(x), axis_names(axes)));
+  m.def("psum_scatter", [](const py::object& x, const py::object& axes, int64_t scatter_dimension, bool tiled) {
+    return wrap(api::lax::psum_scatter(to_value(x), axis_names(axes), scatter_dimension, tiled));
   });
-  m.def("pmin", [](const py::object& x, const py::object& axes) {
-    return wrap(api::lax::pmin(to_value(x), axis_names(axes)));
+  m.def("ppermute",
+        [](const py::object& x, const py::object& axes, const std::vector<std::pair<int64_t, int64_t>>& perm) {
+          return wrap(api::lax::ppermute(to_value(x), axis_names(axes), perm));
+        });
+  m.def("all_to_all", [](const py::object& x, const py::object& axes, int64_t split_axis, int64_t concat_axis,
+                         bool tiled, bool axis_name_is_tuple) {
+    return wrap(
+        api::lax::all_to_all(to_value(x), axis_names(axes), split_axis, concat_axis, tiled, axis_name_is_tuple));
   });
-  m.def("pmean", [](const py::object& x, const py::object& axes) {
-    return wrap(api::lax::pmean(to_value(x), axis_names(axes)));
+  m.def("axis_index", [](const py::object& axes, bool axis_name_is_tuple) {
+    return wrap(api::lax::axis_index(axis_names(axes), axis_name_is_tuple));
   });
-  m.def(
-      "all_gather",
-      [](const py::object& x, const py::object& axes, int64_t axis, bool tiled) {
-        return wrap(api::lax::all_gather(to_value(x), axis_names(axes), axis, tiled));
-      },
-      py::arg("x"), py::arg("axis_name"), py::kw_only(), py::arg("axis") = 0, py::arg("tiled") = false);
-  m.def("axis_index", [](const py::object& axes) { return wrap(api::lax::axis_index(axis_names(axes))); });
+  m.def("axis_size", [](const py::object& axes) { return api::lax::axis_size(axis_names(axes)); });
+  m.def("pvary", [](const py::object& x, const py::object& axes) {
+    return wrap(api::lax::pvary(to_value(x), axis_names(axes)));
+  });
+  m.def("pcast", [](const py::object& x, const py::object& axes, const std::string& to) {
+    return wrap(api::lax::pcast(to_value(x), axis_names(axes), to));
+  });
   m.def("with_sharding_constraint", [](const py::object& x, const NamedSharding& sharding) {
     return wrap(api::lax::with_sharding_constraint(to_value(x), sharding));
   });

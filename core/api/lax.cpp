@@ -5,7 +5,9 @@
 #include <numeric>
 
 #include "api/session.h"
+#include "api/typeof.h"
 #include "base/error.h"
+#include "base/python_format.h"
 #include "exec/axis_env.h"
 #include "exec/builder.h"
 #include "explicit/reshard.h"
@@ -262,17 +264,86 @@ Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers&
 
 namespace {
 
-// psum/pmax/pmin on values that vary over no axis (constants) reduce without communicating.
+std::string python_str_tuple(const std::vector<std::string>& names) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i > 0 ? ", '" : "'") + names[i] + "'";
+  return text + (names.size() == 1 ? ",)" : ")");
+}
+
+// NameError for an axis no enclosing shard_map, pmap or vmap binds, in the words the profile's JAX uses
+// when a traced collective named `api` checks its axes.
+void check_axes_bound(const std::vector<std::string>& axes, const std::string& api) {
+  const std::optional<std::string> missing = first_unbound_axis(axes);
+  if (!missing) return;
+  const JaxProfile& profile = session().profile;
+  if (profile.has(JaxFeature::kUnboundAxisFoundMessage)) {
+    throw Error("NameError", "Found an unbound axis name: " + *missing + ". To fix this, please call " + api +
+                                 " under `jax.shard_map`.");
+  }
+  if (profile.has(JaxFeature::kUnboundAxisShortMessage)) throw Error("NameError", "unbound axis name: " + *missing);
+  throw Error("NameError", "unbound axis name: " + *missing +
+                               ". The following axis names (e.g. defined by pmap) are available to collective "
+                               "operations: [" +
+                               join(bound_axis_names(), ", ") + "]");
+}
+
+// The group size JAX computes as psum(1, axes) before binding (all_gather, psum_scatter, all_to_all,
+// pmean, axis_size): an unbound name fails there, with the axis environment's shorter message.
+int64_t constant_axes_size(const std::vector<std::string>& axes) {
+  if (first_unbound_axis(axes) && !session().profile.has(JaxFeature::kUnboundAxisShortMessage)) {
+    check_axes_bound(axes, "psum");
+  }
+  return axes_size(axes);
+}
+
+Value bind_pvary(const Value& x, const std::vector<std::string>& axes) {
+  // pvary orders its axes by the mesh; a name the mesh lacks fails JAX's (message-less) assertion there.
+  if (first_unbound_axis(axes)) throw Error("AssertionError", "");
+  return bind("pvary", {x}, {{"axes", axes_param(in_binding_order(axes))}}).at(0);
+}
+
+// JAX's insert_collective_pvary: under a check_vma shard_map a collective first casts its operand to vary
+// over the collective's axes, so invariant operands (constants, psum results) are accepted.
+Value with_collective_pvary(const Value& x, const std::vector<std::string>& axes) {
+  if (!vma_checking()) return x;
+  std::vector<std::string> missing;
+  for (const std::string& axis : axes) {
+    const auto& varying = x.aval().varying;
+    if (std::find(varying.begin(), varying.end(), axis) == varying.end()) missing.push_back(axis);
+  }
+  if (missing.empty()) return x;
+  return bind_pvary(x, missing);
+}
+
+bool eager_outside_maps(const Value& x) { return !x.is_traced() && current_trace() == nullptr; }
+
+// psum/pmax/pmin: constants (values outside any trace) reduce without communicating.
 Value reduction_collective(const std::string& primitive, const Value& x, const std::vector<std::string>& axes) {
   if (axes.empty()) return x;
   Value operand = x;
   if (primitive == "psum" && dtype_of(operand) == DType::kBool) operand = convert_element_type(operand, DType::kInt32);
-  if (!operand.is_traced() && current_trace() == nullptr) {
-    if (primitive != "psum") return operand;
-    return mul(typed_scalar(static_cast<double>(axes_size(axes)), dtype_of(operand), operand.aval().weak_type),
+  if (eager_outside_maps(operand)) {
+    if (primitive != "psum") {
+      check_axes_bound(axes, "psum");
+      return operand;
+    }
+    return mul(typed_scalar(static_cast<double>(constant_axes_size(axes)), dtype_of(operand), operand.aval().weak_type),
                operand);
   }
-  return bind1(primitive, {operand}, {{"axes", axes_param(axes)}, {"axis_index_groups", ParamValue::None{}}});
+  const Params params{{"axes", axes_param(axes)}, {"axis_index_groups", ParamValue::None{}}};
+  if (vma_checking()) {
+    if (!session().profile.has(JaxFeature::kAvalVaryingManualAxes)) {
+      // The check_rep era: shard_map bodies rewrote psum to psum2 (pmax and pmin kept their names).
+      check_axes_bound(axes, "psum");
+      return bind1(primitive == "psum" ? "psum2" : primitive, {operand}, params);
+    }
+    operand = with_collective_pvary(operand, axes);
+    check_axes_bound(axes, "psum");
+    if (primitive == "psum") return bind1("psum_invariant", {operand}, {{"axes", axes_param(axes)}});
+    return bind1(primitive, {operand}, params);
+  }
+  check_axes_bound(axes, "psum");
+  return bind1(primitive, {operand}, params);
 }
 
 }  // namespace
@@ -286,48 +357,61 @@ Value pmean(const Value& x, const std::vector<std::string>& axes) {
   // x / n with n a Python int: jnp.true_divide's promotion (int operands become float).
   const DType dtype = is_floating(dtype_of(total)) ? dtype_of(total) : default_float_dtype(session().enable_x64);
   const bool weak = total.aval().weak_type;
-  return div(convert_element_type(total, dtype, weak), typed_scalar(static_cast<double>(axes_size(axes)), dtype, weak));
+  return div(convert_element_type(total, dtype, weak),
+             typed_scalar(static_cast<double>(constant_axes_size(axes)), dtype, weak));
 }
+
+int64_t axis_size(const std::vector<std::string>& axes) { return constant_axes_size(axes); }
 
 Value all_gather(const Value& x, const std::vector<std::string>& axes, int64_t axis, bool tiled) {
   if (axes.empty()) return x;
-  const int64_t rank = ndim_of(x);
-  return bind1("all_gather", {x},
+  const int64_t size = constant_axes_size(axes);
+  const Value operand = with_collective_pvary(x, axes);
+  check_axes_bound(axes, "all_gather");
+  const int64_t rank = ndim_of(operand);
+  return bind1("all_gather", {operand},
                {{"all_gather_dimension", canonicalize_axis(axis, tiled ? rank : rank + 1)},
                 {"axis_index_groups", ParamValue::None{}},
                 {"axis_name", axes_param(axes)},
-                {"axis_size", axes_size(axes)},
+                {"axis_size", size},
                 {"tiled", tiled}});
 }
 
 Value psum_scatter(const Value& x, const std::vector<std::string>& axes, int64_t scatter_dimension, bool tiled) {
   if (axes.empty()) return x;
-  return bind1("reduce_scatter", {x},
+  const int64_t size = constant_axes_size(axes);
+  const Value operand = with_collective_pvary(x, axes);
+  check_axes_bound(axes, "reduce_scatter");
+  return bind1("reduce_scatter", {operand},
                {{"axis_index_groups", ParamValue::None{}},
                 {"axis_name", axes_param(axes)},
-                {"axis_size", axes_size(axes)},
-                {"scatter_dimension", canonicalize_axis(scatter_dimension, ndim_of(x))},
+                {"axis_size", size},
+                {"scatter_dimension", canonicalize_axis(scatter_dimension, ndim_of(operand))},
                 {"tiled", tiled}});
 }
 
 Value ppermute(const Value& x, const std::vector<std::string>& axes,
                const std::vector<std::pair<int64_t, int64_t>>& perm) {
+  const Value operand = with_collective_pvary(x, axes);
+  check_axes_bound(axes, "ppermute");
   std::vector<ParamValue> pairs;
   for (const auto& [source, target] : perm) pairs.push_back(ParamValue::int_tuple({source, target}));
-  return bind1("ppermute", {x}, {{"axis_name", axes_param(axes)}, {"perm", ParamValue::tuple(pairs)}});
+  return bind1("ppermute", {operand}, {{"axis_name", axes_param(axes)}, {"perm", ParamValue::tuple(pairs)}});
 }
 
 Value all_to_all(const Value& x, const std::vector<std::string>& axes, int64_t split_axis, int64_t concat_axis,
-                 bool tiled) {
+                 bool tiled, bool axis_name_is_tuple) {
   int64_t split = canonicalize_axis(split_axis, ndim_of(x));
   int64_t concat = canonicalize_axis(concat_axis, ndim_of(x));
-  const int64_t group = axes_size(axes);
+  const int64_t group = constant_axes_size(axes);
   const int64_t split_size = shape_of(x)[static_cast<std::size_t>(split)];
+  // The param (and the error text) keep the axis name as the caller wrote it: a bare name or a tuple.
+  const std::string axis_name_text = axis_name_is_tuple ? python_str_tuple(axes) : axes.front();
   Value operand = x;
   if (tiled) {
     if (split_size % group != 0) {
       throw value_error("The size of all_to_all split_axis (" + std::to_string(split_size) +
-                        ") has to be divisible by the size of the named axis " + axes.front() + " (" +
+                        ") has to be divisible by the size of the named axis " + axis_name_text + " (" +
                         std::to_string(group) + ")");
     }
   } else {
@@ -344,9 +428,12 @@ Value all_to_all(const Value& x, const std::vector<std::string>& axes, int64_t s
       ++split;
     }
   }
+  operand = with_collective_pvary(operand, axes);
+  check_axes_bound(axes, "all_to_all");
+  const ParamValue axis_name = axis_name_is_tuple || axes.size() != 1 ? axes_param(axes) : ParamValue(axes.front());
   Value result = bind1("all_to_all", {operand},
                        {{"axis_index_groups", ParamValue::None{}},
-                        {"axis_name", axes_param(axes)},
+                        {"axis_name", axis_name},
                         {"concat_axis", concat},
                         {"split_axis", split},
                         {"tiled", tiled}});
@@ -354,17 +441,66 @@ Value all_to_all(const Value& x, const std::vector<std::string>& axes, int64_t s
   return result;
 }
 
-Value axis_index(const std::vector<std::string>& axes) {
-  if (axes.size() == 1) return bind1("axis_index", {}, {{"axis_name", axes.front()}});
-  // Several axes: a row-major combination of the per-axis indices.
-  Value index = typed_scalar(0, DType::kInt32);
+Value axis_index(const std::vector<std::string>& axes, bool axis_name_is_tuple) {
+  if (axes.size() == 1 && !axis_name_is_tuple) {
+    check_axes_bound(axes, "axis_index");
+    return bind1("axis_index", {}, {{"axis_name", axes.front()}});
+  }
+  // Several axes: a row-major combination of the per-axis indices, built as JAX's Python loop builds it.
+  Value index = typed_scalar(0, DType::kInt32, true);
   int64_t inner = 1;
   for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+    check_axes_bound({*it}, "axis_index");
     const Value part = bind1("axis_index", {}, {{"axis_name", *it}});
-    index = add(mul(part, typed_scalar(static_cast<double>(inner), DType::kInt32)), index);
-    inner *= axis_size(*it);
+    index = add(index, mul(part, typed_scalar(static_cast<double>(inner), DType::kInt32, true)));
+    inner *= shardscope::axis_size(*it);
   }
   return index;
+}
+
+Value pvary(const Value& x, const std::vector<std::string>& axes) {
+  if (axes.empty()) return x;
+  if (eager_outside_maps(x)) throw value_error("pvary should be called under jax.shard_map.");
+  if (!vma_checking()) {
+    // Without varying types there is nothing to cast; names no map binds still fail.
+    check_axes_bound(axes, "pvary");
+    return x;
+  }
+  for (const std::string& axis : axes) {
+    const auto& varying = x.aval().varying;
+    if (std::find(varying.begin(), varying.end(), axis) != varying.end()) {
+      throw value_error(
+          "pvary is a invariant->variant collective. This means that the axis names mentioned in `axes` passed to "
+          "`pvary` must not be present in `jax.typeof(inp).mat.varying`. Got axes=" +
+          python_str_tuple(axes) + " and jax.typeof(inp)=" + typeof_text(x, session().profile));
+    }
+  }
+  return bind_pvary(x, axes);
+}
+
+Value pcast(const Value& x, const std::vector<std::string>& axes, const std::string& to) {
+  if (axes.empty()) return x;
+  // Each named axis is varying or invarying for this value (unreduced and reduced states are not modelled).
+  bool any_varying = false;
+  bool any_invarying = false;
+  for (const std::string& axis : axes) {
+    const auto& varying = x.aval().varying;
+    (std::find(varying.begin(), varying.end(), axis) != varying.end() ? any_varying : any_invarying) = true;
+  }
+  if (any_varying && any_invarying) {
+    throw value_error(
+        "jax.lax.pcast can only accept axis_name which corresponds to one of varying, unreduced, reduced or "
+        "invarying state of the input. Got input type: " +
+        typeof_text(x, session().profile) + ", axes: " + python_str_tuple(axes) +
+        " and input state: {'varying', 'invarying'}");
+  }
+  const std::string from = any_varying ? "varying" : "invarying";
+  if (from == "invarying" && to == "varying") return pvary(x, axes);
+  if ((from == "invarying" && to == "reduced") || (from == "varying" && to == "unreduced")) {
+    throw not_implemented_error("jax.lax.pcast(..., to='" + to +
+                                "') is not supported by shardscope (reduced and unreduced manual types)");
+  }
+  throw value_error("Unsupported pcast from=" + from + ", to='" + to + "'");
 }
 
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding) {

@@ -82,7 +82,8 @@ struct DotDimensionNumbers {
 Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers& dims,
                   std::optional<DType> preferred_element_type = std::nullopt);
 
-// Collectives (inside shard_map / pmap bodies).
+// Collectives (inside shard_map, pmap and vmap bodies), one array at a time: JAX's lax functions with their
+// shortcuts, automatic pvary casts under check_vma, params and errors. The Python layer maps pytrees.
 Value psum(const Value& x, const std::vector<std::string>& axes);
 Value pmax(const Value& x, const std::vector<std::string>& axes);
 Value pmin(const Value& x, const std::vector<std::string>& axes);
@@ -92,9 +93,15 @@ Value psum_scatter(const Value& x, const std::vector<std::string>& axes, int64_t
                    bool tiled = false);
 Value ppermute(const Value& x, const std::vector<std::string>& axes,
                const std::vector<std::pair<int64_t, int64_t>>& perm);
+// `axis_name_is_tuple`: the caller passed a tuple (the param then prints as one; a bare name prints bare).
 Value all_to_all(const Value& x, const std::vector<std::string>& axes, int64_t split_axis, int64_t concat_axis,
-                 bool tiled = false);
-Value axis_index(const std::vector<std::string>& axes);
+                 bool tiled = false, bool axis_name_is_tuple = false);
+Value axis_index(const std::vector<std::string>& axes, bool axis_name_is_tuple = false);
+// jax.lax.axis_size: the product of the bound axes' sizes (NameError for an unbound name).
+[[nodiscard]] int64_t axis_size(const std::vector<std::string>& axes);
+// jax.lax.pvary (0.6.0-0.9.x) and jax.lax.pcast(x, axes, to=...): casts between manual axis types.
+Value pvary(const Value& x, const std::vector<std::string>& axes);
+Value pcast(const Value& x, const std::vector<std::string>& axes, const std::string& to);
 
 // jax.lax.with_sharding_constraint(x, NamedSharding).
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding);

@@ -256,7 +256,7 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
   check_shard_map_args(spec, globals);
   std::vector<std::pair<std::string, int64_t>> axes;
   for (const std::string& axis : spec.mesh.axis_names()) axes.emplace_back(axis, spec.mesh.axis_size(axis));
-  const AxisEnvScope scope(axes);
+  const AxisEnvScope scope(axes, spec.check_vma ? AxisBinding::kManualVmaChecked : AxisBinding::kManual);
   std::vector<Aval> locals;
   for (std::size_t i = 0; i < globals.size(); ++i) {
     locals.push_back(shard_map_local_aval(globals[i], spec.in_specs.at(i), spec.mesh, spec.check_vma));

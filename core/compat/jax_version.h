@@ -78,6 +78,8 @@ enum class JaxFeature {
   kReshardHidesParams,              // reshard equations print no params
   kJnpDotPassesPreferredType,       // jnp.dot/vdot bind dot_general with preferred_element_type=<result dtype>
   kJnpMatmulPassesPreferredType,    // jnp.matmul does the same (was None)
+  kUnboundAxisShortMessage,         // unbound axis names raise `unbound axis name: x` (no list of bound names)
+  kUnboundAxisFoundMessage,         // traced collectives say `Found an unbound axis name: x. To fix this, ...`
   kCount
 };
 

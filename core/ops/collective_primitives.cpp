@@ -1,5 +1,6 @@
 // Collective primitives (psum, all_gather, ppermute, ...): shape rules, JAX's params, and cross-device kernels.
 #include <algorithm>
+#include <optional>
 
 #include "base/error.h"
 #include "exec/axis_env.h"
@@ -78,9 +79,22 @@ Primitive reduce_scatter_primitive() {
     Aval out = in[0];
     const auto dimension = static_cast<std::size_t>(param(params, "scatter_dimension").as_int("scatter_dimension"));
     const int64_t size = param(params, "axis_size").as_int("axis_size");
+    if (dimension >= out.shape.size()) {
+      throw value_error("reduce_scatter scatter_dimension " + std::to_string(dimension) + " is out of range for " +
+                        std::to_string(out.shape.size()) + "-dimensional operand");
+    }
+    const int64_t input_size = out.shape[dimension];
     if (param(params, "tiled").as_bool("tiled")) {
+      if (input_size % size != 0) {
+        throw value_error("tiled reduce_scatter operand scatter dimension size " + std::to_string(input_size) +
+                          " must be divisible by shard_count " + std::to_string(size));
+      }
       out.shape[dimension] /= size;
     } else {
+      if (input_size != size) {
+        throw value_error("reduce_scatter operand scatter dimension size " + std::to_string(input_size) +
+                          " must match shard count " + std::to_string(size));
+      }
       out.shape.erase(out.shape.begin() + static_cast<std::ptrdiff_t>(dimension));
     }
     return std::vector<Aval>{out};
@@ -93,6 +107,23 @@ Primitive reduce_scatter_primitive() {
                                                      "psum_scatter")};
   };
   return p;
+}
+
+// ppermute over several axes numbers devices in the order the names are written; JAX refuses an order
+// other than the mesh's (its replica groups would not be sorted).
+void check_mesh_order(const Mesh& mesh, const std::vector<std::string>& axes) {
+  std::optional<std::size_t> previous;
+  for (const std::string& axis : axes) {
+    const std::optional<std::size_t> position = mesh.axis_index(axis);
+    if (!position || mesh.axis_sizes()[*position] == 1) continue;
+    if (previous && *position < *previous) {
+      throw runtime_error(
+          "Make sure that the axis_name passed to jax.lax.ppermute is in the same order as the axis_names declared "
+          "on the mesh. If you want to allow different order, you can disable the check via `with "
+          "jax.raise_on_ppermute_sort_diff(False):` context manager.");
+    }
+    previous = position;
+  }
 }
 
 Primitive ppermute_primitive() {
@@ -108,8 +139,10 @@ Primitive ppermute_primitive() {
       const std::vector<int64_t> ends = pair.as_ints("perm");
       permutation.emplace_back(ends.at(0), ends.at(1));
     }
-    return std::vector<DeviceBuffers>{collective_permute(*context.mesh, axis_names_param(params, "axis_name"),
-                                                         inputs[0], permutation, context.log, "ppermute")};
+    const std::vector<std::string> axes = axis_names_param(params, "axis_name");
+    check_mesh_order(*context.mesh, axes);
+    return std::vector<DeviceBuffers>{
+        collective_permute(*context.mesh, axes, inputs[0], permutation, context.log, "ppermute")};
   };
   return p;
 }
@@ -141,7 +174,8 @@ Primitive axis_index_primitive() {
   p.name = "axis_index";
   p.abstract_eval = [](std::span<const Aval>, const Params& params) {
     Aval out = Aval::of({}, DType::kInt32);
-    out.varying = axis_names_param(params, "axis_name");
+    // Only a check_vma shard_map types the index as varying over its axis (pmap, vmap: no varying types).
+    if (vma_checking()) out.varying = axis_names_param(params, "axis_name");
     return std::vector<Aval>{out};
   };
   p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers>, std::span<const Aval>,

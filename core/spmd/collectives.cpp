@@ -17,10 +17,7 @@ std::vector<std::size_t> axis_positions(const Mesh& mesh, const std::vector<std:
   for (const std::string& axis : axes) {
     const auto index = mesh.axis_index(axis);
     if (!index) {
-      throw Error("NameError", "unbound axis name: " + axis +
-                                   ". The following axis names (e.g. defined by pmap) are "
-                                   "available to collective operations: [" +
-                                   join(mesh.axis_names(), ", ") + "]");
+      throw Error("NameError", "unbound axis name: " + axis);
     }
     positions.push_back(*index);
   }
@@ -126,6 +123,40 @@ CollectiveRecord start_record(CollectiveKind kind, const Mesh& mesh, const std::
 int64_t bytes_of(const BufferPtr& b) { return static_cast<int64_t>(b->nbytes()); }
 
 }  // namespace
+
+std::string permutation_repr(const std::vector<std::pair<int64_t, int64_t>>& permutation) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < permutation.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += "(" + std::to_string(permutation[i].first) + ", " + std::to_string(permutation[i].second) + ")";
+  }
+  return text + (permutation.size() == 1 ? ",)" : ")");
+}
+
+std::vector<std::pair<int64_t, int64_t>> normalized_permutation(
+    const std::vector<std::pair<int64_t, int64_t>>& permutation, int64_t n) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  std::vector<bool> seen_source(static_cast<std::size_t>(n), false);
+  std::vector<bool> seen_destination(static_cast<std::size_t>(n), false);
+  bool unique = true;
+  for (const auto& [source, destination] : permutation) {
+    if (source < -n || source >= n || destination < -n || destination >= n) {
+      throw value_error("ppermute perm entry (" + std::to_string(source) + ", " + std::to_string(destination) +
+                        ") is out of range for an axis of size " + std::to_string(n));
+    }
+    // Like Python indexing, negative indices count from the end of the axis.
+    const int64_t from = (source + n) % n;
+    const int64_t to = (destination + n) % n;
+    if (seen_source[static_cast<std::size_t>(from)] || seen_destination[static_cast<std::size_t>(to)]) unique = false;
+    seen_source[static_cast<std::size_t>(from)] = true;
+    seen_destination[static_cast<std::size_t>(to)] = true;
+    pairs.emplace_back(from, to);
+  }
+  if (!unique) {
+    throw value_error("ppermute sources and destinations must be unique, got " + permutation_repr(permutation) + ".");
+  }
+  return pairs;
+}
 
 std::vector<std::vector<std::size_t>> axis_groups(const Mesh& mesh, const std::vector<std::string>& axes) {
   const std::vector<std::size_t> positions = axis_positions(mesh, axes);
@@ -254,25 +285,12 @@ DeviceBuffers collective_permute(const Mesh& mesh, const std::vector<std::string
   check_inputs(mesh, values);
   const auto groups = axis_groups(mesh, axes);
   const auto n = static_cast<int64_t>(groups.front().size());
-  std::vector<bool> seen_source(static_cast<std::size_t>(n), false);
-  std::vector<bool> seen_destination(static_cast<std::size_t>(n), false);
-  for (const auto& [source, destination] : permutation) {
-    if (source < 0 || source >= n || destination < 0 || destination >= n) {
-      throw value_error("ppermute permutation entry (" + std::to_string(source) + ", " + std::to_string(destination) +
-                        ") is out of range for an axis of size " + std::to_string(n));
-    }
-    if (seen_source[static_cast<std::size_t>(source)] || seen_destination[static_cast<std::size_t>(destination)]) {
-      throw value_error("ppermute sources and destinations must be unique, got " + std::to_string(source) + " -> " +
-                        std::to_string(destination) + " twice");
-    }
-    seen_source[static_cast<std::size_t>(source)] = true;
-    seen_destination[static_cast<std::size_t>(destination)] = true;
-  }
+  const std::vector<std::pair<int64_t, int64_t>> pairs = normalized_permutation(permutation, n);
   DeviceBuffers out(values.size());
   CollectiveRecord record = start_record(CollectiveKind::kCollectivePermute, mesh, axes, groups, origin);
   for (const auto& group : groups) {
     for (const std::size_t m : group) out[m] = std::make_shared<const Buffer>(values[m]->dtype(), values[m]->shape());
-    for (const auto& [source, destination] : permutation) {
+    for (const auto& [source, destination] : pairs) {
       const std::size_t from = group[static_cast<std::size_t>(source)];
       const std::size_t to = group[static_cast<std::size_t>(destination)];
       out[to] = values[from];

@@ -43,6 +43,13 @@ enum class ReduceOp { kSum, kMax, kMin };
                                        const DeviceBuffers& values, int64_t split_dimension, int64_t concat_dimension,
                                        CommLog* log, const std::string& origin);
 
+// A ppermute perm as Python prints the tuple of pairs: `((0, 1), (1, 0))`.
+[[nodiscard]] std::string permutation_repr(const std::vector<std::pair<int64_t, int64_t>>& permutation);
+// The perm's pairs with negative indices wrapped into [0, n); ValueError (JAX's text) when a source or a
+// destination repeats, and for indices outside the axis.
+[[nodiscard]] std::vector<std::pair<int64_t, int64_t>> normalized_permutation(
+    const std::vector<std::pair<int64_t, int64_t>>& permutation, int64_t n);
+
 // ppermute: (source, destination) pairs of axis indices; devices that receive nothing get zeros.
 [[nodiscard]] DeviceBuffers collective_permute(const Mesh& mesh, const std::vector<std::string>& axes,
                                                const DeviceBuffers& values,

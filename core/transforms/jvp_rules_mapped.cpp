@@ -6,6 +6,7 @@
 #include "mesh/mesh.h"
 #include "transforms/autodiff.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/mapped_ad.h"
 
 namespace shardscope {
 namespace {
@@ -49,7 +50,7 @@ JvpRule mapped_jvp(const std::string& primitive, MappedKeys keys) {
   return [primitive, keys](JaxprBuilder& b, std::span<const Atom> x, std::span<const std::optional<Atom>> t,
                            const Params& params) -> std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> {
     const Jaxpr& body = body_of(params, keys.jaxpr);
-    const AxisEnvScope scope(axes_in_scope(params));
+    const AxisEnvScope scope(axes_in_scope(params), ad::mapped_binding(params));
     JaxprBuilder inner;
     std::vector<Atom> primals;
     std::vector<std::optional<Atom>> tangents;

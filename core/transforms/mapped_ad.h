@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/axis_env.h"
 #include "ir/jaxpr.h"
 
 namespace shardscope::ad {
@@ -29,6 +30,8 @@ struct MappedStyle {
 [[nodiscard]] const Jaxpr& mapped_body(const Params& params, const MappedStyle& style);
 // The named axes the body's collectives refer to (the mesh's, or the pmap axis).
 [[nodiscard]] std::vector<std::pair<std::string, int64_t>> mapped_axes(const Params& params);
+// How those axes are bound: a shard_map's check_vma decides whether its body's values carry varying axes.
+[[nodiscard]] AxisBinding mapped_binding(const Params& params);
 // `params` with the body replaced and each per-operand (per-result) tuple param rebuilt from its old items.
 using EntriesFn = std::function<std::vector<ParamValue>(const std::string& key, const std::vector<ParamValue>& items)>;
 [[nodiscard]] Params mapped_params_with(const Params& params, const MappedStyle& style, JaxprPtr body,

@@ -98,6 +98,12 @@ std::vector<std::pair<std::string, int64_t>> mapped_axes(const Params& params) {
   return axes;
 }
 
+AxisBinding mapped_binding(const Params& params) {
+  const ParamValue* check = find_param(params, "check_vma");
+  if (check == nullptr || find_param(params, "mesh") == nullptr) return AxisBinding::kMapped;
+  return check->as_bool("check_vma") ? AxisBinding::kManualVmaChecked : AxisBinding::kManual;
+}
+
 Params mapped_params_with(const Params& params, const MappedStyle& style, JaxprPtr body, const EntriesFn& inputs,
                           const EntriesFn& outputs) {
   Params out;
@@ -120,7 +126,7 @@ std::optional<EqnSplit> split_mapped_eqn(const Eqn& eqn, const std::vector<bool>
   if (style == nullptr) return std::nullopt;
   const Params& params = eqn.params;
   const Jaxpr& body = mapped_body(params, *style);
-  const AxisEnvScope scope(mapped_axes(params));
+  const AxisEnvScope scope(mapped_axes(params), mapped_binding(params));
   const PartialEvalResult inner = partial_eval_jaxpr(body, unknown_inputs);
   const Jaxpr& known_body = *inner.known;
   const std::size_t num_known_outs = known_body.outvars.size() - inner.num_residuals;

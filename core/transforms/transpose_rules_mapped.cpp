@@ -105,7 +105,7 @@ TransposeRule mapped_transpose(const std::string& primitive) {
         }
       }
     }
-    const AxisEnvScope scope(mapped_axes(params));
+    const AxisEnvScope scope(mapped_axes(params), mapped_binding(params));
     std::vector<std::size_t> nonlinear_inputs;
     std::vector<std::size_t> linear_inputs;
     for (std::size_t i = 0; i < primals.size(); ++i) (primals[i] ? nonlinear_inputs : linear_inputs).push_back(i);

@@ -133,3 +133,34 @@ TEST_CASE("ppermute shifts around a ring and zero-fills devices that receive not
                        doctest::Contains("unique"), Error);
   CHECK_THROWS_AS((void)collective_permute(mesh, {"x"}, values, {{0, 4}}, nullptr, ""), Error);
 }
+
+TEST_CASE("ppermute perms wrap negative indices and report duplicates with JAX's text") {
+  CHECK(normalized_permutation({{-1, 0}, {0, -3}}, 4) == std::vector<std::pair<int64_t, int64_t>>{{3, 0}, {0, 1}});
+  CHECK(permutation_repr({{0, 1}}) == "((0, 1),)");
+  // Duplicates are found after wrapping: -1 and 3 name the same device.
+  CHECK_THROWS_WITH_AS((void)normalized_permutation({{0, 3}, {1, -1}}, 4),
+                       "ppermute sources and destinations must be unique, got ((0, 3), (1, -1)).", Error);
+  CHECK_THROWS_AS((void)normalized_permutation({{0, 4}}, 4), Error);
+}
+
+TEST_CASE("each collective logs its HLO kind over the axes it ran on") {
+  const Mesh mesh = cpu_mesh({2, 4}, {"x", "y"});
+  const DeviceBuffers values = per_device(mesh, [](std::size_t i) {
+    return std::vector<float>{static_cast<float>(i), 1, 2, 3};
+  });
+  CommLog log;
+  (void)all_reduce(mesh, {"y"}, values, ReduceOp::kMax, &log, "pmax");
+  (void)all_gather(mesh, {"x", "y"}, values, 0, true, &log, "all_gather");
+  (void)reduce_scatter(mesh, {"y"}, values, 0, true, &log, "psum_scatter");
+  (void)all_to_all(mesh, {"y"}, values, 0, 0, &log, "all_to_all");
+  (void)collective_permute(mesh, {"x"}, values, {{0, 1}, {1, 0}}, &log, "ppermute");
+  std::vector<std::string> kinds;
+  for (const CollectiveRecord& record : log.records()) kinds.push_back(collective_name(record.kind));
+  CHECK(kinds ==
+        std::vector<std::string>{"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"});
+  CHECK(log.records()[1].axes == std::vector<std::string>{"x", "y"});
+  // A tiled reduce-scatter over 4 members sends 3/4 of its 16-byte value.
+  CHECK(log.records()[2].bytes_sent == std::vector<int64_t>(8, 12));
+  // The permute over 'x' swaps the two rows of the mesh: every device sends its whole value once.
+  CHECK(log.records()[4].bytes_sent == std::vector<int64_t>(8, 16));
+}

@@ -48,9 +48,192 @@ def min(x, y):
     return _elementwise('min', x, y)
 
 
+# ---- Collectives (jax/_src/lax/parallel.py): JAX's signatures and keywords, mapped over pytree leaves; the
+# engine binds the primitives, inserts the check_vma casts and raises JAX's errors.
+
+def _jax_version():
+    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
+
+
+def _axis_names(axis_name, api):
+    """JAX's axis_name argument as a tuple of names (a tuple or list means several axes)."""
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    for name in names:
+        if isinstance(name, int) and not isinstance(name, bool):
+            raise NotImplementedError(
+                f'jax.lax.{api} over positional (integer) axes is not supported by shardscope; got axis_name={axis_name!r}')
+        if not isinstance(name, str):
+            raise NotImplementedError(
+                f'jax.lax.{api} with a non-string axis name is not supported by shardscope; got {name!r}')
+    return names
+
+
+def _no_groups(axis_index_groups, api):
+    if axis_index_groups is not None:
+        raise NotImplementedError(f'jax.lax.{api} with axis_index_groups is not supported by shardscope')
+
+
+def _tree_map(f, x):
+    from jax._src import tree as tree_util
+    return tree_util.tree_map(f, x)
+
+
+def _is_python_scalar(x):
+    return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    axes = _axis_names(axis_name, 'psum')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'psum')
+
+    def reduce(leaf):
+        # A Python number does not vary over any axis: psum is the axis size times it, computed statically.
+        if _is_python_scalar(leaf):
+            return type(leaf)(_shardscope.lax.axis_size(list(axes))) * leaf
+        return _shardscope.lax.psum(leaf, list(axes))
+    return _tree_map(reduce, x)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    axes = _axis_names(axis_name, 'pmean')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'pmean')
+    return _tree_map(lambda leaf: _shardscope.lax.pmean(leaf, list(axes)), x)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    axes = _axis_names(axis_name, 'pmax')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'pmax')
+    return _tree_map(lambda leaf: _shardscope.lax.pmax(leaf, list(axes)), x)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    axes = _axis_names(axis_name, 'pmin')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'pmin')
+    return _tree_map(lambda leaf: _shardscope.lax.pmin(leaf, list(axes)), x)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to='varying'):
+    allowed = {'varying', 'reduced', 'invarying'}
+    if to not in allowed:
+        raise ValueError(f'Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: {allowed}')
+    if to != 'varying':
+        raise NotImplementedError(f"jax.lax.all_gather(..., to='{to}') is not supported by shardscope")
+    axes = _axis_names(axis_name, 'all_gather')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'all_gather')
+    return _tree_map(lambda leaf: _shardscope.lax.all_gather(leaf, list(axes), int(axis), bool(tiled)), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    axes = _axis_names(axis_name, 'psum_scatter')
+    if not axes:
+        return x
+    _no_groups(axis_index_groups, 'psum_scatter')
+    return _tree_map(
+        lambda leaf: _shardscope.lax.psum_scatter(leaf, list(axes), int(scatter_dimension), bool(tiled)), x)
+
+
+def ppermute(x, axis_name, perm):
+    axes = _axis_names(axis_name, 'ppermute')
+    if not isinstance(perm, (list, tuple)):
+        raise TypeError(f'`perm` passed to `jax.lax.ppermute` must be a list or a tuple. Got perm of type {type(perm)}')
+    pairs = [tuple(int(i) for i in pair) for pair in perm]
+    for pair in pairs:
+        if len(pair) != 2:
+            raise ValueError(f'ppermute perm entries must be (source, destination) pairs; got {perm!r}')
+    return _tree_map(lambda leaf: _shardscope.lax.ppermute(leaf, list(axes), pairs), x)
+
+
+def pshuffle(x, axis_name, perm):
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f'`perm` does not represent a permutation: {perm}')
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    axes = _axis_names(axis_name, 'all_to_all')
+    _no_groups(axis_index_groups, 'all_to_all')
+    is_tuple = isinstance(axis_name, (tuple, list))
+    return _tree_map(lambda leaf: _shardscope.lax.all_to_all(
+        leaf, list(axes), int(split_axis), int(concat_axis), bool(tiled), is_tuple), x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def axis_index(axis_name):
+    axes = _axis_names(axis_name, 'axis_index')
+    return _shardscope.lax.axis_index(list(axes), isinstance(axis_name, (tuple, list)))
+
+
+def _axis_size(axis_name):
+    return _shardscope.lax.axis_size(list(_axis_names(axis_name, 'axis_size')))
+
+
+def _pcast(x, axis_name, *, to):
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f'{axis_name=} must be a tuple or a str. Got {axis_name}')
+    axes = _axis_names(axis_name, 'pcast')
+    if not axis_name:
+        return x
+    allowed = {'unreduced', 'reduced', 'varying'}
+    if to not in allowed:
+        raise ValueError(f'Got unexpected `to` value. Allowed `to` values are: {allowed}')
+    return _tree_map(lambda leaf: _shardscope.lax.pcast(leaf, list(axes), to), x)
+
+
+def _pvary(x, axis_name):
+    axes = _axis_names(axis_name, 'pvary')
+    return _tree_map(lambda leaf: _shardscope.lax.pvary(leaf, list(axes)), x)
+
+
+def pbroadcast(x, axis_name, source):
+    raise NotImplementedError('jax.lax.pbroadcast is not supported by shardscope')
+
+
+def _versioned_collective(name):
+    """The collectives that appeared or went away in a JAX release, per the session's JAX version."""
+    version = _jax_version()
+    if name == 'axis_size' and version >= (0, 6, 1):
+        return _axis_size
+    if name == 'pcast' and version >= (0, 8, 2):
+        return _pcast
+    if name == 'pvary':
+        if (0, 6, 0) <= version < (0, 8, 2):
+            return _pvary
+        if (0, 8, 2) <= version < (0, 10, 0):
+            import warnings
+            warnings.warn("jax.lax.pvary is deprecated. Use `jax.lax.pcast(..., to='varying')`",
+                          DeprecationWarning, stacklevel=3)
+            return _pvary
+        if (0, 10, 0) <= version < (0, 11, 0):
+            raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; "
+                                 "use `jax.lax.pcast(..., to='varying')")
+    if name in ('axis_size', 'pcast', 'pvary'):
+        raise AttributeError(f"module 'jax.lax' has no attribute '{name}'")
+    return None
+
+
+from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with_general_padding,  # noqa: F401,E402
+                              conv_dimension_numbers, ConvDimensionNumbers)
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
+    versioned = _versioned_collective(name)
+    if versioned is not None:
+        return versioned
     engine = getattr(_shardscope, 'lax', None)
     if engine is not None and hasattr(engine, name):
         return getattr(engine, name)
