@@ -283,3 +283,24 @@ TEST_CASE("make_jaxpr shows JAX 0.11's collective primitives and params") {
   CHECK(printed("print(jax.make_jaxpr(smap(lambda b: lax.psum(b, 'i'), mesh, P('i'), P(), check_vma=False))(x))")
             .find("psum[axes=('i',) axis_index_groups=None]") != std::string::npos);
 }
+
+TEST_CASE("jit(shard_map) logs the collectives its body ran") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("ring = [(j, (j + 1) % 8) for j in range(8)]\n"
+                   "jf = jax.jit(smap(lambda b: lax.ppermute(lax.psum_scatter(jnp.tile(b, 2), 'i', tiled=True), 'i', "
+                   "ring), mesh, P('i'), P('i')))\n"
+                   "out = jf(x)\n")
+              .ok());
+  CHECK(last_run_kinds().find("reduce-scatter collective-permute") != std::string::npos);
+}
+
+TEST_CASE("grad through psum_scatter gathers the cotangent back") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // d/dv sum(w_k * psum_scatter(v)_k): every device's block gets the gathered weights.
+  CHECK(printed("def loss(v):\n"
+                "    f = smap(lambda b: lax.psum(jnp.sum(lax.psum_scatter(b, 'i', tiled=True) * "
+                "(lax.axis_index('i') + 1.0)), 'i'), mesh, P('i'), P())\n"
+                "    return f(v)\n"
+                "g = jax.grad(loss)(put(np.zeros(128, np.float32), mesh, P('i')))\n"
+                "print(np.array_equal(np.asarray(g), np.tile(np.repeat(np.arange(1.0, 9.0), 2), 8)))") == "True\n");
+}
