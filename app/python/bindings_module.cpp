@@ -76,6 +76,7 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   shardscope::python::bind_explicit(m);
   py::module_ random = m.def_submodule("random");
   shardscope::python::bind_random(random);
+  shardscope::python::bind_debug(m);
   // The package importer, in Python because it is a few lines of importlib glue.
   py::exec(R"(
 def _install_package(sources):

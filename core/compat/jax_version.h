@@ -80,6 +80,14 @@ enum class JaxFeature {
   kJnpMatmulPassesPreferredType,    // jnp.matmul does the same (was None)
   kUnboundAxisShortMessage,         // unbound axis names raise `unbound axis name: x` (no list of bound names)
   kUnboundAxisFoundMessage,         // traced collectives say `Found an unbound axis name: x. To fix this, ...`
+  kTypedPrngKeys,                   // jax.random.key gives typed key arrays (dtype key<fry>)
+  kDebugPrintPrimitive,             // jax.debug.print binds debug_print (was a debug_callback of a formatter)
+  kMapsMeshDeprecated,              // jax.experimental.maps.mesh warns (FutureWarning: use maps.Mesh)
+  kMapsMeshRemoved,                 // jax.experimental.maps.mesh is gone
+  kXmapRemoved,                     // jax.experimental.maps.xmap is gone
+  kArrayDeviceMethodDeprecated,     // arr.device() warns (DeprecationWarning: use arr.devices())
+  kArrayDeviceMethodRemoved,        // arr.device() is gone
+  kArrayDeviceProperty,             // arr.device is a property (the device, or the sharding of several)
   kCount
 };
 

@@ -1,5 +1,7 @@
-# jax.debug: sharding visualization (JAX's exact text) and print.
+# jax.debug: sharding visualization (JAX's exact text), print and callbacks that work inside jit, vmap and shard_map.
+import atexit
 import os
+import string
 import sys
 
 import _shardscope
@@ -34,14 +36,173 @@ def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=
     sys.stdout.write(text)
 
 
-def visualize_array_sharding(arr, **kwargs):
-    visualize_sharding(arr.shape, arr.sharding, **kwargs)
+# --- callbacks inside traced programs ------------------------------------------------------------------------------
+# In a trace, jax.debug.print/callback bind an equation whose kernel calls back here with concrete values: once
+# per call under jit (the whole value), once per device in shard_map and pmap bodies (each device's block), once
+# per element under vmap. Outside a trace they call back at once, as JAX's eager impl does.
+
+atexit.register(_shardscope.debug.clear)
+
+
+def _is_tracer(x):
+    return getattr(x, '_is_tracer', False)
+
+
+def _split_args(args, kwargs):
+    """Flattened (args, kwargs): array-like leaves are passed through the program, the rest stay static."""
+    import numpy as np
+    from jax._src import tree as tree_util
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    dynamic, static = [], {}
+    for i, leaf in enumerate(leaves):
+        if hasattr(leaf, '_is_tracer') or isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
+            dynamic.append(leaf)
+        else:
+            static[i] = leaf
+    return in_tree, dynamic, static
+
+
+def _merge_args(in_tree, dynamic, static):
+    from jax._src import tree as tree_util
+    values = iter(dynamic)
+    leaves = [static[i] if i in static else next(values) for i in range(len(dynamic) + len(static))]
+    return tree_util.tree_unflatten(in_tree, leaves)
+
+
+def _as_arrays(values):
+    import jax.numpy as jnp
+    return [v if hasattr(v, '_is_tracer') else jnp.asarray(v) for v in values]
+
+
+def _operands(values):
+    # Python scalars stay scalars, so a trace shows them as weakly typed literals (3:i32[]) as JAX's does.
+    import numpy as np
+    return [v if hasattr(v, '_is_tracer') or isinstance(v, (bool, int, float, complex)) else np.asarray(v)
+            for v in values]
+
+
+def _function_text(kind):
+    # The repr JAX's jaxpr shows for the flat callback it binds (the address is masked by newer printers).
+    return f'<function {kind}.<locals>._flat_callback at 0x{id(kind) & 0xFFFFFFFFFFFF:x}>'
+
+
+def _bind_callback(flat_callback, dynamic, ordered, partitioned):
+    callback_id = _shardscope.debug.register(lambda values, device: flat_callback(*values))
+    _shardscope.bind('debug_callback', _operands(dynamic),
+                     {'callback': _function_text('debug_callback.<locals>._debug_callback'),
+                      'effect': 'OrderedDebug' if ordered else 'Debug', 'partitioned': bool(partitioned),
+                      'callback_id': callback_id})
+
+
+def callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
+    def _debug_callback(fn, *c_args, **c_kwargs):
+        if not callable(fn):
+            raise TypeError(f'first argument to jax.debug.callback must be callable, but got an object of type '
+                            f'{type(fn)}')
+        in_tree, dynamic, static = _split_args(c_args, c_kwargs)
+
+        def flat(*values):
+            call_args, call_kwargs = _merge_args(in_tree, list(values), static)
+            fn(*call_args, **call_kwargs)
+
+        if any(_is_tracer(v) for v in dynamic):
+            _bind_callback(flat, dynamic, ordered, partitioned)
+        else:
+            flat(*_as_arrays(dynamic))
+
+    if callback is not None:
+        _debug_callback(callback, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(f'debug_callback received unexpected arguments in the two-call form: {args=} {kwargs=}')
+    return _debug_callback
+
+
+class _FormatCheck(string.Formatter):
+    """Checks a format string against its arguments without formatting any value."""
+
+    def format_field(self, value, format_spec):
+        return ''
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [arg for i, arg in enumerate(args) if i not in used_args]
+        if unused:
+            raise ValueError(f'Unused positional arguments to `jax.debug.print`: {unused}')
+        unused_kwargs = [k for k in kwargs if k not in used_args]
+        if unused_kwargs:
+            raise ValueError(f'Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. You may be passing '
+                             'an f-string (i.e, `f"{x}"`) into `jax.debug.print` and instead should pass in a '
+                             'regular string.')
+
+
+def _print_values(fmt, printoptions, has_placeholders, args, kwargs):
+    import numpy as np
+    if has_placeholders:
+        with np.printoptions(**printoptions):
+            text = fmt.format(*args, **kwargs)
+    else:
+        text = ' '.join((fmt, *(str(a) for a in args)))
+    sys.stdout.write(text + '\n')
+
+
+def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=False, _use_logging=False, **kwargs):
+    import numpy as np
+
+    def _debug_print(fmt, *p_args, **p_kwargs):
+        if not skip_format_check:
+            _FormatCheck().format(fmt, *p_args, **p_kwargs)
+        has_placeholders = bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
+        in_tree, dynamic, static = _split_args(p_args, p_kwargs)
+        options = np.get_printoptions()
+
+        def flat(*values):
+            call_args, call_kwargs = _merge_args(in_tree, list(values), static)
+            _print_values(fmt, options, has_placeholders, call_args, call_kwargs)
+
+        if not any(_is_tracer(v) for v in dynamic):
+            flat(*_as_arrays(dynamic))
+            return
+        if not _shardscope.jax_has('debug_print_primitive'):
+            # Before the debug_print primitive, print was a debug_callback of a formatting function.
+            _bind_callback(flat, dynamic, ordered, partitioned)
+            return
+        callback_id = _shardscope.debug.register(lambda values, device: flat(*values))
+        _shardscope.bind('debug_print', _operands(dynamic),
+                         {'fmt': fmt, 'has_placeholders': has_placeholders, 'in_tree': str(in_tree),
+                          'logging_record': None, 'np_printoptions': tuple(options.items()),
+                          'ordered': bool(ordered), 'partitioned': bool(partitioned),
+                          'static_args': tuple(static.items()), 'callback_id': callback_id})
+
+    if fmt is not None:
+        _debug_print(fmt, *args, **kwargs)
+        return None
+    if args or kwargs:
+        raise TypeError(f'debug_print received unexpected arguments in the two-call form: {args=} {kwargs=}')
+    return _debug_print
 
 
 def inspect_array_sharding(value, *, callback):
-    callback(value.sharding)
+    """Calls `callback` with the sharding `value` has: its own when concrete; inside jit, the one the partitioner
+    gives it at that point of the program."""
+    if not _is_tracer(value):
+        callback(value.sharding)
+        return
+
+    def report(mesh, spec):
+        if mesh is None:
+            import jax
+            callback(jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+        else:
+            from jax.sharding import NamedSharding
+            callback(NamedSharding(mesh, spec))
+
+    callback_id = _shardscope.debug.register(None, report)
+    _shardscope.bind('inspect_sharding', [value],
+                     {'callback': f'<function {getattr(callback, "__qualname__", "callback")} at 0x{id(callback):x}>',
+                      'callback_id': callback_id})
 
 
-def print(fmt, *args, **kwargs):
-    import builtins
-    builtins.print(fmt.format(*args, **kwargs))
+def visualize_array_sharding(arr, **kwargs):
+    def show(sharding):
+        visualize_sharding(arr.shape, sharding, **kwargs)
+    inspect_array_sharding(arr, callback=show)

@@ -2,6 +2,7 @@
 import operator as _operator
 
 import _shardscope
+from jax._src import prng as _prng
 
 _engine = _shardscope.random
 
@@ -19,32 +20,116 @@ def _place(x, sharding):
 def PRNGKey(seed, *, impl=None):
     """Raw uint32[2] key data, as the legacy jax.random.PRNGKey returns."""
     if impl not in (None, 'threefry2x32'):
+        _prng.resolve_prng_impl(impl)
         raise NotImplementedError(f'jax.random.PRNGKey(impl={impl!r}) is not supported by shardscope')
+    _check_seed('PRNGKey', seed)
+    if _traced(seed):
+        # Inside a trace: random_seed then random_unwrap, the equations JAX shows for a raw key.
+        typed = _shardscope.bind('random_seed', [seed], {'impl': _IMPL_PARAM})[0]
+        return _shardscope.bind('random_unwrap', [typed], {})[0]
     return _engine.PRNGKey(int(seed))
 
 
-def key(seed, *, impl=None):
-    # Typed key arrays (key<fry>) are not a dtype here: the key is its uint32[2] data.
-    return PRNGKey(seed, impl=impl)
+_IMPL_PARAM = 'fry'
+
+
+def _check_seed(name, seed):
+    if _prng.is_key_array(seed):
+        raise TypeError(f'{name} accepts a scalar seed, but was given a PRNG key.')
+    import numpy as np
+    if np.ndim(seed) if not hasattr(seed, 'ndim') else seed.ndim:
+        raise TypeError(f'{name} accepts a scalar seed, but was given an array of shape {tuple(np.shape(seed))} != (). '
+                        'Use jax.vmap for batching')
+
+
+def key(seed, *, impl=None, dtype=None):
+    """A typed key array of shape () and dtype key<fry> over the same two words PRNGKey gives."""
+    if not _shardscope.jax_has('typed_prng_keys'):
+        raise AttributeError("module 'jax.random' has no attribute 'key'")
+    if dtype is not None:
+        if impl is not None:
+            raise ValueError('Cannot specify both `impl` and `dtype` arguments to jax.random.key')
+        impl = dtype
+    spec = _prng.resolve_prng_impl(impl)
+    _check_seed('key', seed)
+    if _traced(seed):
+        return _prng.PRNGKeyArray(spec, _shardscope.bind('random_seed', [seed], {'impl': _IMPL_PARAM})[0])
+    return _prng.PRNGKeyArray(spec, _engine.PRNGKey(int(seed)))
+
+
+def _data(key):
+    """The uint32 key data behind a typed or raw key (JAX's _check_prng_key)."""
+    if _prng.is_key_array(key):
+        return key._base_array
+    if not hasattr(key, 'shape') and not hasattr(key, '__array__'):
+        raise TypeError(f'unexpected PRNG key type {type(key)}')
+    return key
+
+
+def _rewrap(like, data):
+    return _prng.PRNGKeyArray(like._impl, data) if _prng.is_key_array(like) else data
 
 
 def key_data(keys):
-    return keys
+    if _prng.is_key_array(keys):
+        return keys._base_array
+    _check_key_data(keys)
+    return _data(keys)
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
-    return key_bits_array
+def _check_key_data(data):
+    for attr in ('ndim', 'shape', 'dtype'):
+        if not hasattr(data, attr):
+            raise TypeError('JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype '
+                            f'attributes. Got {data}')
+    if data.ndim < 1:
+        raise TypeError(f'JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; got ndim={data.ndim}')
+    if tuple(data.shape[-1:]) != (2,):
+        raise TypeError('JAX encountered invalid PRNG key data: expected key_data.shape to end with (2,); got '
+                        f'shape={tuple(data.shape)} for impl={_prng.threefry_prng_impl!r}')
+    if str(data.dtype) != 'uint32':
+        raise TypeError(f'JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; got '
+                        f'dtype={data.dtype}')
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    if _prng.is_key_array(key_bits_array):
+        raise TypeError('wrap_key_data accepts uint32 key data, but was given a PRNG key array.')
+    if dtype is not None:
+        impl = dtype
+    spec = _prng.resolve_prng_impl(impl)
+    if not hasattr(key_bits_array, 'dtype'):
+        import jax.numpy as jnp
+        key_bits_array = jnp.asarray(key_bits_array)
+    elif not hasattr(key_bits_array, '_is_tracer'):
+        import jax.numpy as jnp
+        key_bits_array = jnp.asarray(key_bits_array)
+    _check_key_data(key_bits_array)
+    return _prng.PRNGKeyArray(spec, key_bits_array)
+
+
+def key_impl(keys):
+    if not _prng.is_key_array(keys):
+        _check_key_data(_data(keys))
+        return _prng.threefry_prng_impl.name
+    return keys._impl.name
 
 
 def split(key, num=2):
+    data = _data(key)
     shape = tuple(num) if isinstance(num, (tuple, list)) else (_operator.index(num),)
-    if _traced(key):
+    if _traced(data):
         # Inside a trace: the engine's random_split equation (what Flax's split_rngs runs under jit).
-        return _shardscope.bind('random_split', [key], {'shape': shape})[0]
-    return _engine.split(key, shape)
+        return _rewrap(key, _shardscope.bind('random_split', [data], {'shape': shape})[0])
+    return _rewrap(key, _engine.split(data, shape))
 
 
 def fold_in(key, data):
+    typed, key = key, _data(key)
+    return _rewrap(typed, _fold_in(key, data))
+
+
+def _fold_in(key, data):
     if _traced(key) or _traced(data):
         # Inside a trace: a random_fold_in equation; data wraps to uint32 as in JAX.
         import numpy as np
@@ -55,6 +140,7 @@ def fold_in(key, data):
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    key = _data(key)
     if _traced(key):
         import jax.numpy as jnp
         chosen = jnp.dtype(dtype if dtype is not None else jnp.uint32)
@@ -95,6 +181,7 @@ def _traced_uniform(key, shape, dtype, minval, maxval):
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
+    key = _data(key)
     if _traced(key):
         return _place(_traced_uniform(key, _shape(shape), _float_dtype(dtype, 'uniform'), minval, maxval),
                       out_sharding)
@@ -102,6 +189,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    key = _data(key)
     if _traced(key):
         import numpy as np
         import jax.numpy as jnp
@@ -114,6 +202,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    key = _data(key)
     if _traced(key) or _traced(minval) or _traced(maxval):
         raise NotImplementedError('jax.random.randint inside jit, grad or vmap (on a traced key or bounds) is not '
                                   'supported by shardscope yet')
@@ -121,6 +210,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
 
 
 def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
+    key = _data(key)
     if mode not in ('low', 'high'):
         raise ValueError(f"got mode={mode}, expected 'high' or 'low'")
     if _traced(key) or _traced(p) or getattr(p, 'ndim', 0) != 0:
@@ -160,6 +250,7 @@ def _bernoulli_from_uniform(key, p, shape, mode):
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Normal values cut to (lower, upper): erf_inv of uniforms between erf(lower/sqrt2) and erf(upper/sqrt2), then
     clipped to the open interval, in `dtype` throughout (JAX's algorithm, so the bits agree)."""
+    key = _data(key)
     import numpy as np
     import jax.numpy as jnp
     from jax import lax

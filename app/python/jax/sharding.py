@@ -3,6 +3,7 @@ import _shardscope
 from jax._src.mesh_context import use_mesh, set_mesh, get_abstract_mesh  # noqa: F401
 from jax._src.sharding_in_types import reshard, auto_axes, explicit_axes  # noqa: F401
 from jax._src.positional_sharding import PositionalSharding  # noqa: F401
+from jax._src.pmap_sharding import PmapSharding  # noqa: F401
 
 Mesh = _shardscope.Mesh
 NamedSharding = _shardscope.NamedSharding

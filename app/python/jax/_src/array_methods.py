@@ -176,8 +176,32 @@ def _install():
     A.addressable_shards = property(lambda self: [_Shard(*s) for s in self._shards()])
     A.global_shards = property(lambda self: [_Shard(*s) for s in self._shards(addressable_only=False)])
     A.addressable_data = _addressable_data
-    A.device = property(lambda self: next(iter(self.devices())) if len(self.devices()) == 1 else self.sharding)
+    A.device = _DeviceAttribute()
     A.at = property(lambda self: _jnp()._IndexUpdateHelper(self))
+
+
+class _DeviceAttribute:
+    """arr.device as the profile's JAX has it: a property from 0.4.31, a method until 0.4.26, absent between."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        if _shardscope.jax_has('array_device_property'):
+            return next(iter(obj.devices())) if len(obj.devices()) == 1 else obj.sharding
+        if _shardscope.jax_has('array_device_method_removed'):
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute 'device'")
+        return lambda: _device_method(obj)
+
+
+def _device_method(self):
+    """arr.device() of JAX 0.4.1-0.4.26 (deprecated from 0.4.21): the one device holding the array."""
+    if _shardscope.jax_has('array_device_method_deprecated'):
+        import warnings
+        warnings.warn('arr.device() is deprecated. Use arr.devices() instead.', DeprecationWarning, stacklevel=3)
+    devices = self.devices()
+    if len(devices) == 1:
+        return next(iter(devices))
+    raise ValueError('Length of devices is greater than 1. Please use `.devices()`.')
 
 
 class ShapedArray:

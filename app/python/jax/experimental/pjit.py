@@ -6,6 +6,8 @@ import _shardscope
 from jax.lax import with_sharding_constraint  # noqa: F401
 from jax._src.array_methods import ArrayImpl
 
+PartitionSpec = _shardscope.PartitionSpec
+
 
 def _version():
     return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
@@ -79,6 +81,14 @@ def pjit(fun, in_shardings=None, out_shardings=None, static_argnums=None, static
         out_shardings = out_axis_resources
     jitted = jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
                  static_argnames=static_argnames)
+    if not _shardscope.jax_has('pmap_array_outputs'):
+        # Before jax.Array, pjit's results were ShardedDeviceArrays, as pmap's were.
+        def legacy_call(*args, **kwargs):
+            import jax
+            from jax.interpreters.pxla import mark_pmap_output
+            return jax.tree_util.tree_map(mark_pmap_output, jitted(*args, **kwargs))
+        legacy_call.lower = jitted.lower
+        return legacy_call
     if _version() >= (0, 4, 7) or out_shardings is None:
         return jitted
 

@@ -18,9 +18,26 @@ def _uses_legacy_arrays():
     return version < (0, 4, 1)
 
 
+class _PmapArray(ArrayImpl):
+    """A pmap output of jax 0.4.1 to 0.7.x: an Array whose `.sharding` is a PmapSharding."""
+    __slots__ = ()
+
+    @property
+    def sharding(self):
+        from jax._src.pmap_sharding import pmap_sharding_of
+        engine_sharding = ArrayImpl.sharding.__get__(self)
+        return pmap_sharding_of(self, engine_sharding) or engine_sharding
+
+
+_PmapArray.__name__ = _PmapArray.__qualname__ = ArrayImpl.__name__
+_PmapArray.__module__ = ArrayImpl.__module__
+
+
 def mark_pmap_output(array):
-    """Gives a pmap output the ShardedDeviceArray type under the profiles that had it."""
+    """Gives a pmap output the ShardedDeviceArray type, or PmapSharding, under the profiles that had them."""
     array._from_pmap = True
     if _uses_legacy_arrays():
         array.__class__ = _ShardedDeviceArray
+    elif type(array) is ArrayImpl and _shardscope.pmap_sharding(array) is not None:
+        array.__class__ = _PmapArray
     return array

@@ -1,0 +1,87 @@
+// `_shardscope.debug`: host callbacks for the debug primitives (jax.debug.print/callback/inspect_array_sharding);
+// `_shardscope.jax_has`: the profile-table behaviours the Python layer consults by name; `_shardscope.pmap_sharding`:
+// the PmapSharding text of an old-pmap output.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <map>
+
+#include "api/session.h"
+#include "api/trace.h"
+#include "base/error.h"
+#include "exec/debug_callbacks.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+#include "sharding/pmap_sharding.h"
+
+namespace shardscope::python {
+
+namespace {
+
+// Python-side names of the behaviour changes the jax package checks (the table itself is core/compat).
+JaxFeature feature_named(const std::string& name) {
+  static const std::map<std::string, JaxFeature> features = {
+      {"typed_prng_keys", JaxFeature::kTypedPrngKeys},
+      {"debug_print_primitive", JaxFeature::kDebugPrintPrimitive},
+      {"maps_mesh_deprecated", JaxFeature::kMapsMeshDeprecated},
+      {"maps_mesh_removed", JaxFeature::kMapsMeshRemoved},
+      {"xmap_removed", JaxFeature::kXmapRemoved},
+      {"array_device_method_deprecated", JaxFeature::kArrayDeviceMethodDeprecated},
+      {"array_device_method_removed", JaxFeature::kArrayDeviceMethodRemoved},
+      {"array_device_property", JaxFeature::kArrayDeviceProperty},
+      {"pmap_array_outputs", JaxFeature::kPmapArrayOutputs},
+      {"pmap_is_jit_of_shard_map", JaxFeature::kPmapIsJitOfShardMap},
+  };
+  const auto it = features.find(name);
+  if (it == features.end()) throw value_error("unknown JAX profile feature '" + name + "'");
+  return it->second;
+}
+
+}  // namespace
+
+void bind_debug(py::module_& root) {
+  ensure_debug_primitives();
+  root.def("jax_has", [](const std::string& name) { return api::session().profile.has(feature_named(name)); });
+  // (sharding_spec repr, str) of a pmap output under profiles with PmapSharding; None otherwise.
+  root.def("pmap_sharding", [](const py::object& array) -> py::object {
+    const api::Value value = to_value(array);
+    if (!value.is_concrete()) return py::none();
+    const auto layout =
+        pmap_sharding_layout(value.array().sharding(), value.array().shape().size(), api::session().profile);
+    if (!layout) return py::none();
+    return py::make_tuple(sharding_spec_repr(*layout), pmap_sharding_str(*layout), layout->mapped_dim, layout->chunked);
+  });
+  py::module_ m = root.def_submodule("debug");
+  // `on_values(values, device_index_or_None)` gets the operands as arrays on the default device, as JAX hands
+  // debug callbacks their operands on a CPU device; `on_sharding(mesh_or_None, spec)` gets what the
+  // partitioner chose. Returns the id the equations carry.
+  m.def(
+      "register",
+      [](const py::object& on_values, const py::object& on_sharding) {
+        DebugCallback callback;
+        if (!on_values.is_none()) {
+          callback.on_values = [on_values](std::span<const BufferPtr> values, std::optional<int64_t> device) {
+            const py::gil_scoped_acquire gil;
+            const JaxProfile& profile = api::session().profile;
+            py::list arrays;
+            for (const BufferPtr& value : values) {
+              const Sharding sharding = make_single_device_sharding(api::default_device(), profile);
+              arrays.append(py::cast(PyValue(api::Value::concrete(Array::from_host(value, sharding, profile)))));
+            }
+            on_values(arrays, device ? py::cast(*device) : py::none());
+          };
+        }
+        if (!on_sharding.is_none()) {
+          callback.on_sharding = [on_sharding](const Mesh* mesh, const PartitionSpec& spec) {
+            const py::gil_scoped_acquire gil;
+            on_sharding(mesh != nullptr ? py::cast(*mesh) : py::none(), py::cast(spec));
+          };
+        }
+        return register_debug_callback(std::move(callback));
+      },
+      py::arg("on_values"), py::arg("on_sharding") = py::none());
+  // Callbacks hold Python objects: jax.debug drops them at interpreter exit, while Python can still free them.
+  m.def("clear", &clear_debug_callbacks);
+}
+
+}  // namespace shardscope::python
