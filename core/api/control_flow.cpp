@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/lax.h"
+#include "api/numpy.h"
 #include "base/error.h"
 #include "ops/control_flow.h"
 
@@ -60,8 +61,9 @@ bool promote_weak_carries(std::vector<Value>& init, const std::vector<Aval>& car
   bool changed = false;
   for (std::size_t i = 0; i < init.size() && i < carry_out.size(); ++i) {
     const Aval& in = init[i].aval();
-    if (!in.weak_type || typematch(in, carry_out[i]) || in.shape != carry_out[i].shape) continue;
-    init[i] = lax::convert_element_type(init[i], carry_out[i].dtype, carry_out[i].weak_type);
+    if (!in.weak_type || typematch(in, carry_out[i])) continue;
+    const Value out_like = Value::scalar(Literal{int64_t{0}, carry_out[i]});
+    init[i] = lax::convert_element_type(init[i], jnp::result_type({init[i], out_like}).dtype);
     changed = true;
   }
   return changed;
@@ -276,18 +278,21 @@ std::vector<Value> while_loop(const Function& cond, const Function& body, const 
 std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,
                                    const std::vector<Value>& operands, const SwitchSpec& spec) {
   const std::vector<Aval> avals = avals_of(operands);
-  std::vector<Traced> traced;
+  const std::size_t ref = spec.reference;
+  std::vector<Traced> traced(branches.size());
+  traced[ref] = trace_body(branches[ref], avals, spec.api_name);
   for (std::size_t b = 0; b < branches.size(); ++b) {
-    traced.push_back(trace_body(branches[b], avals, spec.api_name));
+    if (b != ref) traced[b] = trace_body(branches[b], avals, spec.api_name);
   }
-  const std::vector<Aval> first = out_avals(*traced[0].jaxpr);
+  const std::vector<Aval> first = out_avals(*traced[ref].jaxpr);
   const std::vector<std::string> output_paths = spec.output_paths ? spec.output_paths() : std::vector<std::string>{};
-  for (std::size_t b = 1; b < traced.size(); ++b) {
+  for (std::size_t b = 0; b < traced.size(); ++b) {
+    if (b == ref) continue;
     const std::vector<Aval> other = out_avals(*traced[b].jaxpr);
-    const std::string& name1 = spec.branch_names.at(0);
+    const std::string& name1 = spec.branch_names.at(ref);
     const std::string& name2 = spec.branch_names.at(b);
     const std::string header = spec.api_name + " branches must have equal output types but they differ.\n\n" + name1 +
-                               " is " + spec.branch_infos.at(0) + "\n" + name2 + " is " + spec.branch_infos.at(b) +
+                               " is " + spec.branch_infos.at(ref) + "\n" + name2 + " is " + spec.branch_infos.at(b) +
                                "\n\n";
     if (other.size() != first.size()) {
       throw type_error(spec.api_name + " branch outputs must have the same pytree structure, but they differ");

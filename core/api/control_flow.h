@@ -37,6 +37,8 @@ struct SwitchSpec {
   std::vector<std::string> branch_infos;  // "f at file.py:3" per branch
   // " at path [0]" per output leaf of the first branch (or ""), known once that branch is traced.
   std::function<std::vector<std::string>()> output_paths;
+  // The branch the others are checked against (and traced first): true_fun for cond, branch 0 for switch.
+  std::size_t reference = 0;
 };
 // `index` is an int32 scalar already clamped to the branches; branches are listed in index order.
 std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "exec/axis_env.h"
 #include "exec/cancellation.h"
+#include "exec/control_flow_partition.h"
 #include "exec/debug_callbacks.h"
 #include "exec/device_assignment.h"
 #include "exec/fusion.h"
@@ -190,6 +191,16 @@ class PartitionedRun {
       case EquationMode::kWhole: execute_replicated(eqn, plan); return;
       case EquationMode::kLocal: break;
     }
+    if (execute_control_flow(eqn, plan, mesh_,
+                             {[&] {
+                                std::vector<DeviceBuffers> out;
+                                for (Placed& p : planned_operands(eqn, plan)) out.push_back(std::move(p.buffers));
+                                return out;
+                              },
+                              [&](std::size_t r, DeviceBuffers b) {
+                                bind_produced(eqn.outputs[r], {plan.produced.at(r), std::move(b)});
+                              }}))
+      return;
     const std::string& name = eqn.primitive->name;
     std::vector<Placed> inputs;
     std::vector<Aval> local_inputs;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/primitive.h"
+#include "propagation/control_flow_factor_rule.h"
 
 namespace shardscope {
 namespace {
@@ -400,6 +401,7 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
       table[name] = same_rank_rule;
     }
     table["concatenate"] = along_dimension_rule;
+    for (const char* name : {"scan", "while", "cond"}) table[name] = control_flow_factor_rule;
     table["split"] = along_dimension_rule;
     // Computed whole by design: the partitioner gathers their operands (index-driven data movement that
     // shardscope does not split), and the plan says so with the op's name as the reason.

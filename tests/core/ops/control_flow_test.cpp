@@ -134,6 +134,7 @@ TEST_CASE("while_loop counts as the Python loop does and cond must return a bool
 
 TEST_CASE("cond runs the chosen branch and switch clamps through the index the caller gives") {
   SwitchSpec spec{"cond", {"false_fun", "true_fun"}, {"f at x.py:1", "g at x.py:2"}, {}};
+  spec.reference = 1;
   const auto double_it = [](const std::vector<Value>& v) { return std::vector<Value>{lax::mul(v[0], py_float(2.0))}; };
   const auto negate = [](const std::vector<Value>& v) { return std::vector<Value>{lax::neg(v[0])}; };
   const Value one = typed_scalar(1, DType::kInt32);
@@ -146,10 +147,10 @@ TEST_CASE("cond runs the chosen branch and switch clamps through the index the c
     return std::vector<Value>{lax::convert_element_type(v[0], DType::kInt32)};
   };
   CHECK_THROWS_WITH_AS((void)switch_branches(one, {negate, to_int}, {f32({2}, {1.5F, -3.0F})}, spec),
-                       "cond branches must have equal output types but they differ.\n\nfalse_fun is f at x.py:1\n"
-                       "true_fun is g at x.py:2\n\nThe output of false_fun has type float32[2] but the corresponding "
-                       "output of true_fun has type int32[2], so the dtypes do not match.\n\nRevise false_fun and/or "
-                       "true_fun so that all output types match.",
+                       "cond branches must have equal output types but they differ.\n\ntrue_fun is g at x.py:2\n"
+                       "false_fun is f at x.py:1\n\nThe output of true_fun has type int32[2] but the corresponding "
+                       "output of false_fun has type float32[2], so the dtypes do not match.\n\nRevise true_fun and/or "
+                       "false_fun so that all output types match.",
                        Error);
 }
 

@@ -1,5 +1,6 @@
 # jax.lax: the engine's primitives with JAX's argument handling.
 import _shardscope
+from jax._src.control_flow import scan, fori_loop, while_loop, cond, switch, map  # noqa: F401
 
 
 def with_sharding_constraint(x, shardings):

@@ -1,0 +1,74 @@
+// lax.scan / while_loop / cond / switch and jax.checkpoint on flat Python functions (pytrees stay in Python).
+#include <pybind11/stl.h>
+
+#include "api/control_flow.h"
+#include "api/lax.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+
+namespace shardscope::python {
+namespace {
+
+api::Function wrap(const py::function& flat_fun) {
+  return [flat_fun](const std::vector<api::Value>& args) {
+    const py::gil_scoped_acquire gil;
+    const ActiveTraceScope active(api::current_trace());
+    py::object result = flat_fun(from_values(args));
+    return to_values(result);
+  };
+}
+
+}  // namespace
+
+void bind_control_flow(py::module_& m) {
+  m.def("scan_call", [](const py::function& body, const py::list& init, const py::list& xs, int64_t length,
+                        bool reverse, int64_t unroll, const std::vector<std::string>& carry_names) {
+    api::ScanSpec spec;
+    spec.what = "scan body";
+    spec.carry_names = carry_names;
+    spec.length = length;
+    spec.reverse = reverse;
+    spec.unroll = unroll;
+    return from_values(api::scan(wrap(body), to_values(init), to_values(xs), spec));
+  });
+  m.def("while_call", [](const py::function& cond, const py::function& body, const py::list& init,
+                         const std::vector<std::string>& carry_names) {
+    api::LoopSpec spec;
+    spec.what = "while_loop body";
+    spec.carry_names = carry_names;
+    return from_values(api::while_loop(wrap(cond), wrap(body), to_values(init), spec));
+  });
+  // index: a bool predicate (cond) or an integer index (switch), converted and clamped as JAX does.
+  m.def("switch_call", [](const py::object& index, const std::vector<py::function>& branches, const py::list& operands,
+                          const std::string& api_name, const std::vector<std::string>& branch_names,
+                          const std::vector<std::string>& branch_infos, const py::list& output_paths) {
+    api::Value which = to_value(index);
+    if (api_name == "cond") {
+      which = api::lax::convert_element_type(which, DType::kInt32);
+    } else {
+      which = api::lax::convert_element_type(which, DType::kInt32);
+      which = api::bind1("clamp", {api::typed_scalar(0, DType::kInt32), which,
+                                   api::typed_scalar(static_cast<double>(branches.size() - 1), DType::kInt32)});
+    }
+    std::vector<api::Function> functions;
+    for (const py::function& branch : branches) functions.push_back(wrap(branch));
+    api::SwitchSpec spec{api_name, branch_names, branch_infos,
+                         [output_paths]() {
+                           const py::gil_scoped_acquire gil;
+                           return output_paths[0].is_none() ? std::vector<std::string>{}
+                                                            : output_paths[0].cast<std::vector<std::string>>();
+                         },
+                         api_name == "cond" ? std::size_t{1} : std::size_t{0}};
+    return from_values(api::switch_branches(which, functions, to_values(operands), spec));
+  });
+  m.def("checkpoint_call",
+        [](const py::function& f, const py::list& args, bool prevent_cse, const std::optional<std::string>& policy) {
+          return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, policy));
+        });
+  m.def("checkpoint_name", [](const py::object& x, const std::string& name) {
+    const py::list out = from_values({api::bind1("name", {to_value(x)}, {{"name", name}})});
+    return py::object(out[0]);
+  });
+}
+
+}  // namespace shardscope::python
