@@ -147,3 +147,19 @@ TEST_CASE("arr.device: a method until 0.4.26 (deprecated from 0.4.21), gone unti
   REQUIRE(run_cell("_shardscope.set_jax_version('0.4.35')").ok());
   CHECK(printed("print(jnp.arange(3).device)") == "TFRT_CPU_0\n");
 }
+
+TEST_CASE("pmap outputs carry PmapSharding from 0.4.1 until pmap became jit of shard_map") {
+  REQUIRE(run_cell(prelude("0.4.30")).ok());
+  CHECK(printed("y = jax.pmap(lambda v: v * 2)(jnp.arange(8.0))\nprint(y.sharding)\nprint(type(y).__name__)") ==
+        "PmapSharding(sharding_spec=ShardingSpec((Unstacked(8),), (ShardedAxis(axis=0),)), device_ids=[0, 1, 2, 3, "
+        "4, 5, 6, 7], device_platform=CPU, device_shape=(8,))\nArrayImpl\n");
+  CHECK(printed("print(y.sharding.shard_shape((8,)), y.sharding.is_fully_replicated)") == "() False\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.8.0')").ok());
+  CHECK(printed("print(type(jax.pmap(lambda v: v)(jnp.arange(8.0)).sharding).__name__)") == "NamedSharding\n");
+}
+
+TEST_CASE("jax_default_prng_impl is threefry2x32; other implementations are not simulated") {
+  REQUIRE(run_cell(prelude("0.11.0")).ok());
+  CHECK(printed("print(jax.config.jax_default_prng_impl)") == "threefry2x32\n");
+  CHECK_FALSE(run_cell("jax.config.update('jax_default_prng_impl', 'rbg')").ok());
+}

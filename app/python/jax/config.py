@@ -5,13 +5,16 @@ import _shardscope
 class _Config:
     def __init__(self):
         self._values = {'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None,
-                        'jax_num_cpu_devices': -1}
+                        'jax_num_cpu_devices': -1, 'jax_default_prng_impl': 'threefry2x32'}
 
     def update(self, name, value):
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
         elif name == 'jax_threefry_partitionable':
             _shardscope.set_threefry_partitionable(bool(value))
+        elif name == 'jax_default_prng_impl' and value != 'threefry2x32':
+            raise NotImplementedError(f"jax_default_prng_impl={value!r} is not supported by shardscope (only "
+                                      "'threefry2x32')")
         elif name == 'jax_num_cpu_devices':
             # Only the CPU backend grows; on a TPU or GPU machine jax.devices() keeps the accelerators.
             if _shardscope.device_preset().startswith('cpu'):
