@@ -190,6 +190,8 @@ OpCost free_cost(const CostInputs& in) {
 
 }  // namespace
 
+void register_control_flow_cost_rules();  // cost/control_flow_costs.cpp
+
 void register_core_cost_rules() {
   ensure_core_primitives();
   for (const char* name : kTranscendental) {
@@ -247,6 +249,7 @@ void register_core_cost_rules() {
                            "custom_jvp_call", "custom_vjp_call"}) {
     register_cost_rule(name, nested_program_cost);
   }
+  register_control_flow_cost_rules();
 }
 
 }  // namespace shardscope

@@ -247,3 +247,39 @@ TEST_CASE("jnp.array of lists mixing traced values and Python numbers stacks the
                 "repr(jnp.array([jnp.float32(1), 2], dtype=jnp.int32)))") ==
         "Array([1, 2], dtype=int32) Array([1. , 2.5], dtype=float32) Array([1, 2], dtype=int32)\n");
 }
+
+TEST_CASE("lax.dot_general and the convolutions from Python, under jit, grad and vmap") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed(
+            "print(jax.lax.dot_general(jnp.ones((2, 3, 4)), jnp.ones((2, 4, 5)), (((2,), (1,)), ((0,), (0,)))).shape, "
+            "jax.lax.dot_general(jnp.ones(3, jnp.int8), jnp.ones(3, jnp.int8), (((0,), (0,)), ((), ())), "
+            "preferred_element_type=jnp.int32).dtype)") == "(2, 3, 5) int32\n");
+  REQUIRE(run_cell("dn = ('NHWC', 'HWIO', 'NHWC')\nrng = np.random.default_rng(0)\n"
+                   "x = rng.standard_normal((2, 6, 5, 3)).astype(np.float32)\n"
+                   "w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)\n"
+                   "def ref(x, w, s, pads):\n"
+                   "  xp = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))\n"
+                   "  oh, ow = (xp.shape[1] - 3) // s[0] + 1, (xp.shape[2] - 3) // s[1] + 1\n"
+                   "  out = np.zeros((x.shape[0], oh, ow, w.shape[3]))\n"
+                   "  for i in range(oh):\n    for j in range(ow):\n"
+                   "      out[:, i, j] = np.einsum('nabc,abco->no', xp[:, i*s[0]:i*s[0]+3, j*s[1]:j*s[1]+3], w)\n"
+                   "  return out\n")
+              .ok());
+  CHECK(printed("y = jax.lax.conv_general_dilated(x, w, (1, 1), 'SAME', dimension_numbers=dn)\n"
+                "print(y.shape, bool(np.abs(np.asarray(y) - ref(x, w, (1, 1), ((1, 1), (1, 1)))).max() < 1e-4))\n"
+                "y = jax.jit(lambda a, b: jax.lax.conv_general_dilated(a, b, (2, 1), ((0, 1), (2, 0)), "
+                "dimension_numbers=dn))(x, w)\n"
+                "print(y.shape, bool(np.abs(np.asarray(y) - ref(x, w, (2, 1), ((0, 1), (2, 0)))).max() < 1e-4))") ==
+        "(2, 6, 5, 4) True\n(2, 3, 5, 4) True\n");
+  // lax.conv takes NCHW/OIHW; the result is the NHWC one transposed.
+  CHECK(printed("y = jax.lax.conv(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1), 'VALID')\n"
+                "print(y.shape, bool(np.abs(np.asarray(y).transpose(0, 2, 3, 1) - ref(x, w, (1, 1), ((0, 0), (0, 0))))"
+                ".max() < 1e-4))") == "(2, 4, 4, 3) True\n");
+  CHECK(printed("g = jax.grad(lambda b: (jax.lax.conv_general_dilated(x, b, (1, 1), 'SAME', "
+                "dimension_numbers=dn) ** 2).sum())(w)\n"
+                "print(g.shape, jax.vmap(lambda a: jax.lax.conv_general_dilated(a[None], w, (1, 1), 'SAME', "
+                "dimension_numbers=dn)[0])(x).shape)\n"
+                "print(jax.lax.conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), dn))") ==
+        "(3, 3, 3, 4) (2, 6, 5, 4)\n"
+        "ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))\n");
+}

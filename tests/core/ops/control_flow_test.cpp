@@ -9,6 +9,7 @@
 #include "api/numpy.h"
 #include "api/session.h"
 #include "base/error.h"
+#include "cost/cost_rules.h"
 #include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "ir/jaxpr_printer.h"
@@ -283,6 +284,27 @@ TEST_CASE("checkpoint binds remat2 with JAX's params and grad through it is exac
   const JaxprPtr grads = grad_jaxpr(*consts_as_args(*traced.jaxpr), {0}, false);
   CHECK(host(evaluate_jaxpr(*grads, {make_buffer(DType::kFloat32, {}, std::vector<float>{1.5F})})[0]) ==
         std::vector<double>{3.0});
+}
+
+TEST_CASE("a scan costs its body times its length; a cond its most expensive branch") {
+  ensure_cost_rules();
+  const Traced traced = trace_function(
+      [](const std::vector<Value>& args) {
+        std::vector<Value> out = scan(decay_body, {args[0]}, {args[1]}, scan_spec(4));
+        SwitchSpec spec{"switch", {"branch 0", "branch1"}, {"f", "g"}, {}};
+        const Value cheap = switch_branches(
+            typed_scalar(0, DType::kInt32),
+            {[](const std::vector<Value>& v) { return std::vector<Value>{v[0]}; },
+             [](const std::vector<Value>& v) { return std::vector<Value>{lax::mul(lax::add(v[0], v[0]), v[0])}; }},
+            {out[1]}, spec)[0];
+        return std::vector<Value>{out[0], cheap};
+      },
+      {Aval::of({}, DType::kFloat32), Aval::of({4}, DType::kFloat32)}, "f");
+  const Jaxpr& program = *traced.jaxpr;
+  REQUIRE(program.eqns.size() == 2);
+  // The body does 3 scalar flops per iteration; the expensive branch 2 flops on 4 elements.
+  CHECK(equation_cost(program.eqns[0]).flops == 12.0);
+  CHECK(equation_cost(program.eqns[1]).flops == 8.0);
 }
 
 }  // namespace

@@ -229,6 +229,10 @@ from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with
                               conv_dimension_numbers, ConvDimensionNumbers)
 
 
+from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with_general_padding,  # noqa: F401,E402
+                              conv_dimension_numbers, ConvDimensionNumbers)
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)

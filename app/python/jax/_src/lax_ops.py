@@ -1,0 +1,85 @@
+# jax.lax's array functions beyond collectives (dot_general, the convolutions): JAX's signatures, normalized
+# for the engine.
+import collections
+
+import _shardscope
+
+ConvDimensionNumbers = collections.namedtuple('ConvDimensionNumbers', ['lhs_spec', 'rhs_spec', 'out_spec'])
+ConvDimensionNumbers.__module__ = 'jax.lax'
+
+
+def _ints(values):
+    return [int(v) for v in values]
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None):
+    if out_sharding is not None:
+        raise NotImplementedError('jax.lax.dot_general with out_sharding is not supported by shardscope')
+    try:
+        (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    except (TypeError, ValueError):
+        raise TypeError('dot_general requires dimension_numbers to be a sequence of two pairs of int sequences: '
+                        f'((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims, rhs_batch_dims)), got '
+                        f'{dimension_numbers}.') from None
+    return _shardscope.lax._dot_general(lhs, rhs, _ints(lhs_contract), _ints(rhs_contract), _ints(lhs_batch),
+                                        _ints(rhs_batch), preferred_element_type)
+
+
+def _spec_strings(dimension_numbers):
+    """Dimension numbers as the engine reads them: three spec strings, or None for the NCHW defaults."""
+    if dimension_numbers is None:
+        return None
+    lhs, rhs, out = dimension_numbers
+    if isinstance(lhs, str):
+        return [lhs, rhs, out]
+    # ConvDimensionNumbers of ints: (batch, feature, spatial...) positions; spatial dims share letters.
+    letters = 'ABDEFGJKLMPQRSTUVWXYZ'
+
+    def text(spec, first, second):
+        chars = [''] * len(spec)
+        chars[spec[0]], chars[spec[1]] = first, second
+        for i, position in enumerate(spec[2:]):
+            chars[position] = letters[i]
+        return ''.join(chars)
+    return [text(lhs, 'N', 'C'), text(rhs, 'O', 'I'), text(out, 'N', 'C')]
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    rank = len(lhs_shape)
+    if dimension_numbers is None:
+        iota = tuple(range(rank))
+        return ConvDimensionNumbers(iota, iota, iota)
+    lhs, rhs, out = dimension_numbers
+    spatial = [c for c in rhs if c not in 'OI']
+
+    def positions(spec, first, second):
+        return (spec.index(first), spec.index(second)) + tuple(spec.index(c) for c in spatial)
+    return ConvDimensionNumbers(positions(lhs, 'N', 'C'), positions(rhs, 'O', 'I'), positions(out, 'N', 'C'))
+
+
+def _padding(padding):
+    if isinstance(padding, str):
+        return padding.upper()
+    return [(int(lo), int(hi)) for lo, hi in padding]
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+                         dimension_numbers=None, feature_group_count=1, batch_group_count=1, precision=None,
+                         preferred_element_type=None):
+    return _shardscope.lax._conv_general_dilated(
+        lhs, rhs, _ints(window_strides), _padding(padding), _ints(lhs_dilation or ()), _ints(rhs_dilation or ()),
+        _spec_strings(dimension_numbers), int(feature_group_count), int(batch_group_count), preferred_element_type)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, precision=None,
+                              preferred_element_type=None):
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)

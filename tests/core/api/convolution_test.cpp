@@ -1,0 +1,122 @@
+// lax.conv_general_dilated against a direct loop over output positions, and its gradients against central
+// differences on values from a 1/16 grid (exact in float32, so only the convolution's rounding remains).
+#include "api/convolution.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "api/numpy.h"
+#include "api/transforms.h"
+#include "ops/ops.h"
+
+namespace shardscope::api {
+namespace {
+
+Value grid(Shape shape, int modulus, int offset) {
+  ensure_core_primitives();
+  std::vector<float> values;
+  for (int64_t i = 0; i < product(shape); ++i) values.push_back(static_cast<float>((i * 5 + offset) % modulus) / 16.0f);
+  return jnp::asarray(make_buffer(DType::kFloat32, std::move(shape), values));
+}
+
+std::vector<double> host(const Value& value) {
+  const BufferPtr buffer = value.array().gather();
+  std::vector<double> out;
+  for (int64_t i = 0; i < buffer->size(); ++i) out.push_back(buffer->element_as_double(i));
+  return out;
+}
+
+// NHWC input, HWIO kernel, explicit padding, strides and dilations: the textbook sum per output element.
+std::vector<double> direct(const Value& x, const Value& w, std::array<int64_t, 2> stride,
+                           std::array<std::pair<int64_t, int64_t>, 2> pad, std::array<int64_t, 2> rhs_dil,
+                           Shape& out_shape) {
+  const auto xs = host(x);
+  const auto ws = host(w);
+  const Shape& s = shape_of(x);
+  const Shape& k = shape_of(w);
+  const int64_t oh = (s[1] + pad[0].first + pad[0].second - ((k[0] - 1) * rhs_dil[0] + 1)) / stride[0] + 1;
+  const int64_t ow = (s[2] + pad[1].first + pad[1].second - ((k[1] - 1) * rhs_dil[1] + 1)) / stride[1] + 1;
+  out_shape = {s[0], oh, ow, k[3]};
+  std::vector<double> out;
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t o = 0; o < k[3]; ++o) {
+          double acc = 0;
+          for (int64_t a = 0; a < k[0]; ++a)
+            for (int64_t b = 0; b < k[1]; ++b)
+              for (int64_t c = 0; c < k[2]; ++c) {
+                const int64_t r = i * stride[0] + a * rhs_dil[0] - pad[0].first;
+                const int64_t q = j * stride[1] + b * rhs_dil[1] - pad[1].first;
+                if (r < 0 || q < 0 || r >= s[1] || q >= s[2]) continue;
+                acc += xs[static_cast<std::size_t>(((n * s[1] + r) * s[2] + q) * s[3] + c)] *
+                       ws[static_cast<std::size_t>(((a * k[1] + b) * k[2] + c) * k[3] + o)];
+              }
+          out.push_back(acc);
+        }
+  return out;
+}
+
+const lax::ConvDimensionNumbers kNhwc =
+    lax::conv_dimension_numbers(4, std::vector<std::string>{"NHWC", "HWIO", "NHWC"});
+
+}  // namespace
+
+TEST_CASE("conv_general_dilated equals the direct sum for strides, padding and kernel dilation") {
+  const Value x = grid({2, 6, 5, 3}, 13, 1);
+  const Value w = grid({3, 2, 3, 4}, 7, 2);
+  const std::array<std::array<int64_t, 2>, 3> strides{{{1, 1}, {2, 1}, {1, 2}}};
+  const std::array<std::array<std::pair<int64_t, int64_t>, 2>, 3> pads{
+      {{{{1, 1}, {0, 1}}}, {{{0, 0}, {0, 0}}}, {{{2, 0}, {1, 1}}}}};
+  const std::array<std::array<int64_t, 2>, 3> dilations{{{1, 1}, {1, 2}, {2, 1}}};
+  for (std::size_t t = 0; t < 3; ++t) {
+    CAPTURE(t);
+    lax::ConvPadding padding;
+    padding.pairs = {pads[t][0], pads[t][1]};
+    const Value y = lax::conv_general_dilated(x, w, {strides[t][0], strides[t][1]}, padding, {},
+                                              {dilations[t][0], dilations[t][1]}, kNhwc);
+    Shape expected_shape;
+    const auto expected = direct(x, w, strides[t], pads[t], dilations[t], expected_shape);
+    REQUIRE(shape_of(y) == expected_shape);
+    const auto got = host(y);
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(expected[i]).epsilon(1e-5));
+  }
+  // 'SAME' keeps the spatial size at stride 1.
+  lax::ConvPadding same;
+  same.name = "SAME";
+  CHECK(shape_of(lax::conv_general_dilated(x, w, {1, 1}, same, {}, {}, kNhwc)) == Shape{2, 6, 5, 4});
+}
+
+TEST_CASE("conv_general_dilated's gradients match central differences on a 1/16 grid") {
+  const Value x = grid({1, 5, 4, 2}, 9, 0);
+  const Value w = grid({3, 3, 2, 2}, 5, 3);
+  lax::ConvPadding same;
+  same.name = "SAME";
+  const Function loss = [&same](const std::vector<Value>& in) {
+    const Value y = lax::conv_general_dilated(in[0], in[1], {2, 1}, same, {}, {1, 2}, kNhwc);
+    return std::vector<Value>{jnp::sum(jnp::multiply(y, y))};
+  };
+  const auto grads = call_grad(loss, {x, w}, {0, 1}, false, false, "loss");
+  REQUIRE(grads.size() == 2);
+  const double h = 1.0 / 16.0;
+  for (std::size_t which = 0; which < 2; ++which) {
+    const Value& base = which == 0 ? x : w;
+    const auto g = host(grads[which]);
+    const auto values = host(base);
+    for (std::size_t i = 0; i < values.size(); i += 3) {
+      const auto shifted = [&](double delta) {
+        std::vector<float> moved(values.begin(), values.end());
+        moved[i] += static_cast<float>(delta);
+        const Value v = jnp::asarray(make_buffer(DType::kFloat32, shape_of(base), moved));
+        return host(loss(which == 0 ? std::vector<Value>{v, w} : std::vector<Value>{x, v})[0])[0];
+      };
+      CAPTURE(which);
+      CAPTURE(i);
+      // The loss is quadratic in each input, so the central difference is exact up to float rounding.
+      CHECK(g[i] == doctest::Approx((shifted(h) - shifted(-h)) / (2 * h)).epsilon(1e-3));
+    }
+  }
+}
+
+}  // namespace shardscope::api
