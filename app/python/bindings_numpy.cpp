@@ -1,6 +1,7 @@
 // `_shardscope.numpy`, `.lax` and `.nn`: the engine's jnp/lax/nn functions with Python's argument forms.
 #include <pybind11/stl.h>
 
+#include "api/convolution.h"
 #include "api/nn.h"
 #include "api/numpy.h"
 #include "base/error.h"
@@ -594,6 +595,33 @@ void bind_lax(py::module_& m) {
   m.def("mul", [](const py::object& x, const py::object& y) { return wrap(api::lax::mul(to_value(x), to_value(y))); });
 }
 
+// lax's array functions beyond collectives: arguments already normalized by jax/_src/lax_ops.py.
+void bind_lax_arrays(py::module_& m) {
+  m.def("_dot_general", [](const py::object& lhs, const py::object& rhs, const std::vector<int64_t>& lhs_contract,
+                           const std::vector<int64_t>& rhs_contract, const std::vector<int64_t>& lhs_batch,
+                           const std::vector<int64_t>& rhs_batch, const py::object& preferred) {
+    return wrap(api::lax::dot_general(to_value(lhs), to_value(rhs),
+                                      api::lax::DotDimensionNumbers{lhs_contract, rhs_contract, lhs_batch, rhs_batch},
+                                      dtype_arg(preferred)));
+  });
+  m.def("_conv_general_dilated",
+        [](const py::object& lhs, const py::object& rhs, const std::vector<int64_t>& strides, const py::object& padding,
+           const std::vector<int64_t>& lhs_dilation, const std::vector<int64_t>& rhs_dilation,
+           const std::optional<std::vector<std::string>>& specs, int64_t feature_group_count, int64_t batch_group_count,
+           const py::object& preferred) {
+          const Value x = to_value(lhs);
+          api::lax::ConvPadding pads;
+          if (py::isinstance<py::str>(padding)) {
+            pads.name = padding.cast<std::string>();
+          } else {
+            pads.pairs = padding.cast<std::vector<std::pair<int64_t, int64_t>>>();
+          }
+          const auto dims = api::lax::conv_dimension_numbers(static_cast<std::size_t>(api::ndim_of(x)), specs);
+          return wrap(api::lax::conv_general_dilated(x, to_value(rhs), strides, pads, lhs_dilation, rhs_dilation, dims,
+                                                     feature_group_count, batch_group_count, dtype_arg(preferred)));
+        });
+}
+
 }  // namespace
 
 void bind_api(py::module_& m) {
@@ -603,6 +631,7 @@ void bind_api(py::module_& m) {
   bind_nn(nn);
   py::module_ lax = m.def_submodule("lax");
   bind_lax(lax);
+  bind_lax_arrays(lax);
 }
 
 }  // namespace shardscope::python
