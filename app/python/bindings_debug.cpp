@@ -82,6 +82,8 @@ void bind_debug(py::module_& root) {
       py::arg("on_values"), py::arg("on_sharding") = py::none());
   // Callbacks hold Python objects: jax.debug drops them at interpreter exit, while Python can still free them.
   m.def("clear", &clear_debug_callbacks);
+  // Whether a program is being traced: a debug print of static values only is staged then, not run at once.
+  m.def("in_trace", [] { return api::current_trace() != nullptr; });
 }
 
 }  // namespace shardscope::python

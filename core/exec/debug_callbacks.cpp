@@ -24,9 +24,11 @@ std::mutex& registry_mutex() {
   return mutex;
 }
 
+// Never destroyed: callbacks may hold host objects (Python callables) that must not be released after the host
+// has shut down; the host drops them itself while it still can (clear_debug_callbacks).
 std::map<int64_t, DebugCallback>& registry() {
-  static std::map<int64_t, DebugCallback> callbacks;
-  return callbacks;
+  static auto* callbacks = new std::map<int64_t, DebugCallback>();
+  return *callbacks;
 }
 
 DebugCallback callback_of(const Params& params) {

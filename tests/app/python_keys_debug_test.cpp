@@ -100,6 +100,9 @@ TEST_CASE("jax.debug.print per device in shard_map, per element in vmap, and its
   CHECK(printed("_ = jax.jit(lambda v: jax.debug.callback(lambda a: print('cb', a), v))(jnp.ones(2))") ==
         "cb [1. 1.]\n");
   CHECK(printed("jax.debug.print('eager {}', jnp.arange(2))") == "eager [0 1]\n");
+  // Static-only prints are staged too: every call prints, not only the trace.
+  CHECK(printed("h = jax.jit(lambda v: (jax.debug.print('static only'), v + 1)[1])\n_ = h(1.0)\n_ = h(2.0)") ==
+        "static only\nstatic only\n");
   CHECK(printed("_ = jax.grad(lambda v: (jax.debug.print('g {}', v), v * v)[1])(3.0)") == "g 3.0\n");
   CHECK(printed("try:\n    jax.debug.print('{x}', x=1, y=2)\nexcept ValueError as e:\n    print(str(e)[:50])") ==
         "Unused keyword arguments to `jax.debug.print`: ['y\n");

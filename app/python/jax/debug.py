@@ -48,6 +48,10 @@ def _is_tracer(x):
     return getattr(x, '_is_tracer', False)
 
 
+def _staged(dynamic):
+    return any(_is_tracer(v) for v in dynamic) or _shardscope.debug.in_trace()
+
+
 def _split_args(args, kwargs):
     """Flattened (args, kwargs): array-like leaves are passed through the program, the rest stay static."""
     import numpy as np
@@ -105,7 +109,7 @@ def callback(callback=None, *args, ordered=False, partitioned=False, **kwargs):
             call_args, call_kwargs = _merge_args(in_tree, list(values), static)
             fn(*call_args, **call_kwargs)
 
-        if any(_is_tracer(v) for v in dynamic):
+        if _staged(dynamic):
             _bind_callback(flat, dynamic, ordered, partitioned)
         else:
             flat(*_as_arrays(dynamic))
@@ -159,7 +163,7 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
             call_args, call_kwargs = _merge_args(in_tree, list(values), static)
             _print_values(fmt, options, has_placeholders, call_args, call_kwargs)
 
-        if not any(_is_tracer(v) for v in dynamic):
+        if not _staged(dynamic):
             flat(*_as_arrays(dynamic))
             return
         if not _shardscope.jax_has('debug_print_primitive'):
