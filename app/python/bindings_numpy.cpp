@@ -563,6 +563,9 @@ void bind_lax(py::module_& m) {
   m.def("all_gather", [](const py::object& x, const py::object& axes, int64_t axis, bool tiled) {
     return wrap(api::lax::all_gather(to_value(x), axis_names(axes), axis, tiled));
   });
+  m.def("all_gather_invariant", [](const py::object& x, const py::object& axes, int64_t axis, bool tiled) {
+    return wrap(api::lax::all_gather_invariant(to_value(x), axis_names(axes), axis, tiled));
+  });
   m.def("psum_scatter", [](const py::object& x, const py::object& axes, int64_t scatter_dimension, bool tiled) {
     return wrap(api::lax::psum_scatter(to_value(x), axis_names(axes), scatter_dimension, tiled));
   });

@@ -377,6 +377,19 @@ Value all_gather(const Value& x, const std::vector<std::string>& axes, int64_t a
                 {"tiled", tiled}});
 }
 
+Value all_gather_invariant(const Value& x, const std::vector<std::string>& axes, int64_t axis, bool tiled) {
+  if (axes.empty()) return x;
+  const int64_t size = constant_axes_size(axes);
+  const Value operand = with_collective_pvary(x, axes);
+  check_axes_bound(axes, "all_gather_invariant");
+  const int64_t rank = ndim_of(operand);
+  return bind1("all_gather_invariant", {operand},
+               {{"all_gather_dimension", canonicalize_axis(axis, tiled ? rank : rank + 1)},
+                {"axis_name", axes_param(axes)},
+                {"axis_size", size},
+                {"tiled", tiled}});
+}
+
 Value psum_scatter(const Value& x, const std::vector<std::string>& axes, int64_t scatter_dimension, bool tiled) {
   if (axes.empty()) return x;
   const int64_t size = constant_axes_size(axes);

@@ -89,6 +89,8 @@ Value pmax(const Value& x, const std::vector<std::string>& axes);
 Value pmin(const Value& x, const std::vector<std::string>& axes);
 Value pmean(const Value& x, const std::vector<std::string>& axes);
 Value all_gather(const Value& x, const std::vector<std::string>& axes, int64_t axis = 0, bool tiled = false);
+// all_gather(..., to='invarying'): the gathered value is typed invariant over the axes.
+Value all_gather_invariant(const Value& x, const std::vector<std::string>& axes, int64_t axis = 0, bool tiled = false);
 Value psum_scatter(const Value& x, const std::vector<std::string>& axes, int64_t scatter_dimension = 0,
                    bool tiled = false);
 Value ppermute(const Value& x, const std::vector<std::string>& axes,

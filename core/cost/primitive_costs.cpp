@@ -75,6 +75,7 @@ constexpr const char* kDataMovement[] = {
     "copy_p",
     "iota",
     "all_gather",
+    "all_gather_invariant",
     "all_to_all",
     "reduce_scatter",
     "ppermute",

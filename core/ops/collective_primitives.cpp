@@ -49,10 +49,12 @@ Primitive reduction_collective(const std::string& name, ReduceOp op, bool drops_
   return p;
 }
 
-Primitive all_gather_primitive() {
+// all_gather (varying -> varying) and all_gather_invariant (varying -> invariant over the gathered axes):
+// the same data movement, typed differently.
+Primitive all_gather_primitive(const std::string& name, bool drops_varying) {
   Primitive p;
-  p.name = "all_gather";
-  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+  p.name = name;
+  p.abstract_eval = [drops_varying](std::span<const Aval> in, const Params& params) {
     Aval out = in[0];
     const int64_t dimension = param(params, "all_gather_dimension").as_int("all_gather_dimension");
     const int64_t size = param(params, "axis_size").as_int("axis_size");
@@ -61,13 +63,14 @@ Primitive all_gather_primitive() {
     } else {
       out.shape.insert(out.shape.begin() + dimension, size);
     }
+    if (drops_varying) out = without_varying(out, axis_names_param(params, "axis_name"));
     return std::vector<Aval>{out};
   };
-  p.collective_impl = [](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
-                         const Params& params) {
+  p.collective_impl = [name](const SpmdContext& context, std::span<const DeviceBuffers> inputs, std::span<const Aval>,
+                             const Params& params) {
     return std::vector<DeviceBuffers>{all_gather(*context.mesh, axis_names_param(params, "axis_name"), inputs[0],
                                                  param(params, "all_gather_dimension").as_int("all_gather_dimension"),
-                                                 param(params, "tiled").as_bool("tiled"), context.log, "all_gather")};
+                                                 param(params, "tiled").as_bool("tiled"), context.log, name)};
   };
   return p;
 }
@@ -218,7 +221,8 @@ void register_collective_primitives() {
   register_primitive(reduction_collective("psum2", ReduceOp::kSum, true));
   register_primitive(reduction_collective("pmax", ReduceOp::kMax, true));
   register_primitive(reduction_collective("pmin", ReduceOp::kMin, true));
-  register_primitive(all_gather_primitive());
+  register_primitive(all_gather_primitive("all_gather", false));
+  register_primitive(all_gather_primitive("all_gather_invariant", true));
   register_primitive(reduce_scatter_primitive());
   register_primitive(ppermute_primitive());
   register_primitive(all_to_all_primitive());

@@ -304,3 +304,15 @@ TEST_CASE("grad through psum_scatter gathers the cotangent back") {
                 "g = jax.grad(loss)(put(np.zeros(128, np.float32), mesh, P('i')))\n"
                 "print(np.array_equal(np.asarray(g), np.tile(np.repeat(np.arange(1.0, 9.0), 2), 8)))") == "True\n");
 }
+
+TEST_CASE("all_gather(to='invarying') gathers into a value typed invariant over the axis") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // Invariant, so out_specs P() passes the check without check_vma=False.
+  CHECK(printed("print(same(smap(lambda b: lax.all_gather(b, 'i', tiled=True, to='invarying'), mesh, P('i'), P()), "
+                "[x], a))") == "True\n");
+  CHECK(printed("print(jax.make_jaxpr(smap(lambda b: lax.all_gather(b, 'i', to='invarying'), mesh, P('i'), "
+                "P()))(x))")
+            .find("i32[8,4] = all_gather_invariant[") != std::string::npos);
+  CHECK(printed("err(lambda: lax.all_gather(x, 'i', to='sideways'))")
+            .starts_with("ValueError: Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: "));
+}

@@ -125,11 +125,16 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     allowed = {'varying', 'reduced', 'invarying'}
     if to not in allowed:
         raise ValueError(f'Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: {allowed}')
-    if to != 'varying':
-        raise NotImplementedError(f"jax.lax.all_gather(..., to='{to}') is not supported by shardscope")
+    if to == 'reduced':
+        raise NotImplementedError("jax.lax.all_gather(..., to='reduced') is not supported by shardscope")
     axes = _axis_names(axis_name, 'all_gather')
     if not axes:
         return x
+    if to == 'invarying':
+        if axis_index_groups is not None:
+            raise NotImplementedError
+        return _tree_map(
+            lambda leaf: _shardscope.lax.all_gather_invariant(leaf, list(axes), int(axis), bool(tiled)), x)
     _no_groups(axis_index_groups, 'all_gather')
     return _tree_map(lambda leaf: _shardscope.lax.all_gather(leaf, list(axes), int(axis), bool(tiled)), x)
 
