@@ -600,6 +600,38 @@ void bind_lax(py::module_& m) {
 
 // lax's array functions beyond collectives: arguments already normalized by jax/_src/lax_ops.py.
 void bind_lax_arrays(py::module_& m) {
+  m.def("_select", [](const py::object& pred, const py::object& on_true, const py::object& on_false) {
+    return wrap(api::lax::select(to_value(pred), to_value(on_true), to_value(on_false)));
+  });
+  m.def("_broadcast_in_dim", [](const py::object& x, const Shape& shape, const std::vector<int64_t>& dims) {
+    return wrap(api::lax::broadcast_in_dim(to_value(x), shape, dims));
+  });
+  m.def("_reshape",
+        [](const py::object& x, const Shape& shape) { return wrap(api::lax::reshape(to_value(x), shape)); });
+  m.def("_transpose", [](const py::object& x, const std::vector<int64_t>& permutation) {
+    return wrap(api::lax::transpose(to_value(x), permutation));
+  });
+  m.def("_rev",
+        [](const py::object& x, const std::vector<int64_t>& dims) { return wrap(api::lax::rev(to_value(x), dims)); });
+  m.def("_integer_pow", [](const py::object& x, int64_t y) { return wrap(api::lax::integer_pow(to_value(x), y)); });
+  m.def("_convert_element_type", [](const py::object& x, const py::object& dtype) {
+    return wrap(api::lax::convert_element_type(to_value(x), dtype_from_python(dtype)));
+  });
+  m.def("_iota",
+        [](const py::object& dtype, int64_t size) { return wrap(api::lax::iota(dtype_from_python(dtype), size)); });
+  m.def("_broadcasted_iota", [](const py::object& dtype, const Shape& shape, int64_t dimension) {
+    return wrap(api::lax::broadcasted_iota(dtype_from_python(dtype), shape, dimension));
+  });
+  m.def("_slice", [](const py::object& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+                     const std::optional<std::vector<int64_t>>& strides) {
+    return wrap(api::lax::slice(to_value(x), start, limit, strides));
+  });
+  m.def("_dynamic_slice", [](const py::object& x, const py::list& starts, const std::vector<int64_t>& sizes) {
+    return wrap(api::lax::dynamic_slice(to_value(x), to_values(starts), sizes));
+  });
+  m.def("_unary", [](const std::string& primitive, const py::object& x) {
+    return wrap(api::lax::unary(primitive, to_value(x)));
+  });
   m.def("_dot_general", [](const py::object& lhs, const py::object& rhs, const std::vector<int64_t>& lhs_contract,
                            const std::vector<int64_t>& rhs_contract, const std::vector<int64_t>& lhs_batch,
                            const std::vector<int64_t>& rhs_batch, const py::object& preferred) {

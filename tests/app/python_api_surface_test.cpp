@@ -283,3 +283,17 @@ TEST_CASE("lax.dot_general and the convolutions from Python, under jit, grad and
         "(3, 3, 3, 4) (2, 6, 5, 4)\n"
         "ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))\n");
 }
+
+TEST_CASE("lax's array functions notebooks call directly") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("v = jnp.arange(4.0)\nx = jnp.arange(12.0).reshape(3, 4)\n"
+                "print(jax.lax.select(v > 1, v, -v), jax.lax.broadcast_in_dim(v, (2, 4), (1,)).shape, "
+                "jax.lax.reshape(x, (4, 3)).shape, jax.lax.broadcast(v, (2,)).shape)\n"
+                "print(jax.lax.integer_pow(v, 2), jax.lax.convert_element_type(v, jnp.int32), "
+                "jax.lax.iota(jnp.int32, 3), jax.lax.rev(v, (0,)))\n"
+                "print(jax.lax.dynamic_slice(v, (1,), (2,)), jax.lax.slice(x, (0, 1), (3, 4), (2, 1)).tolist(), "
+                "jax.lax.rsqrt(jnp.array([4.0])))\n"
+                "print(jax.jit(lambda a: jax.lax.select(a > 1, jax.lax.integer_pow(a, 3), a))(v))") ==
+        "[-0. -1.  2.  3.] (2, 4) (4, 3) (2, 4)\n[0. 1. 4. 9.] [0 1 2 3] [0 1 2] [3. 2. 1. 0.]\n"
+        "[1. 2.] [[1.0, 2.0, 3.0], [9.0, 10.0, 11.0]] [0.5]\n[ 0.  1.  8. 27.]\n");
+}

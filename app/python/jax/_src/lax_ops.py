@@ -83,3 +83,70 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, r
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
                                 rhs_dilation=rhs_dilation, precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def select(pred, on_true, on_false):
+    return _shardscope.lax._select(pred, on_true, on_false)
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    return _shardscope.lax._broadcast_in_dim(operand, _ints(shape), _ints(broadcast_dimensions))
+
+
+def broadcast(operand, sizes, *, out_sharding=None):
+    rank = len(getattr(operand, 'shape', ()))
+    return broadcast_in_dim(operand, tuple(sizes) + tuple(getattr(operand, 'shape', ())),
+                            tuple(range(len(sizes), len(sizes) + rank)))
+
+
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    if dimensions is not None:
+        operand = transpose(operand, dimensions)
+    return _shardscope.lax._reshape(operand, _ints(new_sizes))
+
+
+def transpose(operand, permutation):
+    return _shardscope.lax._transpose(operand, _ints(permutation))
+
+
+def rev(operand, dimensions):
+    return _shardscope.lax._rev(operand, _ints(dimensions))
+
+
+def integer_pow(x, y):
+    return _shardscope.lax._integer_pow(x, int(y))
+
+
+def convert_element_type(operand, new_dtype):
+    return _shardscope.lax._convert_element_type(operand, new_dtype)
+
+
+def iota(dtype, size, *, sharding=None):
+    return _shardscope.lax._iota(dtype, int(size))
+
+
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
+    return _shardscope.lax._broadcasted_iota(dtype, _ints(shape), int(dimension))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (JAX's name)
+    return _shardscope.lax._slice(operand, _ints(start_indices), _ints(limit_indices),
+                                  None if strides is None else _ints(strides))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    import jax.numpy as jnp
+    return _shardscope.lax._dynamic_slice(operand, [jnp.asarray(i) for i in start_indices], _ints(slice_sizes))
+
+
+def _unary(name):
+    def op(x, accuracy=None):
+        import jax.numpy as jnp
+        return _shardscope.lax._unary(name, jnp.asarray(x))
+    op.__name__ = name
+    return op
+
+
+rsqrt, tanh, log, sqrt, logistic, abs, neg, sign, floor, ceil, log1p, expm1 = (  # noqa: A001
+    _unary(n) for n in ('rsqrt', 'tanh', 'log', 'sqrt', 'logistic', 'abs', 'neg', 'sign', 'floor', 'ceil', 'log1p',
+                        'expm1'))
