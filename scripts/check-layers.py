@@ -18,6 +18,8 @@ KNOWN_UPWARD = {
     ("core/ops/program_primitives.cpp", "exec/interpreter.h"): "nested jit's kernel evaluates its body",
     ("core/ops/control_flow_loops.cpp", "exec/interpreter.h"): "loop bodies are evaluated by the interpreter",
     ("core/ops/control_flow_loops.cpp", "exec/cancellation.h"): "long loops stop on Ctrl-C",
+    ("core/ops/control_flow_spmd.cpp", "exec/interpreter.h"): "loop bodies are evaluated by the interpreter",
+    ("core/ops/control_flow_spmd.cpp", "exec/cancellation.h"): "long loops stop on Ctrl-C",
     ("core/random/random_primitives.cpp", "ops/elementwise_common.h"): "random primitives registered from random/",
     ("core/random/random_primitives.cpp", "ops/ops.h"): "random primitives registered from random/",
     ("core/spmd/collectives.cpp", "ops/dispatch.h"): "dtype dispatch helper lives in ops",
@@ -30,7 +32,6 @@ KNOWN_UPWARD = {
     ("core/transforms/partial_eval_mapped.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
     ("core/transforms/transpose_rules_mapped.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
     ("core/transforms/transpose_rules_mapped.cpp", "exec/shard_map.h"): "shard_map specs live in exec",
-    ("core/exec/lowering.h", "cost/program_cost.h"): "Compiled.cost_report prices the plan in place",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

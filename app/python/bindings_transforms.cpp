@@ -5,6 +5,7 @@
 #include "api/session.h"
 #include "api/transforms.h"
 #include "base/error.h"
+#include "cost/compiled_cost.h"
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
 #include "python/bindings.h"
@@ -299,7 +300,7 @@ void bind_lowering(py::module_& m) {
       });
   py::class_<PyCompiled>(m, "Compiled")
       .def("as_text", [](const PyCompiled& c) { return c.compiled.as_text(); })
-      .def("cost_analysis", [](const PyCompiled& c) { return py::cast(c.compiled.cost_analysis()); })
+      .def("cost_analysis", [](const PyCompiled& c) { return py::cast(compiled_cost_analysis(c.compiled)); })
       .def("memory_analysis",
            [](const PyCompiled& c) {
              const MemoryAnalysis stats = c.compiled.memory_analysis();

@@ -31,14 +31,6 @@ OpCost& OpCost::operator+=(const OpCost& other) {
   return *this;
 }
 
-double aval_elements(const Aval& aval) {
-  double n = 1;
-  for (const int64_t d : aval.shape) n *= static_cast<double>(d);
-  return n;
-}
-
-double aval_bytes(const Aval& aval) { return aval_elements(aval) * static_cast<double>(dtype_size(aval.dtype)); }
-
 OpCost memory_traffic(const CostInputs& in) {
   OpCost cost;
   for (const Aval& operand : in.operands) cost.operand_bytes.push_back(aval_bytes(operand));

@@ -40,8 +40,6 @@ void ensure_cost_rules();
 
 // The default every rule starts from: each operand read once, each result written once.
 [[nodiscard]] OpCost memory_traffic(const CostInputs& in);
-[[nodiscard]] double aval_bytes(const Aval& aval);
-[[nodiscard]] double aval_elements(const Aval& aval);
 
 // Cost of one equation with the given operand/result types; NotImplementedError naming the primitive
 // when it has no rule.

@@ -296,34 +296,6 @@ Compiled::Compiled(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringO
       plan_(std::move(plan)),
       profile_(profile) {}
 
-CostAnalysis Compiled::cost_analysis() const {
-  OpCost total;
-  for (const Eqn& eqn : jaxpr_->eqns) {
-    std::vector<Aval> operands;
-    for (const Atom& input : eqn.inputs) operands.push_back(plan_.local_aval(input));
-    std::vector<Aval> results;
-    for (const Var& output : eqn.outputs) results.push_back(plan_.local_aval(Atom{output}));
-    total += equation_cost(eqn, operands, results);
-  }
-  for (const PlannedCollective& c : plan_.collectives) {
-    // XLA prices an all-reduce at one flop per element; every collective reads its operand and writes its result.
-    OpCost moved;
-    moved.operand_bytes = {aval_bytes(c.local_operand)};
-    moved.output_bytes = aval_bytes(c.local_result);
-    if (c.kind == CollectiveKind::kAllReduce) moved.flops = aval_elements(c.local_result);
-    total += moved;
-  }
-  CostAnalysis analysis;
-  analysis["flops"] = total.flops;
-  analysis["transcendentals"] = total.transcendentals;
-  analysis["bytes accessed"] = total.bytes_accessed();
-  analysis["bytes accessedout{}"] = total.output_bytes;
-  for (std::size_t i = 0; i < total.operand_bytes.size(); ++i) {
-    analysis["bytes accessed" + std::to_string(i) + "{}"] = total.operand_bytes[i];
-  }
-  return analysis;
-}
-
 MemoryAnalysis Compiled::memory_analysis() const {
   MemoryAnalysis m;
   std::set<int64_t> argument_ids;
@@ -360,17 +332,6 @@ MemoryAnalysis Compiled::memory_analysis() const {
 }
 
 std::string Compiled::as_text() const { return compiled_text(*jaxpr_, plan_, options_.name, profile_); }
-
-ProgramCostReport Compiled::cost_report(const HardwareSpec* hardware) const {
-  std::vector<Device> devices;
-  if (plan_.mesh) devices = plan_.mesh->devices();
-  if (!plan_.mesh && plan_.device) devices = {*plan_.device};
-  const HardwareSpec& spec = hardware != nullptr ? *hardware
-                             : devices.empty()   ? hardware_for_kind("cpu")
-                                                 : hardware_for(devices.front());
-  return estimate_program_cost(
-      *jaxpr_, [this](const Atom& a) { return plan_.local_aval(a); }, devices, plan_.comm_log(), spec);
-}
 
 void Compiled::check_call_args(const std::vector<Aval>& args) const {
   if (args.size() != args_.size()) {

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "cost/program_cost.h"
 #include "exec/eval_shape.h"
 #include "exec/jit.h"
 
@@ -68,10 +67,6 @@ struct MemoryAnalysis {
   int64_t host_temp_size_in_bytes = 0;
 };
 
-// compiled.cost_analysis(): keys "flops", "transcendentals", "bytes accessed", "bytes accessed{i}{}",
-// "bytes accessedout{}", per device, collectives included.
-using CostAnalysis = std::map<std::string, double>;
-
 class Compiled {
  public:
   Compiled(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringOptions options, PartitionPlan plan,
@@ -79,18 +74,17 @@ class Compiled {
 
   [[nodiscard]] const std::vector<Sharding>& input_shardings() const { return plan_.input_shardings; }
   [[nodiscard]] const std::vector<Sharding>& output_shardings() const { return plan_.output_shardings; }
-  [[nodiscard]] CostAnalysis cost_analysis() const;
   [[nodiscard]] MemoryAnalysis memory_analysis() const;
   // shardscope's per-device program text (marked as such): local shapes and the inserted collectives
   // under their HLO names ("all-gather", "all-reduce", "collective-permute", ...).
   [[nodiscard]] std::string as_text() const;
-  // The GUI's estimate on the mesh's hardware (or the given one).
-  [[nodiscard]] ProgramCostReport cost_report(const HardwareSpec* hardware = nullptr) const;
   // TypeError with JAX's texts when the arguments' count, shapes or dtypes differ from the compiled ones.
   void check_call_args(const std::vector<Aval>& args) const;
   // compiled(*args): checks the arguments, then runs the program.
   [[nodiscard]] JitRun call(const std::vector<Array>& args) const;
   [[nodiscard]] const PartitionPlan& plan() const { return plan_; }
+  // The program the plan partitions (nested calls inlined).
+  [[nodiscard]] const Jaxpr& program() const { return *jaxpr_; }
 
  private:
   JaxprPtr jaxpr_;

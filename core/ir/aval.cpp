@@ -27,4 +27,12 @@ std::string Aval::str_short(bool short_dtypes) const {
   return out;
 }
 
+double aval_elements(const Aval& aval) {
+  double n = 1;
+  for (const int64_t d : aval.shape) n *= static_cast<double>(d);
+  return n;
+}
+
+double aval_bytes(const Aval& aval) { return aval_elements(aval) * static_cast<double>(dtype_size(aval.dtype)); }
+
 }  // namespace shardscope

@@ -31,4 +31,9 @@ struct Aval {
   bool operator==(const Aval&) const = default;
 };
 
+// Elements and bytes of a value of this type (as doubles: sizes of abstract arrays can exceed 2^63 bytes' range
+// in products of large shapes).
+[[nodiscard]] double aval_elements(const Aval& aval);
+[[nodiscard]] double aval_bytes(const Aval& aval);
+
 }  // namespace shardscope

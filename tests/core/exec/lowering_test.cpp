@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "base/error.h"
+#include "cost/compiled_cost.h"
 #include "device/presets.h"
 #include "exec/builder.h"
 
@@ -142,7 +143,7 @@ TEST_CASE("cost_analysis sums per-device equation costs and the all-reduce") {
   // over x of f32[2]: 2 flops, 8+8 bytes.
   const Mesh mesh = mesh_of("tpu-v3-8", {2, 4}, {"x", "y"});
   const Compiled compiled = Lowered(sum0_program(), {sds({4, 8}, named(mesh, "P('x', 'y')"))}, {}, kProfile).compile();
-  const CostAnalysis cost = compiled.cost_analysis();
+  const CostAnalysis cost = compiled_cost_analysis(compiled);
   CHECK(cost.at("flops") == 4.0);
   CHECK(cost.at("transcendentals") == 0.0);
   CHECK(cost.at("bytes accessed") == 40.0);
@@ -150,7 +151,7 @@ TEST_CASE("cost_analysis sums per-device equation costs and the all-reduce") {
   CHECK(cost.at("bytes accessed0{}") == 24.0);
   // The reduced value is what the program returns.
   CHECK(compiled.as_text().find("tuple(%all-reduce.1)") != std::string::npos);
-  const ProgramCostReport report = compiled.cost_report();
+  const ProgramCostReport report = compiled_cost_report(compiled);
   REQUIRE(report.collectives.size() == 1);
   CHECK(report.collectives[0].kind == CollectiveKind::kAllReduce);
   CHECK(report.collectives[0].max_bytes_sent == 8);

@@ -1,0 +1,21 @@
+// What a compiled program costs: compiled.cost_analysis() in XLA's terms, and shardscope's estimate on hardware.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "cost/hardware.h"
+#include "cost/program_cost.h"
+#include "exec/lowering.h"
+
+namespace shardscope {
+
+// compiled.cost_analysis(): keys "flops", "transcendentals", "bytes accessed", "bytes accessed{i}{}",
+// "bytes accessedout{}", per device, collectives included.
+using CostAnalysis = std::map<std::string, double>;
+[[nodiscard]] CostAnalysis compiled_cost_analysis(const Compiled& compiled);
+
+// shardscope's estimate of the partition plan on the mesh's hardware (or the given one).
+[[nodiscard]] ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware = nullptr);
+
+}  // namespace shardscope
