@@ -8,6 +8,7 @@
 namespace shardscope {
 
 void register_loop_primitives();
+void add_per_device_control_flow(Primitive& primitive);  // control_flow_spmd.cpp
 
 std::vector<JaxprPtr> cond_branches(const Params& params) {
   std::vector<JaxprPtr> out;
@@ -83,8 +84,12 @@ Primitive name_primitive() {
 
 void register_control_flow_primitives() {
   register_loop_primitives();
-  register_primitive(cond_primitive());
-  register_primitive(remat_primitive());
+  Primitive cond = cond_primitive();
+  add_per_device_control_flow(cond);
+  register_primitive(std::move(cond));
+  Primitive remat = remat_primitive();
+  add_per_device_control_flow(remat);
+  register_primitive(std::move(remat));
   register_primitive(name_primitive());
 }
 

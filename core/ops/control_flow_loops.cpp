@@ -215,9 +215,15 @@ Primitive while_primitive() {
 
 }  // namespace
 
+void add_per_device_control_flow(Primitive& primitive);  // control_flow_spmd.cpp
+
 void register_loop_primitives() {
-  register_primitive(scan_primitive());
-  register_primitive(while_primitive());
+  Primitive scan = scan_primitive();
+  add_per_device_control_flow(scan);
+  register_primitive(std::move(scan));
+  Primitive loop = while_primitive();
+  add_per_device_control_flow(loop);
+  register_primitive(std::move(loop));
 }
 
 }  // namespace shardscope

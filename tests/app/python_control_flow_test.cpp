@@ -192,3 +192,14 @@ TEST_CASE("a P('x')-sharded carry stays sharded through jit with no all-gather")
   CHECK(printed("y = jax.jit(lambda x: lax.cond(x[0] < 1, lambda v: v * 2, lambda v: v, x))(x)\n"
                 "print(np.asarray(y)[:3])") == "[0. 2. 4.]\n");
 }
+
+TEST_CASE("loops inside shard_map step together, so collectives in their bodies work") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("mesh = jax.make_mesh((8,), ('x',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+                   "from jax.experimental.shard_map import shard_map\n")
+              .ok());
+  // Each device holds 1: c + psum(c) twice gives 1 + 8 = 9, then 9 + 72 = 81.
+  CHECK(printed("g = shard_map(lambda b: lax.fori_loop(0, 2, lambda i, c: c + lax.psum(c, 'x'), b), mesh=mesh,\n"
+                "              in_specs=P('x'), out_specs=P('x'))\nprint(np.asarray(g(jnp.ones(8))))") ==
+        "[81. 81. 81. 81. 81. 81. 81. 81.]\n");
+}
