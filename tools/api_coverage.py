@@ -104,6 +104,9 @@ def render(reference, results):
 def main():
     names_path = os.environ.get("SHARDSCOPE_API_NAMES", "tests/data/jax_public_names.json")
     out_path = os.environ.get("SHARDSCOPE_API_COVERAGE_OUT", "docs/api-coverage.md")
+    if not os.path.exists(names_path):
+        raise FileNotFoundError(f"{names_path} not found: run this from the repository root, or set "
+                                "SHARDSCOPE_API_NAMES to the reference list")
     with open(names_path, encoding="utf-8") as names_file:
         reference = json.load(names_file)
     results = {module_name: classify_module(module_name, names)
