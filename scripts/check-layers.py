@@ -22,7 +22,6 @@ KNOWN_UPWARD = {
     ("core/ops/control_flow_spmd.cpp", "exec/cancellation.h"): "long loops stop on Ctrl-C",
     ("core/random/random_primitives.cpp", "ops/elementwise_common.h"): "random primitives registered from random/",
     ("core/random/random_primitives.cpp", "ops/ops.h"): "random primitives registered from random/",
-    ("core/spmd/collectives.cpp", "ops/dispatch.h"): "dtype dispatch helper lives in ops",
     ("core/explicit/reshard.h", "exec/builder.h"): "the jaxpr builder lives in exec",
     ("core/transforms/autodiff.h", "exec/builder.h"): "the jaxpr builder lives in exec",
     ("core/transforms/autodiff_internal.h", "exec/builder.h"): "the jaxpr builder lives in exec",

@@ -3,13 +3,13 @@
 
 #include <map>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "exec/cancellation.h"
 #include "exec/fusion.h"
 #include "exec/program_cache.h"
 #include "exec/thread_pool.h"
 #include "mesh/mesh.h"
-#include "ops/dispatch.h"
 
 namespace shardscope {
 namespace {

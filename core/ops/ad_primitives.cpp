@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "base/python_format.h"
-#include "ops/dispatch.h"
 #include "ops/ops.h"
 #include "ops/structural.h"
 #include "ops/structural_internal.h"

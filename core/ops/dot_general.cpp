@@ -7,8 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "ops/dispatch.h"
 #include "ops/dot_dims.h"
 #include "ops/structural.h"
 #include "ops/structural_internal.h"

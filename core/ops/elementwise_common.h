@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "array/buffer.h"
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "ir/primitive.h"
-#include "ops/dispatch.h"
 
 namespace shardscope::elementwise {
 

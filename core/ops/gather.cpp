@@ -5,8 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "ops/dispatch.h"
 #include "ops/structural.h"
 #include "ops/structural_internal.h"
 

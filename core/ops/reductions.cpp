@@ -7,8 +7,8 @@
 #include <numeric>
 #include <set>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "ops/dispatch.h"
 #include "ops/structural_internal.h"
 
 namespace shardscope::structural {

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "ops/dispatch.h"
 #include "ops/ops.h"
 #include "ops/structural_internal.h"
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "ops/dispatch.h"
 
 namespace shardscope {
 namespace {

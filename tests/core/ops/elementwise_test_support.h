@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "array/buffer.h"
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "ir/primitive.h"
-#include "ops/dispatch.h"
 #include "ops/ops.h"
 
 namespace shardscope::elementwise_test {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "array/buffer.h"
+#include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "ir/jaxpr_printer.h"
 #include "ir/primitive.h"
-#include "ops/dispatch.h"
 #include "ops/ops.h"
 
 namespace structural_test {
