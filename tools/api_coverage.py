@@ -2,6 +2,7 @@
 #
 # Runs inside shardscope, against the jax package embedded in the binary; from the repository root:
 #     build/app/shardscope run tools/api_coverage.py
+# or, rebuilding shardscope first: cmake --build build --target api_coverage
 # SHARDSCOPE_API_NAMES (default tests/data/jax_public_names.json) and SHARDSCOPE_API_COVERAGE_OUT (default
 # docs/api-coverage.md) override the paths; tests/app/api_coverage_test.cpp uses them to check the committed table.
 import importlib
@@ -67,8 +68,9 @@ def render(reference, results):
         "it raises `NotImplementedError` naming it; *missing* when it raises `AttributeError` or `ImportError`, "
         "which the project treats as a defect.",
         "",
-        "Generated, do not edit: regenerate from the repository root with "
-        "`build/app/shardscope run tools/api_coverage.py` after rebuilding `shardscope`. The reference list is "
+        "Generated, do not edit: regenerate with `cmake --build build --target api_coverage` (rebuilds "
+        "`shardscope`, then runs `build/app/shardscope run tools/api_coverage.py` in the repository root). "
+        "The reference list is "
         "`tests/data/jax_public_names.json` (written by `tools/extract_jax_names.py`); the "
         "`app_api_coverage_tests` test fails when this file is stale.",
         "",

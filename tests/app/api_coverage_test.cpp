@@ -16,7 +16,7 @@
 namespace {
 
 const std::filesystem::path kSourceDir = SHARDSCOPE_SOURCE_DIR;
-const std::string kRegenerate = "build/app/shardscope run tools/api_coverage.py";
+const std::string kRegenerate = "cmake --build build --target api_coverage";
 
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
@@ -75,9 +75,10 @@ TEST_CASE("docs/api-coverage.md matches what the current build simulates") {
   const std::string fresh = shardscope::testing::read_text(generated);
   const bool up_to_date = committed == fresh;
   CHECK_MESSAGE(up_to_date,
-                "docs/api-coverage.md is stale: the simulated jax package changed. Rebuild `shardscope`, "
-                "then regenerate the table from the repository root with `"
-                    << kRegenerate << "` and commit it. Changed lines (- committed, + now):\n"
+                "docs/api-coverage.md is stale: the simulated jax package changed. Regenerate it with `"
+                    << kRegenerate
+                    << "` (or, after rebuilding shardscope, `build/app/shardscope run tools/api_coverage.py` in the "
+                       "repository root) and commit it. Changed lines (- committed, + now):\n"
                     << changed_lines(committed, fresh));
 }
 
