@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "base/python_format.h"
 #include "ir/primitive.h"
@@ -128,7 +130,13 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
     report.per_device.operand_bytes[0] += e.cost.bytes_accessed() - e.cost.output_bytes;
     report.equations.push_back(std::move(e));
   }
-  for (const Device& device : devices) report.devices.push_back({device.id, compute, 0.0, 0});
+  // Device ids to their rows, so pricing a collective is linear in the devices it involves (a 2048-chip slice
+  // logs 2048 participants per collective).
+  std::unordered_map<int64_t, std::size_t> row_of;
+  for (const Device& device : devices) {
+    row_of.emplace(device.id, report.devices.size());
+    report.devices.push_back({device.id, compute, 0.0, 0});
+  }
   for (std::size_t r = 0; r < log.records().size(); ++r) {
     const CollectiveRecord& record = log.records()[r];
     CollectiveEstimate e = estimate_collective(record, hardware);
@@ -136,18 +144,19 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
     const CollectiveShape shape = collective_shape(record.kind, e.group_size);
     const double links =
         hardware.multi_axis_links ? static_cast<double>(std::max<std::size_t>(record.axes.size(), 1)) : 1.0;
+    std::unordered_set<int64_t> communicating;  // devices in a group of more than one
+    for (const auto& group : record.groups) {
+      if (group.size() > 1) communicating.insert(group.begin(), group.end());
+    }
     for (std::size_t p = 0; p < record.device_ids.size(); ++p) {
       const int64_t sent = p < record.bytes_sent.size() ? record.bytes_sent[p] : 0;
-      const bool in_group = std::any_of(record.groups.begin(), record.groups.end(), [&](const auto& group) {
-        return group.size() > 1 && std::find(group.begin(), group.end(), record.device_ids[p]) != group.end();
-      });
-      for (DeviceEstimate& d : report.devices) {
-        if (d.device_id != record.device_ids[p]) continue;
-        d.bytes_sent += sent;
-        if (in_group) {
-          d.communication_seconds +=
-              shape.steps * hardware.link_latency + static_cast<double>(sent) / (hardware.link_bandwidth * links);
-        }
+      const auto row = row_of.find(record.device_ids[p]);
+      if (row == row_of.end()) continue;
+      DeviceEstimate& d = report.devices[row->second];
+      d.bytes_sent += sent;
+      if (communicating.count(record.device_ids[p]) != 0) {
+        d.communication_seconds +=
+            shape.steps * hardware.link_latency + static_cast<double>(sent) / (hardware.link_bandwidth * links);
       }
     }
     report.collectives.push_back(std::move(e));

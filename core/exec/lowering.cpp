@@ -175,12 +175,16 @@ Aval PartitionPlan::local_aval(const Atom& atom) const {
 CommLog PartitionPlan::comm_log() const {
   CommLog log;
   if (!mesh) return log;
+  // Device groups per set of axes, computed once (a large mesh has thousands of devices per collective).
+  std::map<std::vector<std::string>, std::vector<std::vector<std::size_t>>> groups_by_axes;
   for (const PlannedCollective& c : collectives) {
     CollectiveRecord record;
     record.kind = c.kind;
     record.axes = c.axes;
     record.origin = c.origin;
-    const auto groups = axis_groups(*mesh, c.axes);
+    auto cached = groups_by_axes.find(c.axes);
+    if (cached == groups_by_axes.end()) cached = groups_by_axes.emplace(c.axes, axis_groups(*mesh, c.axes)).first;
+    const auto& groups = cached->second;
     for (const auto& group : groups) {
       std::vector<int64_t> ids;
       for (const std::size_t m : group) ids.push_back(mesh->devices()[m].id);

@@ -85,8 +85,10 @@ std::vector<BatchedValue> reduction_collective_rule(const std::string& name, Jax
   return out;
 }
 
-std::vector<BatchedValue> all_gather_rule(JaxprBuilder& builder, std::span<const BatchedValue> args,
-                                          const Params& params, const BatchAxis& axis) {
+// all_gather and all_gather_invariant (`primitive`): the same rule, rebinding the same primitive.
+std::vector<BatchedValue> gather_collective_rule(const std::string& primitive, JaxprBuilder& builder,
+                                                 std::span<const BatchedValue> args, const Params& params,
+                                                 const BatchAxis& axis) {
   const BatchedValue& x = args[0];
   int64_t dimension = int_of(params, "all_gather_dimension");
   const bool tiled = param(params, "tiled").as_bool("tiled");
@@ -97,7 +99,7 @@ std::vector<BatchedValue> all_gather_rule(JaxprBuilder& builder, std::span<const
     } else if (d && !tiled) {
       ++*d;
     }
-    return all_at(builder.bind("all_gather", {x.value}, with_param(params, "all_gather_dimension", dimension)), d);
+    return all_at(builder.bind(primitive, {x.value}, with_param(params, "all_gather_dimension", dimension)), d);
   }
   if (axis_names(params, "axis_name").size() > 1) throw not_implemented_error("Please open a feature request!");
   Atom y = x.batch_dim ? move_axis(builder, x.value, *x.batch_dim, dimension)
@@ -262,8 +264,19 @@ void register_program_batch_rules() {
     });
   }
   const std::vector<std::pair<std::string, Rule>> rules = {
-      {"all_gather", all_gather_rule}, {"reduce_scatter", reduce_scatter_rule}, {"ppermute", ppermute_rule},
-      {"all_to_all", all_to_all_rule}, {"axis_index", axis_index_rule},         {"jit", jit_rule}};
+      {"all_gather",
+       [](JaxprBuilder& builder, std::span<const BatchedValue> args, const Params& params, const BatchAxis& axis) {
+         return gather_collective_rule("all_gather", builder, args, params, axis);
+       }},
+      {"all_gather_invariant",
+       [](JaxprBuilder& builder, std::span<const BatchedValue> args, const Params& params, const BatchAxis& axis) {
+         return gather_collective_rule("all_gather_invariant", builder, args, params, axis);
+       }},
+      {"reduce_scatter", reduce_scatter_rule},
+      {"ppermute", ppermute_rule},
+      {"all_to_all", all_to_all_rule},
+      {"axis_index", axis_index_rule},
+      {"jit", jit_rule}};
   for (const auto& [name, rule] : rules) register_batch_rule(name, rule);
   // Nested SPMD programs: JAX rewrites their in/out specs around the new dim; each batch element
   // runs the program unchanged here.

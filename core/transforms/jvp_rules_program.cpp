@@ -88,8 +88,8 @@ std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> jit_jvp(JaxprBuil
 
 void register_program_jvp_rules() {
   register_jvp_rule("jit", jit_jvp);
-  for (const char* name : {"sharding_constraint", "psum", "psum_invariant", "psum2", "all_gather", "reduce_scatter",
-                           "ppermute", "all_to_all", "pvary", "add_any"}) {
+  for (const char* name : {"sharding_constraint", "psum", "psum_invariant", "psum2", "all_gather",
+                           "all_gather_invariant", "reduce_scatter", "ppermute", "all_to_all", "pvary", "add_any"}) {
     register_jvp_rule(name, linear_multi(name));
   }
   register_jvp_rule("axis_index", zero_jvp("axis_index"));
