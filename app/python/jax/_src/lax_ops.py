@@ -139,6 +139,58 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     return _shardscope.lax._dynamic_slice(operand, [jnp.asarray(i) for i in start_indices], _ints(slice_sizes))
 
 
+def _axis(axis, ndim):
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f'axis {axis} is out of bounds for array of dimension {ndim}')
+    return axis % ndim
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_negative_indices=True):
+    import jax.numpy as jnp
+    operand = jnp.asarray(operand)
+    axis = _axis(axis, operand.ndim)
+    starts = [0] * operand.ndim
+    starts[axis] = start_index
+    sizes = list(operand.shape)
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
+    import jax.numpy as jnp
+    operand = jnp.asarray(operand)
+    axis = _axis(axis, operand.ndim)
+    result = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return result if keepdims else jnp.squeeze(result, axis)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    import jax.numpy as jnp
+    operand = jnp.asarray(operand)
+    axis = _axis(axis, operand.ndim)
+    size = operand.shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = size if limit_index is None else int(limit_index)
+    start = start + size if start < 0 else start
+    limit = limit + size if limit < 0 else limit
+    starts = [0] * operand.ndim
+    limits = list(operand.shape)
+    strides = [1] * operand.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    import jax.numpy as jnp
+    operand = jnp.asarray(operand)
+    axis = _axis(axis, operand.ndim)
+    index = int(index)
+    index = index + operand.shape[axis] if index < 0 else index
+    result = slice_in_dim(operand, index, index + 1, 1, axis)
+    return result if keepdims else jnp.squeeze(result, axis)
+
+
 def _unary(name):
     def op(x, accuracy=None):
         import jax.numpy as jnp
