@@ -14,7 +14,6 @@ CORE_ORDER = ["base", "compat", "device", "mesh", "sharding", "array", "ir", "vi
               "propagation", "explicit", "transforms", "exec", "cost", "api"]
 # (including file, included header): upward includes still to be removed.
 KNOWN_UPWARD = {
-    ("core/ops/collective_primitives.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
     ("core/ops/program_primitives.cpp", "exec/interpreter.h"): "nested jit's kernel evaluates its body",
     ("core/ops/control_flow_loops.cpp", "exec/interpreter.h"): "loop bodies are evaluated by the interpreter",
     ("core/ops/control_flow_loops.cpp", "exec/cancellation.h"): "long loops stop on Ctrl-C",
@@ -26,10 +25,6 @@ KNOWN_UPWARD = {
     ("core/transforms/autodiff.h", "exec/builder.h"): "the jaxpr builder lives in exec",
     ("core/transforms/autodiff_internal.h", "exec/builder.h"): "the jaxpr builder lives in exec",
     ("core/transforms/batching.h", "exec/builder.h"): "the jaxpr builder lives in exec",
-    ("core/transforms/mapped_ad.h", "exec/axis_env.h"): "named-axis environment lives in exec",
-    ("core/transforms/jvp_rules_mapped.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
-    ("core/transforms/partial_eval_mapped.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
-    ("core/transforms/transpose_rules_mapped.cpp", "exec/axis_env.h"): "named-axis environment lives in exec",
     ("core/transforms/transpose_rules_mapped.cpp", "exec/shard_map.h"): "shard_map specs live in exec",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

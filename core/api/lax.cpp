@@ -8,9 +8,9 @@
 #include "api/typeof.h"
 #include "base/error.h"
 #include "base/python_format.h"
-#include "exec/axis_env.h"
 #include "exec/builder.h"
 #include "explicit/reshard.h"
+#include "ir/axis_env.h"
 
 namespace shardscope::api {
 namespace {

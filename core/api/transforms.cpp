@@ -7,10 +7,10 @@
 
 #include "api/session.h"
 #include "base/error.h"
-#include "exec/axis_env.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
 #include "explicit/sharding_rules.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
 #include "transforms/autodiff.h"
 #include "transforms/batching.h"

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "base/error.h"
-#include "exec/axis_env.h"
 #include "explicit/sharding_rules.h"
+#include "ir/axis_env.h"
 #include "ops/ops.h"
 
 namespace shardscope {

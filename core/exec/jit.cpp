@@ -6,7 +6,6 @@
 #include <list>
 
 #include "base/error.h"
-#include "exec/axis_env.h"
 #include "exec/cancellation.h"
 #include "exec/control_flow_partition.h"
 #include "exec/debug_callbacks.h"
@@ -17,6 +16,7 @@
 #include "exec/program_cache.h"
 #include "exec/shard_map.h"
 #include "exec/thread_pool.h"
+#include "ir/axis_env.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "spmd/collectives.h"

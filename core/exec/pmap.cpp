@@ -6,9 +6,9 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/axis_env.h"
 #include "exec/interpreter.h"
 #include "exec/shard_map.h"
+#include "ir/axis_env.h"
 #include "ir/primitive.h"
 
 namespace shardscope {

@@ -3,8 +3,8 @@
 
 #include "base/error.h"
 #include "base/python_format.h"
-#include "exec/axis_env.h"
 #include "exec/shard_map.h"
+#include "ir/axis_env.h"
 #include "ir/primitive.h"
 #include "mesh/mesh.h"
 #include "spmd/reshard.h"

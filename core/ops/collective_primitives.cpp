@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "base/error.h"
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
 #include "spmd/collectives.h"

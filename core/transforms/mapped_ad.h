@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr.h"
 
 namespace shardscope::ad {

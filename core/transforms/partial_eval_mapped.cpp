@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "base/error.h"
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 #include "mesh/mesh.h"
 #include "transforms/autodiff_internal.h"
 #include "transforms/mapped_ad.h"

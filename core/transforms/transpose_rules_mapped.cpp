@@ -2,8 +2,8 @@
 #include <algorithm>
 
 #include "base/error.h"
-#include "exec/axis_env.h"
 #include "exec/shard_map.h"
+#include "ir/axis_env.h"
 #include "mesh/mesh.h"
 #include "transforms/autodiff_internal.h"
 #include "transforms/mapped_ad.h"

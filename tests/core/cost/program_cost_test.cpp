@@ -6,9 +6,9 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/axis_env.h"
 #include "exec/builder.h"
 #include "exec/shard_map.h"
+#include "ir/axis_env.h"
 
 using namespace shardscope;
 

@@ -9,8 +9,8 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/axis_env.h"
 #include "exec/interpreter.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
 #include "ops/ops.h"
 

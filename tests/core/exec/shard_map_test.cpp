@@ -7,8 +7,8 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/axis_env.h"
 #include "exec/builder.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
 
 using namespace shardscope;

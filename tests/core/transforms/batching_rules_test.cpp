@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "core/transforms/batching_test_util.h"
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
 #include "ops/structural.h"

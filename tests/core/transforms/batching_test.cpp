@@ -3,7 +3,7 @@
 
 #include "base/error.h"
 #include "core/transforms/batching_test_util.h"
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"

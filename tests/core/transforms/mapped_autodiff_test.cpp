@@ -6,9 +6,9 @@
 #include "base/error.h"
 #include "core/transforms/autodiff_test_util.h"
 #include "device/presets.h"
-#include "exec/axis_env.h"
 #include "exec/pmap.h"
 #include "exec/shard_map.h"
+#include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
 #include "ops/ops.h"
 

@@ -1,5 +1,5 @@
 // Thread-local stack of bound axis names.
-#include "exec/axis_env.h"
+#include "ir/axis_env.h"
 
 #include <algorithm>
 
