@@ -11,7 +11,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORE_ORDER = ["base", "compat", "device", "mesh", "sharding", "array", "ir", "viz", "io", "random", "spmd", "ops",
-              "propagation", "explicit", "transforms", "exec", "cost", "api"]
+              "propagation", "explicit", "trace", "transforms", "exec", "cost", "api"]
 # (including file, included header): upward includes still to be removed.
 KNOWN_UPWARD = {
     ("core/ops/program_primitives.cpp", "exec/interpreter.h"): "nested jit's kernel evaluates its body",
@@ -21,10 +21,6 @@ KNOWN_UPWARD = {
     ("core/ops/control_flow_spmd.cpp", "exec/cancellation.h"): "long loops stop on Ctrl-C",
     ("core/random/random_primitives.cpp", "ops/elementwise_common.h"): "random primitives registered from random/",
     ("core/random/random_primitives.cpp", "ops/ops.h"): "random primitives registered from random/",
-    ("core/explicit/reshard.h", "exec/builder.h"): "the jaxpr builder lives in exec",
-    ("core/transforms/autodiff.h", "exec/builder.h"): "the jaxpr builder lives in exec",
-    ("core/transforms/autodiff_internal.h", "exec/builder.h"): "the jaxpr builder lives in exec",
-    ("core/transforms/batching.h", "exec/builder.h"): "the jaxpr builder lives in exec",
     ("core/transforms/transpose_rules_mapped.cpp", "exec/shard_map.h"): "shard_map specs live in exec",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "api/trace.h"
-#include "explicit/reshard.h"
+#include "trace/explicit_reshard.h"
 
 namespace shardscope::api {
 namespace {

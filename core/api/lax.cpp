@@ -8,9 +8,9 @@
 #include "api/typeof.h"
 #include "base/error.h"
 #include "base/python_format.h"
-#include "exec/builder.h"
-#include "explicit/reshard.h"
 #include "ir/axis_env.h"
+#include "trace/builder.h"
+#include "trace/explicit_reshard.h"
 
 namespace shardscope::api {
 namespace {

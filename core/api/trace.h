@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "array/array.h"
-#include "exec/builder.h"
 #include "ir/jaxpr.h"
+#include "trace/builder.h"
 
 namespace shardscope::api {
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "array/array.h"
-#include "exec/builder.h"
 #include "ir/jaxpr.h"
 #include "spmd/comm_log.h"
+#include "trace/builder.h"
 
 namespace shardscope {
 

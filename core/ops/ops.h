@@ -15,7 +15,7 @@ void register_program_primitives();
 void register_shard_map_primitive();
 void register_pmap_primitive();
 void register_ad_primitives();
-void register_explicit_primitives();  // reshard, mesh_cast (core/explicit/reshard.cpp)
+void register_explicit_primitives();  // reshard, mesh_cast (core/trace/explicit_reshard.cpp)
 void register_random_primitives();
 
 }  // namespace shardscope

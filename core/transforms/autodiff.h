@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "exec/builder.h"
 #include "ir/jaxpr.h"
+#include "trace/builder.h"
 
 namespace shardscope {
 

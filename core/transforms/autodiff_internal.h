@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/builder.h"
+#include "trace/builder.h"
 #include "transforms/autodiff.h"
 
 namespace shardscope {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "exec/builder.h"
 #include "ir/jaxpr.h"
+#include "trace/builder.h"
 
 namespace shardscope {
 

@@ -4,12 +4,12 @@
 #include <numeric>
 
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/jit.h"
 #include "exec/shard_map.h"
 #include "exec/thread_pool.h"
 #include "ir/axis_env.h"
 #include "ops/vector_math.h"
+#include "trace/builder.h"
 
 namespace {
 

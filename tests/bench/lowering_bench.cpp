@@ -3,8 +3,8 @@
 
 #include "cost/compiled_cost.h"
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/lowering.h"
+#include "trace/builder.h"
 
 namespace {
 

@@ -3,9 +3,9 @@
 
 #include <doctest/doctest.h>
 
-#include "exec/builder.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -6,9 +6,9 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/shard_map.h"
 #include "ir/axis_env.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

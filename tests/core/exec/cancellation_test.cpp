@@ -4,9 +4,9 @@
 #include <doctest/doctest.h>
 
 #include "base/error.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "exec/builder.h"
 #include "mesh/mesh.h"
+#include "trace/builder.h"
 
 namespace shardscope::conformance {
 

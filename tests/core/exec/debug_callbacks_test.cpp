@@ -5,11 +5,11 @@
 #include <doctest/doctest.h>
 
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
 #include "ir/jaxpr_printer.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 #include "transforms/batching.h"
 
 using namespace shardscope;

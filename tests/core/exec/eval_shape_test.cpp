@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/builder.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -8,11 +8,11 @@
 #include <cstring>
 
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
 #include "exec/thread_pool.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

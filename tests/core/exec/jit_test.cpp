@@ -8,8 +8,8 @@
 #include <numeric>
 
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

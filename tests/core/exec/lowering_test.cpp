@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "cost/compiled_cost.h"
 #include "device/presets.h"
-#include "exec/builder.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -3,8 +3,8 @@
 
 #include <doctest/doctest.h>
 
-#include "exec/builder.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -7,9 +7,9 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

@@ -4,12 +4,12 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/jit.h"
 #include "explicit/mesh_context.h"
-#include "explicit/reshard.h"
 #include "explicit/sharding_rules.h"
 #include "ops/structural.h"
+#include "trace/builder.h"
+#include "trace/explicit_reshard.h"
 
 using namespace shardscope;
 

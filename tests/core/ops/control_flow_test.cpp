@@ -10,10 +10,10 @@
 #include "api/session.h"
 #include "base/error.h"
 #include "cost/cost_rules.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "ir/jaxpr_printer.h"
 #include "ops/ops.h"
+#include "trace/builder.h"
 #include "transforms/autodiff.h"
 #include "transforms/batching.h"
 

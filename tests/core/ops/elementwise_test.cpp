@@ -6,8 +6,8 @@
 #include <numbers>
 
 #include "core/ops/elementwise_test_support.h"
-#include "exec/builder.h"
 #include "ir/jaxpr_printer.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 using namespace shardscope::elementwise_test;

@@ -7,13 +7,13 @@
 
 #include "base/error.h"
 #include "device/presets.h"
-#include "exec/builder.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
 #include "exec/shard_map.h"
 #include "ir/jaxpr_printer.h"
 #include "ops/ops.h"
 #include "random/sharded_random.h"
+#include "trace/builder.h"
 
 using namespace shardscope;
 

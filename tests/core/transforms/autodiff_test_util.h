@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "exec/builder.h"
 #include "exec/interpreter.h"
+#include "trace/builder.h"
 #include "transforms/autodiff.h"
 
 namespace shardscope::testing {

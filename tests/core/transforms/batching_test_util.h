@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "exec/builder.h"
 #include "exec/interpreter.h"
+#include "trace/builder.h"
 #include "transforms/batching.h"
 
 namespace shardscope::batching_test {

@@ -3,8 +3,8 @@
 
 #include <doctest/doctest.h>
 
-#include "exec/builder.h"
 #include "tests/ui/model/fixtures.h"
+#include "trace/builder.h"
 
 namespace shardscope::ui {
 namespace {

@@ -1,5 +1,5 @@
 // reshard / mesh_cast primitives and the auto_axes / explicit_axes wrappers that trace through them.
-#include "explicit/reshard.h"
+#include "trace/explicit_reshard.h"
 
 #include <algorithm>
 

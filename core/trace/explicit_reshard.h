@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "exec/builder.h"
 #include "sharding/sharding.h"
+#include "trace/builder.h"
 
 namespace shardscope {
 

@@ -1,5 +1,5 @@
 // JaxprBuilder: shape rules at bind time, equations in program order.
-#include "exec/builder.h"
+#include "trace/builder.h"
 
 #include <map>
 
