@@ -63,23 +63,9 @@ constexpr const char* kArithmetic[] = {
 
 // No arithmetic: each operand read once and the result written once (XLA's default accounting).
 constexpr const char* kDataMovement[] = {
-    "broadcast_in_dim",
-    "reshape",
-    "transpose",
-    "squeeze",
-    "expand_dims",
-    "rev",
-    "concatenate",
-    "pad",
-    "copy",
-    "copy_p",
-    "iota",
-    "all_gather",
-    "all_gather_invariant",
-    "all_to_all",
-    "reduce_scatter",
-    "ppermute",
-    "axis_index",
+    "broadcast_in_dim",     "reshape",    "transpose",      "squeeze",  "expand_dims", "rev",
+    "concatenate",          "pad",        "copy",           "copy_p",   "iota",        "all_gather",
+    "all_gather_invariant", "all_to_all", "reduce_scatter", "ppermute", "axis_index",
 };
 
 // Reductions whose combiner is one HLO op.

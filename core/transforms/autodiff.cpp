@@ -1,5 +1,4 @@
 // Forward mode: the rule registries and the JVP interpreter that rewrites a jaxpr equation by equation.
-#include "transforms/control_flow_rules.h"
 #include "transforms/autodiff.h"
 
 #include <map>
@@ -9,6 +8,7 @@
 #include "base/error.h"
 #include "ops/ops.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/control_flow_rules.h"
 #include "transforms/mapped_ad.h"
 
 namespace shardscope {

@@ -1,5 +1,4 @@
 // The vmap driver: rule registry, equation-by-equation batching, in_axes/out_axes handling and JAX's errors.
-#include "transforms/control_flow_rules.h"
 #include "transforms/batching.h"
 
 #include <map>
@@ -8,6 +7,7 @@
 
 #include "base/error.h"
 #include "ops/ops.h"
+#include "transforms/control_flow_rules.h"
 
 namespace shardscope {
 namespace {
