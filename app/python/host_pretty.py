@@ -1,4 +1,5 @@
 # Display text of a cell's last expression: repr, with IPython's line breaking for builtin containers.
+import os
 import sys
 
 WIDTH = 79
@@ -100,7 +101,12 @@ def _layout(obj, column, trailing, active):
 
 
 def display_text(value):
-    """What IPython's Out[n] shows for value (None shows nothing and is handled by the caller)."""
+    """What IPython's Out[n] shows for value (None shows nothing and is handled by the caller).
+
+    SHARDSCOPE_DISPLAY=repr shows plain repr() instead, as a script runner that records repr (the real-JAX
+    capture tool) does; the tests that compare with such recordings set it."""
+    if os.environ.get("SHARDSCOPE_DISPLAY") == "repr":
+        return repr(value)
     if isinstance(value, type):
         # IPython shows a class by its qualified name (builtins unqualified), not `<class '...'>`.
         module = getattr(value, "__module__", "builtins")
