@@ -6,4 +6,10 @@ from optax._transforms import (GradientTransformation, GradientTransformationExt
                                add_decayed_weights, apply_updates, adam, adamw, sgd)
 from optax import tree_utils  # noqa: F401
 
-__version__ = '0.2.4'
+
+def __getattr__(name):
+    # The optax release of the profile's months: 0.2.8 next to jax 0.11, 0.2.4 before.
+    if name == '__version__':
+        import jax
+        return '0.2.8' if tuple(int(p) for p in jax.__version__.split('.')[:2]) >= (0, 11) else '0.2.4'
+    raise AttributeError(f"module 'optax' has no attribute '{name}'")

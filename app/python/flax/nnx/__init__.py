@@ -1,0 +1,48 @@
+# flax.nnx: Flax's object-oriented API (Modules holding Variables, Rngs, graph split/merge, transforms, sharding
+# annotations, Optimizer) in plain Python over the simulated jax; reprs as Flax 0.12 prints them.
+import jax.nn as _jax_nn
+
+from flax.nnx import reprlib, filterlib, statelib, graphlib, variablelib, pytreelib, rnglib, spmd  # noqa: F401
+from flax.nnx.variablelib import (Variable, VariableState, VariableMetadata, Param, BatchStat, Cache,  # noqa: F401
+                                  Intermediate, Perturbation, with_metadata, use_eager_sharding,
+                                  using_eager_sharding)
+from flax.nnx.pytreelib import Pytree, Object, Module, data, static, register_data_type, is_data  # noqa: F401
+from flax.nnx.graphlib import (GraphDef, split, merge, state, update, graphdef, clone, iter_graph,  # noqa: F401
+                               NodeDef, VariableDef)
+from flax.nnx.statelib import State  # noqa: F401
+from flax.nnx.filterlib import All, Any, Not, Everything, Nothing, PathContains, WithTag, OfType  # noqa: F401
+from flax.nnx.rnglib import Rngs, RngStream, RngState, RngKey, RngCount  # noqa: F401
+from flax.nnx.spmd import (PARTITION_NAME, with_partitioning, get_partition_spec, get_named_sharding,  # noqa: F401
+                           get_abstract_model, logical_axis_rules, get_logical_axis_rules,
+                           set_logical_axis_rules)
+from flax.nnx.transforms import jit, grad, value_and_grad, eval_shape, vmap, remat  # noqa: F401
+from flax.nnx import nn  # noqa: F401
+from flax.nnx.nn import initializers  # noqa: F401
+from flax.nnx.nn.linear import Linear, Embed  # noqa: F401
+from flax.nnx.nn.normalization import LayerNorm, RMSNorm  # noqa: F401
+from flax.nnx.nn.stochastic import Dropout  # noqa: F401
+from flax.nnx.training.optimizer import Optimizer, OptState, OptArray, OptVariable  # noqa: F401
+from flax.nnx import training  # noqa: F401
+
+
+def display(*args):
+    """Flax prints each object when treescope is not there to render it."""
+    for x in args:
+        print(x)
+
+
+def pure(tree):
+    return jax_tree_map_values(tree)
+
+
+def jax_tree_map_values(tree):
+    import jax
+    return jax.tree.map(lambda x: x.get_value() if isinstance(x, Variable) else x, tree,
+                        is_leaf=lambda x: isinstance(x, Variable))
+
+
+def __getattr__(name):
+    # Activations (nnx.relu, nnx.gelu, ...) are jax.nn's.
+    if hasattr(_jax_nn, name):
+        return getattr(_jax_nn, name)
+    raise AttributeError(f"module 'flax.nnx' has no attribute '{name}'")

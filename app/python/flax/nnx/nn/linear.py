@@ -1,0 +1,80 @@
+# flax.nnx Linear and Embed: parameters drawn from rngs.params() in Flax's order (kernel, then bias).
+from types import MappingProxyType
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from flax.nnx.pytreelib import Module, data
+from flax.nnx.variablelib import Param
+from flax.nnx.nn import initializers, dtypes
+
+default_kernel_init = initializers.lecun_normal()
+default_bias_init = initializers.zeros_init()
+default_embed_init = initializers.variance_scaling(1.0, 'fan_in', 'normal', out_axis=0)
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, *, use_bias=True, dtype=None, param_dtype=jnp.float32,
+                 precision=None, kernel_init=default_kernel_init, bias_init=default_bias_init,
+                 dot_general=lax.dot_general, promote_dtype=dtypes.promote_dtype, preferred_element_type=None,
+                 rngs, kernel_metadata=MappingProxyType({}), bias_metadata=MappingProxyType({})):
+        kernel_key = rngs.params()
+        self.kernel = Param(kernel_init(kernel_key, (in_features, out_features), param_dtype), **kernel_metadata)
+        if use_bias:
+            bias_key = rngs.params()
+            self.bias = Param(bias_init(bias_key, (out_features,), param_dtype), **bias_metadata)
+        else:
+            self.bias = data(None)
+        self.in_features = in_features
+        self.out_features = out_features
+        self.use_bias = use_bias
+        self.dtype = dtype
+        self.param_dtype = param_dtype
+        self.precision = precision
+        self.dot_general = dot_general
+        self.promote_dtype = promote_dtype
+        self.preferred_element_type = preferred_element_type
+
+    def __call__(self, inputs, out_sharding=None):
+        kernel = self.kernel[...]
+        bias = self.bias[...] if self.bias is not None else None
+        inputs, kernel, bias = self.promote_dtype((inputs, kernel, bias), dtype=self.dtype)
+        kwargs = {}
+        if out_sharding is not None:
+            kwargs['out_sharding'] = out_sharding
+        if self.preferred_element_type is not None:
+            kwargs['preferred_element_type'] = self.preferred_element_type
+        y = self.dot_general(inputs, kernel, (((inputs.ndim - 1,), (0,)), ((), ())), precision=self.precision,
+                             **kwargs)
+        if bias is not None:
+            y += jnp.reshape(bias, (1,) * (y.ndim - 1) + (-1,))
+        return y
+
+
+class Embed(Module):
+    def __init__(self, num_embeddings, features, *, dtype=None, param_dtype=jnp.float32,
+                 embedding_init=default_embed_init, promote_dtype=dtypes.promote_dtype, rngs,
+                 embedding_metadata=MappingProxyType({})):
+        self.embedding = Param(embedding_init(rngs.params(), (num_embeddings, features), param_dtype),
+                               **embedding_metadata)
+        self.num_embeddings = num_embeddings
+        self.features = features
+        self.dtype = dtype or self.embedding.dtype
+        self.param_dtype = param_dtype
+        self.promote_dtype = promote_dtype
+
+    def __call__(self, inputs):
+        if not jnp.issubdtype(inputs.dtype, jnp.integer):
+            raise ValueError('Input type must be an integer or unsigned integer.')
+        (embedding,) = self.promote_dtype((self.embedding[...],), dtype=self.dtype, inexact=False)
+        if self.num_embeddings == 1:
+            return jnp.broadcast_to(embedding, inputs.shape + (self.features,))
+        return jnp.take(embedding, inputs, axis=0)
+
+    def attend(self, query):
+        query, embedding = self.promote_dtype((query, self.embedding[...]), dtype=self.dtype)
+        return jnp.dot(query, embedding.T)
+
+
+del jax
