@@ -8,6 +8,7 @@
 #include "exec/thread_pool.h"
 #include "ops/control_flow.h"
 #include "propagation/control_flow_factor_rule.h"
+#include "spmd/reshard.h"
 
 namespace shardscope {
 namespace {
@@ -47,13 +48,44 @@ Params localized_params(const Eqn& eqn, const Shape& global, const Shape& local)
   return cond_params(branches);
 }
 
+// Bodies that reduce, reshard or index inside: the equation runs once over the whole operands (assembled from
+// the blocks the plan put them in: local bookkeeping) and each device keeps its block of the results. The values
+// are those of the partitioned loop; the collectives its body runs are what lower() reports for it.
+void execute_whole(const Eqn& eqn, const EquationPlan& plan, const Mesh& mesh, const ControlFlowIo& io) {
+  const JaxProfile profile;
+  const std::vector<DeviceBuffers> operands = io.operands();
+  std::vector<BufferPtr> whole;
+  std::vector<Aval> avals;
+  for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+    const Aval& aval = atom_aval(eqn.inputs[i]);
+    whole.push_back(aval.rank() == 0
+                        ? operands[i].front()
+                        : whole_buffer(mesh, aval.dtype, aval.shape, plan.operands.at(i), operands[i], profile));
+    avals.push_back(aval);
+  }
+  throw_if_cancelled();
+  const std::vector<BufferPtr> outs = eqn.primitive->impl(whole, avals, eqn.params);
+  const auto devices = static_cast<std::size_t>(mesh.size());
+  for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+    const Aval& aval = eqn.outputs[r].aval;
+    const DeviceBuffers replicated(devices, outs.at(r));
+    const Layout& produced = plan.produced.at(r);
+    io.produce(r, aval.rank() == 0 ? replicated
+                                   : reshard_buffers(mesh, aval.shape, Layout(aval.rank()), produced, replicated,
+                                                     profile, nullptr, ""));
+  }
+}
+
 }  // namespace
 
 bool execute_control_flow(const Eqn& eqn, const EquationPlan& plan, const Mesh& mesh, const ControlFlowIo& io) {
+  if (!is_control_flow(eqn)) return false;
   const std::string& name = eqn.primitive->name;
-  if (name != "scan" && name != "while" && name != "cond") return false;
   const std::optional<Shape> shape = control_flow_local_shape(eqn);
-  if (!shape) return false;
+  if (!shape) {
+    execute_whole(eqn, plan, mesh, io);
+    return true;
+  }
   // The layout every body-shaped value has (one factor set: propagation gave them all the same).
   const bool is_scan = name == "scan";
   const ScanLayout scan = is_scan ? scan_layout(eqn.params) : ScanLayout{};
@@ -65,7 +97,10 @@ bool execute_control_flow(const Eqn& eqn, const EquationPlan& plan, const Mesh& 
     if (slice.empty() || slice != *shape) continue;
     const Layout& planned = plan.operands.at(i);
     const Layout candidate = stacked && !planned.empty() ? Layout(planned.begin() + 1, planned.end()) : planned;
-    if (layout && *layout != candidate) throw runtime_error(name + ": body values planned with different layouts");
+    if (layout && *layout != candidate) {
+      execute_whole(eqn, plan, mesh, io);  // unrelated values of one shape laid out differently
+      return true;
+    }
     layout = candidate;
   }
   if (!layout) return false;

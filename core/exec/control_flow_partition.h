@@ -15,9 +15,10 @@ struct ControlFlowIo {
   std::function<void(std::size_t result, DeviceBuffers buffers)> produce;
 };
 
-// Runs a scan/while/cond equation per device when its bodies are elementwise (control_flow_factor_rule keeps
-// their values sharded): carries keep their layout, scan slices xs along the unsharded dim 0, cond runs the
-// branch its replicated index picks. Returns false for every other equation.
+// Runs a scan/while/cond equation with the layouts control_flow_factor_rule gave it: per device when its bodies
+// are elementwise (carries keep their layout, scan slices xs along the unsharded dim 0, cond runs the branch its
+// replicated index picks), otherwise once over the whole operands, each device keeping its block of the results.
+// Returns false for every other equation.
 bool execute_control_flow(const Eqn& eqn, const EquationPlan& plan, const Mesh& mesh, const ControlFlowIo& io);
 
 }  // namespace shardscope

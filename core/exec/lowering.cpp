@@ -11,6 +11,7 @@
 #include "ir/inline_calls.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
+#include "propagation/control_flow_factor_rule.h"
 #include "propagation/factor_rule.h"
 #include "spmd/collectives.h"
 
@@ -61,10 +62,78 @@ Layout trimmed(Layout layout) {
   return layout;
 }
 
+// Which equations the compiled program keeps: XLA removes code whose results nothing uses (a forward value
+// that only grad's residuals needed, a slice taken for its shape), and with it the collectives it would take.
+std::vector<bool> live_equations(const Jaxpr& jaxpr) {
+  std::set<int64_t> needed;
+  for (const Atom& out : jaxpr.outvars) {
+    if (const auto* var = std::get_if<Var>(&out)) needed.insert(var->id);
+  }
+  std::vector<bool> live(jaxpr.eqns.size(), false);
+  for (std::size_t e = jaxpr.eqns.size(); e-- > 0;) {
+    const Eqn& eqn = jaxpr.eqns[e];
+    live[e] =
+        eqn.outputs.empty() ||  // effects (debug callbacks)
+        std::any_of(eqn.outputs.begin(), eqn.outputs.end(), [&](const Var& v) { return needed.count(v.id) != 0; });
+    if (!live[e]) continue;
+    for (const Atom& input : eqn.inputs) {
+      if (const auto* var = std::get_if<Var>(&input)) needed.insert(var->id);
+    }
+  }
+  return live;
+}
+
+// The axes each sharded reduction factor of a local equation sums over, one list per factor: the partitioner
+// all-reduces each reduced dimension on its own (a sum over a [data, model]-sharded matrix takes two).
+std::vector<std::vector<std::string>> reductions_by_factor(const Eqn& eqn, const EquationPlan& decided,
+                                                           const LayoutMap& layouts, const Mesh& mesh) {
+  if (decided.reduced_axes.empty()) return {};
+  const FactorRule rule = factor_rule_for(eqn);
+  std::vector<std::vector<std::string>> groups;
+  std::vector<std::string> all;
+  for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+    if (rule.kinds[f] != FactorKind::kReduction) continue;
+    std::optional<std::vector<std::string>> agreed;
+    for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
+      const auto from_operand = factor_axes(rule.operands[o], layout_in(layouts, eqn.inputs[o]), rule, mesh);
+      const auto it = from_operand.find(static_cast<int>(f));
+      if (it == from_operand.end()) continue;
+      agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
+    }
+    if (!agreed || agreed->empty()) continue;
+    all.insert(all.end(), agreed->begin(), agreed->end());
+    groups.push_back(*agreed);
+  }
+  // The plan is the authority on what is reduced; split it only where the factors account for it exactly.
+  if (all != decided.reduced_axes) return {decided.reduced_axes};
+  return groups;
+}
+
 // Walks the program the way the partitioned run does, recording collectives instead of moving data.
 class Planner {
  public:
-  Planner(const Mesh& mesh, PartitionPlan& plan) : mesh_(mesh), plan_(plan) {}
+  Planner(const Mesh& mesh, PartitionPlan& plan) : mesh_(mesh), plan_(plan), layouts_(&plan.layouts) {}
+
+  // Every live equation of `jaxpr` (whose values have layouts in `layouts`), recorded against `index` when set
+  // (a body's collectives count for the equation that runs the body).
+  void program(const Jaxpr& jaxpr, const LayoutMap& layouts, std::optional<std::size_t> index) {
+    const LayoutMap* outer = layouts_;
+    layouts_ = &layouts;
+    const std::vector<bool> live = live_equations(jaxpr);
+    for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+      if (live[e]) equation(index.value_or(e), jaxpr.eqns[e]);
+    }
+    layouts_ = outer;
+  }
+
+  void control_flow_bodies(std::size_t index, const Eqn& eqn, const EquationPlan& decided) {
+    const std::string outer = context_;
+    context_ = (outer.empty() ? "" : outer + ", ") + eqn.primitive->name + " body";
+    for (const BodyLayouts& body : control_flow_body_layouts(eqn, decided.operands, decided.produced, mesh_)) {
+      program(*body.body, body.layouts, index);
+    }
+    context_ = outer;
+  }
 
   void move(const Atom& value, const Layout& from, const Layout& to, std::size_t equation, const std::string& origin) {
     const Aval& global = atom_aval(value);
@@ -79,18 +148,25 @@ class Planner {
 
   // The equation's decisions (exec/partition_plan), recorded as the collectives they take.
   void equation(std::size_t index, const Eqn& eqn) {
-    const EquationPlan decided = plan_equation(eqn, plan_.layouts, mesh_);
+    const EquationPlan decided = plan_equation(eqn, *layouts_, mesh_);
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
       move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,
            operand_move_reason(decided, i, layout_of(eqn.inputs[i])));
     }
     if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
+    // A loop or branch runs its body partitioned: the body's own collectives run inside it.
+    if (decided.mode == EquationMode::kLocal && is_control_flow(eqn)) control_flow_bodies(index, eqn, decided);
+    // Inside a body each reduced factor is all-reduced on its own, as XLA partitions it (the run of a body does
+    // not log its collectives, so nothing else has to agree); the top level keeps the run's one all-reduce.
+    const auto reductions = context_.empty() ? std::vector<std::vector<std::string>>{decided.reduced_axes}
+                                             : reductions_by_factor(eqn, decided, *layouts_, mesh_);
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
       const Var& output = eqn.outputs[r];
-      if (!decided.reduced_axes.empty()) {
+      for (const std::vector<std::string>& axes : reductions) {
+        if (axes.empty()) continue;
         const Aval local = local_under(output.aval, decided.produced.at(r), mesh_);
-        add({index, CollectiveKind::kAllReduce, decided.reduced_axes, -1, -1, local, local,
-             eqn.primitive->name + " partial results", output.id});
+        add({index, CollectiveKind::kAllReduce, axes, -1, -1, local, local, eqn.primitive->name + " partial results",
+             output.id});
       }
       move(Atom{output}, decided.produced.at(r), layout_of(Atom{output}), index, "");
     }
@@ -149,16 +225,21 @@ class Planner {
   const Layout& layout_of(const Atom& atom) const {
     static const Layout kScalar;
     if (const auto* var = std::get_if<Var>(&atom)) {
-      const auto it = plan_.layouts.find(var->id);
-      if (it != plan_.layouts.end()) return it->second.layout;
+      const auto it = layouts_->find(var->id);
+      if (it != layouts_->end()) return it->second.layout;
     }
     return kScalar;
   }
 
-  void add(PlannedCollective collective) { plan_.collectives.push_back(std::move(collective)); }
+  void add(PlannedCollective collective) {
+    if (!context_.empty()) collective.origin = context_ + ": " + collective.origin;
+    plan_.collectives.push_back(std::move(collective));
+  }
 
   const Mesh& mesh_;
   PartitionPlan& plan_;
+  const LayoutMap* layouts_;  // the program being walked: the partitioned one, or a loop body inside it
+  std::string context_;       // "scan body" while walking one
 };
 
 }  // namespace
@@ -275,7 +356,7 @@ PartitionPlan plan_partitioning(const Jaxpr& jaxpr, const std::vector<ShapeDtype
             : Sharding{sharding_of_layout(*mesh, trimmed(plan.layouts.at(jaxpr.invars[i].id).layout), memory_kind)});
   }
   Planner planner(*mesh, plan);
-  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) planner.equation(e, jaxpr.eqns[e]);
+  planner.program(jaxpr, plan.layouts, std::nullopt);
   for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) {
     const Atom& out = jaxpr.outvars[o];
     const Aval& aval = atom_aval(out);
