@@ -171,12 +171,40 @@ std::vector<Value> run_jit_program_on_arrays(const JitProgram& program, std::vec
   return run_and_record(program, inputs, options);
 }
 
+namespace {
+
+// A staged call's in_shardings or out_shardings param: one entry per operand (captured values first, which
+// no sharding names) or result, UnspecifiedValue where none was given; nullopt when none is given at all.
+std::optional<ParamValue> staged_shardings(const std::vector<std::optional<Sharding>>& given, std::size_t leading,
+                                           std::size_t count) {
+  const bool any = std::any_of(given.begin(), given.end(), [](const auto& s) { return s.has_value(); });
+  if (!any) return std::nullopt;
+  std::vector<ParamValue> items;
+  items.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::optional<Sharding>* entry = i >= leading && i - leading < given.size() ? &given[i - leading] : nullptr;
+    const auto* named = entry != nullptr && entry->has_value() ? std::get_if<NamedSharding>(&**entry) : nullptr;
+    items.push_back(named != nullptr ? ParamValue(*named) : ParamValue(ParamValue::Verbatim{"UnspecifiedValue"}));
+  }
+  return ParamValue::tuple(std::move(items));
+}
+
+}  // namespace
+
 std::vector<Value> run_jit_program(const JitProgram& program, const std::vector<Value>& args) {
   const std::vector<Value> inputs = concat(program.captured, args);
   if (Trace* trace = staging_trace(inputs)) {
     return staged(*trace, inputs, [&](JaxprBuilder& builder, const std::vector<Atom>& atoms) {
-      return builder.bind("jit", atoms,
-                          {{"jaxpr", ParamValue::JaxprRef(program.program)}, {"name", program.options.name}});
+      Params params = {{"jaxpr", ParamValue::JaxprRef(program.program)}, {"name", program.options.name}};
+      // A nested jit keeps its own in/out shardings: JAX prints them on the call and the partitioner pins the
+      // call's operands and results to them when the call is inlined (ir/inline_calls).
+      if (auto in = staged_shardings(program.options.in_shardings, program.captured.size(), atoms.size())) {
+        params.emplace_back("in_shardings", std::move(*in));
+      }
+      if (auto out = staged_shardings(program.options.out_shardings, 0, program.program->outvars.size())) {
+        params.emplace_back("out_shardings", std::move(*out));
+      }
+      return builder.bind("jit", atoms, params);
     });
   }
   // The default device is read per run: it may have changed since tracing (copying the options is rare).

@@ -38,8 +38,11 @@ class Inliner {
           // Bodies here have their constants as arguments already; a stray constvar keeps its own identity.
           callee_bound.emplace(callee.constvars[i].id, Atom{callee.constvars[i]});
         }
-        for (std::size_t i = 0; i < callee.invars.size(); ++i) callee_bound.emplace(callee.invars[i].id, inputs[i]);
-        const std::vector<Atom> results = splice(callee, std::move(callee_bound), true);
+        for (std::size_t i = 0; i < callee.invars.size(); ++i) {
+          callee_bound.emplace(callee.invars[i].id, pinned(inputs[i], eqn, "in_shardings", i));
+        }
+        std::vector<Atom> results = splice(callee, std::move(callee_bound), true);
+        for (std::size_t r = 0; r < results.size(); ++r) results[r] = pinned(results[r], eqn, "out_shardings", r);
         for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
           bound[eqn.outputs[r].id] = results[r];
           if (!rename) out_.replaced.emplace(eqn.outputs[r].id, results[r]);
@@ -68,6 +71,25 @@ class Inliner {
   }
 
  private:
+  // A call's own in_shardings/out_shardings entry `index` becomes a sharding constraint on the value that
+  // crosses the call boundary, as the partitioner treats a nested jit's shardings.
+  Atom pinned(const Atom& value, const Eqn& call, const char* key, std::size_t index) {
+    const ParamValue* shardings = find_param(call.params, key);
+    const auto* items = shardings == nullptr ? nullptr : shardings->get_if<ParamValue::Tuple>();
+    if (items == nullptr || index >= items->items.size()) return value;
+    const auto* named = items->items[index].get_if<NamedSharding>();
+    const Primitive* constraint = find_primitive("sharding_constraint");
+    if (named == nullptr || constraint == nullptr) return value;
+    Eqn eqn;
+    eqn.primitive = constraint;
+    eqn.params = {{"sharding", *named}};
+    eqn.inputs = {value};
+    const Var fresh = new_var(atom_aval(value));
+    eqn.outputs = {fresh};
+    out_.jaxpr.eqns.push_back(std::move(eqn));
+    return Atom{fresh};
+  }
+
   static Atom substituted(const Atom& atom, const std::map<int64_t, Atom>& bound) {
     if (const auto* var = std::get_if<Var>(&atom)) {
       const auto it = bound.find(var->id);

@@ -7,6 +7,7 @@
 #include "base/python_format.h"
 #include "transforms/autodiff.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/call_params.h"
 #include "transforms/mapped_ad.h"
 
 namespace shardscope {
@@ -15,19 +16,6 @@ namespace {
 bool is_var_in(const Atom& atom, const std::unordered_set<int64_t>& ids) {
   const auto* var = std::get_if<Var>(&atom);
   return var != nullptr && ids.contains(var->id);
-}
-
-// A jit's per-argument params describe the original signature; the split programs have other ones.
-Params jit_params_with(const Params& params, JaxprPtr jaxpr) {
-  Params out;
-  for (const auto& [key, value] : params) {
-    if (key == "in_shardings" || key == "out_shardings" || key == "in_layouts" || key == "out_layouts" ||
-        key == "donated_invars") {
-      continue;
-    }
-    out.emplace_back(key, key == "jaxpr" ? ParamValue(jaxpr) : value);
-  }
-  return out;
 }
 
 const Jaxpr& jit_inner(const Params& params) {
@@ -72,8 +60,8 @@ PartialEvalResult partial_eval_jaxpr(const Jaxpr& jaxpr, const std::vector<bool>
     if (eqn.primitive->name == "jit") {
       // Split the nested program too, so its primal half runs with the rest of the known values.
       const PartialEvalResult inner = partial_eval_jaxpr(jit_inner(eqn.params), unknown_inputs);
-      Eqn known_eqn{eqn.primitive, jit_params_with(eqn.params, inner.known), {}, {}};
-      Eqn unknown_eqn{eqn.primitive, jit_params_with(eqn.params, inner.unknown), {}, {}};
+      Eqn known_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.known), {}, {}};
+      Eqn unknown_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.unknown), {}, {}};
       for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
         if (!unknown_inputs[i]) known_eqn.inputs.push_back(eqn.inputs[i]);
       }
@@ -287,7 +275,7 @@ GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vecto
   const PartialEvalResult split = partial_eval_jaxpr(*jvp_program, in_unknowns);
   const std::vector<Atom> known_outs = inline_jaxpr(builder, *split.known, args);
   GradParts parts;
-  parts.outputs.assign(known_outs.begin(), known_outs.begin() + static_cast<std::ptrdiff_t>(jaxpr.outvars.size()));
+  for (std::size_t o = 0; o < jaxpr.outvars.size(); ++o) parts.outputs.push_back(known_outs.at(o));
 
   std::vector<std::optional<Atom>> arg_cts(jaxpr.invars.size());
   if (jvp.tangents[0] && split.out_unknowns.back()) {

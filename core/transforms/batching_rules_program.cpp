@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "ir/primitive.h"
 #include "transforms/batching.h"
+#include "transforms/call_params.h"
 
 namespace shardscope::batching {
 namespace {
@@ -224,9 +225,34 @@ std::vector<BatchedValue> jit_rule(JaxprBuilder& builder, std::span<const Batche
   std::vector<Atom> outs = values(results);
   const ParamValue::JaxprRef batched = inner.build(std::move(outs));
   std::vector<BatchedValue> out =
-      all_at(builder.bind("jit", values(args), with_param(params, "jaxpr", batched)), std::nullopt);
+      all_at(builder.bind("jit", values(args), call_params_with_body(params, batched)), std::nullopt);
   for (std::size_t i = 0; i < out.size(); ++i) out[i].batch_dim = results[i].batch_dim;
   return out;
+}
+
+// A sharding for the per-example value, widened to the batched one: the batch dim at `dim` is unsharded
+// (JAX's sharding_constraint and reshard batchers insert spmd_axis_name there, None without one).
+PartitionSpec spec_with_batch_dim(const PartitionSpec& spec, std::size_t dim) {
+  std::vector<SpecEntry> entries = spec.entries();
+  if (entries.size() < dim) entries.resize(dim, SpecEntry::none());
+  entries.insert(entries.begin() + static_cast<std::ptrdiff_t>(dim), SpecEntry::none());
+  PartitionSpec out(std::move(entries));
+  out.set_unreduced(spec.unreduced(), spec.unreduced_kind());
+  out.set_reduced(spec.reduced());
+  return out;
+}
+
+Params with_batched_sharding(const Params& params, const std::string& key, std::size_t dim) {
+  const ParamValue* value = find_param(params, key);
+  if (value == nullptr) return params;
+  if (const auto* named = value->get_if<NamedSharding>()) {
+    NamedSharding widened = *named;
+    widened.spec = spec_with_batch_dim(named->spec, dim);
+    return with_param(params, key, widened);
+  }
+  if (const auto* spec = value->get_if<PartitionSpec>())
+    return with_param(params, key, spec_with_batch_dim(*spec, dim));
+  return params;
 }
 
 // Primitives that only retag their operands (layout, varying axes) keep every batch dim where it is.
@@ -237,6 +263,11 @@ std::vector<BatchedValue> passthrough_rule(const std::string& name, JaxprBuilder
   if (name == "pvary" && axis.name) {
     const std::vector<std::string> axes = axis_names(params, "axes");
     updated = with_param(params, "axes", ParamValue::name_tuple(without_frame(axes, axis)));
+  }
+  if (!args.empty() && args[0].batch_dim) {
+    const auto dim = static_cast<std::size_t>(*args[0].batch_dim);
+    if (name == "sharding_constraint") updated = with_batched_sharding(updated, "sharding", dim);
+    if (name == "reshard" || name == "mesh_cast") updated = with_batched_sharding(updated, "dst_sharding", dim);
   }
   std::vector<BatchedValue> out = all_at(builder.bind(name, values(args), updated), std::nullopt);
   for (std::size_t i = 0; i < out.size() && i < args.size(); ++i) out[i].batch_dim = args[i].batch_dim;

@@ -1,6 +1,7 @@
 // JVP rules of program-level primitives: nested jit, sharding constraints, collectives and AD's own ops.
 #include "base/error.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/call_params.h"
 
 namespace shardscope::ad {
 namespace {
@@ -36,18 +37,6 @@ const Jaxpr& inner_jaxpr(const Params& params) {
   return **ref;
 }
 
-Params with_jaxpr(const Params& params, JaxprPtr jaxpr) {
-  Params out;
-  for (const auto& [key, value] : params) {
-    if (key == "in_shardings" || key == "out_shardings" || key == "in_layouts" || key == "out_layouts" ||
-        key == "donated_invars") {
-      continue;  // per-argument params of the original signature
-    }
-    out.emplace_back(key, key == "jaxpr" ? ParamValue(jaxpr) : value);
-  }
-  return out;
-}
-
 // pjit's JVP: differentiate the inner program for the nonzero tangents only and bind jit again on
 // (primals..., nonzero tangents...) -> (primal outs..., nonzero tangent outs...).
 std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> jit_jvp(JaxprBuilder& b, std::span<const Atom> x,
@@ -75,7 +64,7 @@ std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> jit_jvp(JaxprBuil
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (tangents[i]) inputs.push_back(*t[i]);
   }
-  const std::vector<Atom> outs = b.bind("jit", std::move(inputs), with_jaxpr(params, jvp_program));
+  const std::vector<Atom> outs = b.bind("jit", std::move(inputs), call_params_with_body(params, jvp_program));
   std::vector<Atom> primal_outs(outs.begin(), outs.begin() + static_cast<std::ptrdiff_t>(inner.outvars.size()));
   std::vector<std::optional<Atom>> tangent_outs;
   std::size_t next = inner.outvars.size();

@@ -3,6 +3,7 @@
 
 #include "base/error.h"
 #include "transforms/autodiff_internal.h"
+#include "transforms/call_params.h"
 
 namespace shardscope::ad {
 namespace {
@@ -77,10 +78,7 @@ Cts jit_transpose(JaxprBuilder& b, std::span<const std::optional<Atom>> cts,
     }
   }
   const JaxprPtr transposed = inner_builder.build(inner_outs);
-  const std::vector<Atom> outs =
-      b.bind("jit", std::move(outer_inputs),
-             replaced(params, {{"jaxpr", ParamValue(transposed)}},
-                      {"in_shardings", "out_shardings", "in_layouts", "out_layouts", "donated_invars"}));
+  const std::vector<Atom> outs = b.bind("jit", std::move(outer_inputs), call_params_with_body(params, transposed));
   Cts result(primals.size());
   next = 0;
   for (std::size_t i = 0; i < primals.size(); ++i) {
