@@ -50,6 +50,10 @@ jnp::IndexItem index_item(const py::handle& item) {
   if (py::isinstance<py::int_>(item) || py::hasattr(item, "__index__")) {
     return jnp::IndexItem::at(py::int_(py::reinterpret_borrow<py::object>(item)).cast<int64_t>());
   }
+  if (py::isinstance<py::float_>(item)) {
+    // NumPy's dtype of a Python float, as JAX's _is_valid_integer_index check names it.
+    throw type_error("Indexer must have integer or boolean type, got indexer with type float64");
+  }
   throw not_implemented_error("indexing with " + py::repr(item).cast<std::string>() +
                               " (arrays or booleans as indices) is not supported by shardscope yet");
 }
@@ -611,6 +615,10 @@ void bind_lax_arrays(py::module_& m) {
   m.def("_transpose", [](const py::object& x, const std::vector<int64_t>& permutation) {
     return wrap(api::lax::transpose(to_value(x), permutation));
   });
+  m.def("_pad",
+        [](const py::object& x, const py::object& padding_value, const std::vector<std::array<int64_t, 3>>& config) {
+          return wrap(api::lax::pad(to_value(x), to_value(padding_value), config));
+        });
   m.def("_rev",
         [](const py::object& x, const std::vector<int64_t>& dims) { return wrap(api::lax::rev(to_value(x), dims)); });
   m.def("_integer_pow", [](const py::object& x, int64_t y) { return wrap(api::lax::integer_pow(to_value(x), y)); });

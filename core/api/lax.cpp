@@ -203,6 +203,13 @@ Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector
                 {"strides", strides ? ParamValue::int_tuple(*strides) : ParamValue(ParamValue::None{})}});
 }
 
+Value pad(const Value& x, const Value& padding_value, const std::vector<std::array<int64_t, 3>>& config) {
+  std::vector<ParamValue> dims;
+  dims.reserve(config.size());
+  for (const auto& [low, high, interior] : config) dims.push_back(ParamValue::int_tuple({low, high, interior}));
+  return bind1("pad", {x, padding_value}, {{"padding_config", ParamValue::tuple(std::move(dims))}});
+}
+
 Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, const std::vector<int64_t>& sizes) {
   std::vector<Value> inputs{x};
   inputs.insert(inputs.end(), start_indices.begin(), start_indices.end());

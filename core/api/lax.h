@@ -1,6 +1,7 @@
 // jax.lax over user values: thin wrappers that bind one primitive with the params JAX's lax functions give it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -66,6 +67,8 @@ Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector
             const std::optional<std::vector<int64_t>>& strides = std::nullopt);
 Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, const std::vector<int64_t>& sizes);
 Value rev(const Value& x, const std::vector<int64_t>& dimensions);
+// lax.pad: `config` holds (low, high, interior) per dim; padding_value is a scalar of x's dtype.
+Value pad(const Value& x, const Value& padding_value, const std::vector<std::array<int64_t, 3>>& config);
 Value iota(DType dtype, int64_t size);
 Value broadcasted_iota(DType dtype, const Shape& shape, int64_t dimension);
 // lax.full: a scalar broadcast to `shape` (no equation for rank 0).

@@ -26,6 +26,14 @@ void check_no_padding(const PadWidth& width, const std::string& mode) {
 
 Value pad_constant(Value x, const std::vector<PadWidth>& widths, const Value& constant) {
   const Value fill = lax::convert_element_type(constant, dtype_of(x), x.aval().weak_type);
+  // A scalar constant pads every axis at once with lax.pad, as JAX does; the partitioner keeps the operand's
+  // sharding on a padded dim whose new size still divides.
+  if (shape_of(fill).empty()) {
+    std::vector<std::array<int64_t, 3>> config;
+    config.reserve(widths.size());
+    for (const PadWidth& width : widths) config.push_back({width.first, width.second, 0});
+    return lax::pad(x, fill, config);
+  }
   for (std::size_t i = 0; i < widths.size(); ++i) {
     const auto axis = static_cast<int64_t>(i);
     std::vector<Value> parts;

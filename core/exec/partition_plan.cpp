@@ -56,7 +56,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
   }
   // Factors that need replication are computed whole, whatever layout propagation gave the result.
   for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-    if (rule.kinds[f] == FactorKind::kNeedReplication) axes.erase(static_cast<int>(f));
+    if (needs_whole_dims(rule.kinds[f])) axes.erase(static_cast<int>(f));
   }
   for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
     if (rule.kinds[f] != FactorKind::kReduction) continue;
@@ -91,7 +91,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     Layout layout = layout_in(layouts, Atom{eqn.outputs[r]});
     for (std::size_t d = 0; r < rule.results.size() && d < layout.size() && d < rule.results[r].size(); ++d) {
       for (const int f : rule.results[r][d]) {
-        if (rule.kinds[static_cast<std::size_t>(f)] == FactorKind::kNeedReplication) layout[d].clear();
+        if (needs_whole_dims(rule.kinds[static_cast<std::size_t>(f)])) layout[d].clear();
       }
     }
     plan.produced.push_back(std::move(layout));

@@ -158,8 +158,11 @@ class Propagator {
         }
       }
     }
+    // Shardings travel along need-replication and permutation factors too, as Shardy propagates them: the
+    // partitioner gathers such a dim for the kernel, and the result keeps the operand's sharding where its size
+    // divides (a cumulative sum or a slice of a row-sharded array stays row-sharded).
     for (std::size_t f = 0; f < factor_count; ++f) {
-      if (blocked[f] || rule.kinds[f] == FactorKind::kNeedReplication) candidate[f].clear();
+      if (blocked[f]) candidate[f].clear();
     }
     // Broadcast results only take shardings from their operand in the last round.
     const bool forward_allowed = !(name == "broadcast_in_dim" && round < 2);

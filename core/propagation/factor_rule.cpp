@@ -245,7 +245,9 @@ bool dim_untouched(const Eqn& eqn, std::size_t d, const Aval& in, const Aval& ou
   return in.shape[d] == out.shape[d];
 }
 
-// Sliced, padded or reversed dims need replication; untouched dims pass through.
+// Untouched dims pass through; a sliced, padded or reversed dim is one permutation factor of operand and result
+// (the partitioner shuffles elements between devices along it, and the result may keep the operand's sharding
+// there when its own size divides evenly).
 FactorRule same_rank_rule(const Eqn& eqn) {
   FactorRule rule;
   const Aval& in = atom_aval(eqn.inputs.at(0));
@@ -257,8 +259,7 @@ FactorRule same_rank_rule(const Eqn& eqn) {
     if (dim_untouched(eqn, d, in, out)) {
       operand[d] = result[d] = {rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
     } else {
-      operand[d] = {rule.add_factor(in.shape[d], FactorKind::kNeedReplication)};
-      result[d] = {rule.add_factor(out.shape[d], FactorKind::kNeedReplication)};
+      operand[d] = result[d] = {rule.add_factor(in.shape[d], FactorKind::kPermutation)};
     }
   }
   rule.operands.push_back(operand);
@@ -342,6 +343,10 @@ FactorRule random_rule(const Eqn& eqn) {
 
 }  // namespace
 
+bool needs_whole_dims(FactorKind kind) {
+  return kind == FactorKind::kNeedReplication || kind == FactorKind::kPermutation;
+}
+
 int FactorRule::add_factor(int64_t size, FactorKind kind) {
   factor_sizes.push_back(size);
   kinds.push_back(kind);
@@ -350,7 +355,8 @@ int FactorRule::add_factor(int64_t size, FactorKind kind) {
 
 namespace {
 
-// Concatenation and splitting along `dimension`: every other dim maps one to one; that dim needs replication.
+// Concatenation and splitting along `dimension`: every other dim maps one to one; that dim is one permutation
+// factor of every operand and result.
 FactorRule along_dimension_rule(const Eqn& eqn) {
   const int64_t dimension = find_param(eqn.params, "dimension") != nullptr
                                 ? param(eqn.params, "dimension").as_int("dimension")
@@ -359,13 +365,12 @@ FactorRule along_dimension_rule(const Eqn& eqn) {
   FactorRule rule;
   std::vector<int> shared(first.rank(), -1);
   for (std::size_t d = 0; d < first.rank(); ++d) {
-    if (static_cast<int64_t>(d) != dimension) shared[d] = rule.add_factor(first.shape[d], FactorKind::kPassThrough);
+    const bool joined = static_cast<int64_t>(d) == dimension;
+    shared[d] = rule.add_factor(first.shape[d], joined ? FactorKind::kPermutation : FactorKind::kPassThrough);
   }
   const auto dims_of = [&](const Aval& aval) {
     std::vector<std::vector<int>> dims(aval.rank());
-    for (std::size_t d = 0; d < aval.rank(); ++d) {
-      dims[d] = {shared[d] >= 0 ? shared[d] : rule.add_factor(aval.shape[d], FactorKind::kNeedReplication)};
-    }
+    for (std::size_t d = 0; d < aval.rank() && d < shared.size(); ++d) dims[d] = {shared[d]};
     return dims;
   };
   for (const Atom& input : eqn.inputs) rule.operands.push_back(dims_of(atom_aval(input)));

@@ -12,8 +12,13 @@ namespace shardscope {
 enum class FactorKind {
   kPassThrough,      // sharding it needs no communication if every tensor agrees
   kReduction,        // operands only (dot contraction, reduced dims): partial results are all-reduced
-  kNeedReplication,  // must be unsharded for the local kernel (sort dim, cumulative axis, sliced dims)
+  kNeedReplication,  // must be unsharded for the local kernel (cumulative axis, the reduced dim of argmax)
+  kPermutation,      // elements change place along it (sliced, padded, reversed, concatenated dims): the kernel
+                     // needs it whole, but the result may be sharded along it like the operand
 };
+
+// Whether the local kernel needs the factor's dims whole (need-replication and permutation factors).
+[[nodiscard]] bool needs_whole_dims(FactorKind kind);
 
 struct FactorRule {
   std::vector<int64_t> factor_sizes;

@@ -118,3 +118,34 @@ TEST_CASE("a ring matmul: ppermute inside fori_loop inside a jitted shard_map") 
   CHECK(printed("print(lax.slice_in_dim(lhs, 1, 3)[:, 0] * 16, lax.index_in_dim(lhs, -1, keepdims=False)[:2] * 16)") ==
         "[ 8. 16.] [56. 57.]\n");
 }
+
+TEST_CASE("a nested jit's own shardings pin the values crossing its boundary") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("inner = jax.jit(lambda a: a * 2, out_shardings=NamedSharding(mesh, P(None, 'model')))\n"
+                   "inner_in = jax.jit(lambda a: a.sum(axis=0), in_shardings=NamedSharding(mesh, P(None, 'model')))\n")
+              .ok());
+  CHECK(printed("print(jax.jit(lambda a: inner(a) + 1)(x).sharding.spec)") == "P(None, 'model')\n");
+  // The caller's argument is uncommitted: the inner in_shardings places it, and the sum keeps the columns' axis.
+  CHECK(printed("print(jax.jit(lambda a: inner_in(a))(jnp.arange(32.).reshape(8, 4)).sharding.spec)") ==
+        "P('model',)\n");
+  const std::string jaxpr = printed("print(jax.make_jaxpr(jax.jit(lambda a: inner_in(a)))(x))");
+  CHECK(jaxpr.find("in_shardings=(NamedSharding(mesh=Mesh('data': 4, 'model': 2, axis_types=(Auto, Auto)), "
+                   "spec=P(None, 'model'), memory_kind=device),)") != std::string::npos);
+  // Transformations drop the per-argument shardings of the original signature.
+  CHECK(printed("print(jax.grad(lambda a: inner(a).sum())(x).shape)") == "(8, 4)\n");
+}
+
+TEST_CASE("sliced, padded, concatenated and cumulative dims keep a sharding that divides their new size") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                   "def spec_of(fn):\n    return jax.jit(fn)(a).sharding.spec\n")
+              .ok());
+  CHECK(printed("print(spec_of(lambda a: a[:4]), spec_of(lambda a: a[:7]), spec_of(lambda a: a[:, 1:5]))") ==
+        "P('data', 'model') P(None, 'model') P('data', 'model')\n");
+  CHECK(printed("print(spec_of(lambda a: jnp.pad(a, ((2, 2), (0, 0)))), spec_of(lambda a: jnp.pad(a, 1)))") ==
+        "P('data', 'model') P(None, 'model')\n");
+  CHECK(printed("print(spec_of(lambda a: jnp.concatenate([a, a], 0)), spec_of(lambda a: jnp.cumsum(a, 1)))") ==
+        "P('data', 'model') P('data', 'model')\n");
+  CHECK(printed("print(spec_of(lambda a: a[::-1]), np.array_equal(np.asarray(jax.jit(lambda a: jnp.pad(a, 1))(a)),"
+                " np.pad(np.asarray(a), 1)))") == "P('data', 'model') True\n");
+}

@@ -113,6 +113,7 @@ TEST_CASE("probe jaxprs and reprs") {
 }
 TEST_CASE("probe cost") { check_recording("probes_cpu8", "tests/data/real_jax/probes/p06_cost.py"); }
 TEST_CASE("probe flax nnx") { check_recording("probes_cpu8", "tests/data/real_jax/probes/p07_nnx.py"); }
+TEST_CASE("probe uneven dims") { check_recording("probes_uneven_cpu8", "tests/data/real_jax/probes/p08_uneven.py"); }
 TEST_CASE("seed 000 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_000.py"); }
 TEST_CASE("seed 001 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_001.py"); }
 TEST_CASE("seed 002 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_002.py"); }

@@ -1,6 +1,6 @@
 # jax.sharding: meshes, specs and shardings from the engine.
 import _shardscope
-from jax._src.mesh_context import use_mesh, set_mesh, get_abstract_mesh  # noqa: F401
+from jax._src.mesh_context import set_mesh, get_abstract_mesh  # noqa: F401
 from jax._src.sharding_in_types import reshard, auto_axes, explicit_axes  # noqa: F401
 from jax._src.positional_sharding import PositionalSharding  # noqa: F401
 from jax._src.pmap_sharding import PmapSharding  # noqa: F401
@@ -39,3 +39,14 @@ def _accept_none_spec():
 
 
 _accept_none_spec()
+
+
+def __getattr__(name):
+    # jax.sharding.use_mesh existed from 0.5.0 until 0.8.0 removed it in favour of jax.set_mesh.
+    if name == 'use_mesh':
+        import jax
+        version = tuple(int(part) for part in jax.__version__.split('.')[:3])
+        if (0, 5, 0) <= version < (0, 8, 0):
+            from jax._src.mesh_context import use_mesh
+            return use_mesh
+    raise AttributeError(f"module 'jax.sharding' has no attribute '{name}'")

@@ -113,6 +113,10 @@ def rev(operand, dimensions):
     return _shardscope.lax._rev(operand, _ints(dimensions))
 
 
+def pad(operand, padding_value, padding_config):
+    return _shardscope.lax._pad(operand, padding_value, [tuple(int(v) for v in dim) for dim in padding_config])
+
+
 def integer_pow(x, y):
     return _shardscope.lax._integer_pow(x, int(y))
 

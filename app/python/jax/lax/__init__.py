@@ -232,7 +232,7 @@ def _versioned_collective(name):
 
 from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with_general_padding,  # noqa: F401,E402
                               conv_dimension_numbers, ConvDimensionNumbers)
-from jax._src.lax_ops import (select, broadcast_in_dim, broadcast, reshape, transpose, rev,  # noqa: F401,E402
+from jax._src.lax_ops import (select, broadcast_in_dim, broadcast, reshape, transpose, rev, pad,  # noqa: F401,E402
                               integer_pow, convert_element_type, iota, broadcasted_iota, slice, dynamic_slice,
                               dynamic_slice_in_dim, dynamic_index_in_dim, slice_in_dim, index_in_dim,
                               rsqrt, tanh, log, sqrt, logistic, abs, neg, sign, floor, ceil, log1p, expm1)
