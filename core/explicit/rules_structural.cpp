@@ -380,6 +380,16 @@ std::vector<TypeSpec> creation_rule(const RuleContext& context, std::span<const 
   return out;
 }
 
+// Key data is (batch..., 2): fold_in keeps the keys' batch sharding (JAX broadcasts keys with messages), split
+// appends replicated dims for the new keys (JAX: P(*keys_spec, None, ...)); the key word is never sharded.
+std::vector<TypeSpec> random_key_rule(const RuleContext&, std::span<const Aval> inputs, const Params&,
+                                      std::span<const Aval> outputs) {
+  const TypeSpec keys = spec_of(inputs[0]);
+  std::vector<DimSpec> dims(outputs[0].rank());
+  for (std::size_t d = 0; d + 1 < keys.dims.size() && d < dims.size(); ++d) dims[d] = keys.dims[d];
+  return {TypeSpec{dims, {}}};
+}
+
 // In a mesh with Auto axes a constraint only steers the compiler: it may name Auto axes alone, and the type stays.
 std::vector<TypeSpec> sharding_constraint_rule(const RuleContext& context, std::span<const Aval> inputs,
                                                const Params& params, std::span<const Aval>) {
@@ -450,6 +460,8 @@ void register_structural_rules() {
   add_rule("iota", creation_rule);
   add_rule("full", creation_rule);
   add_rule("random_bits", creation_rule);
+  add_rule("random_fold_in", random_key_rule);
+  add_rule("random_split", random_key_rule);
   add_rule("sharding_constraint", sharding_constraint_rule);
   add_rule("reshard", reshard_rule);
   add_rule("mesh_cast", reshard_rule);

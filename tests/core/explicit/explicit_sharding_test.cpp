@@ -400,3 +400,17 @@ TEST_CASE("Auto-mode context: rules are skipped and types are unsharded") {
   const Var y = b.arg(typed(DType::kFloat32, {4, 4}));
   CHECK(type_of(b.bind1("add", {x, y})).str_short(true) == "f32[4,4]");
 }
+
+TEST_CASE("random_fold_in and random_split keep the keys' batch sharding under an explicit mesh") {
+  set_mesh(explicit_mesh({2, 4}, {"X", "Y"}));
+  JaxprBuilder b;
+  const Atom keys(b.arg(typed(DType::kUInt32, {4, 2}, {{"Y"}, {}})));
+  const Atom message(b.arg(typed(DType::kUInt32, {})));
+  const Aval folded = atom_aval(b.bind("random_fold_in", {keys, message}, {}).at(0));
+  CHECK(folded.shape == Shape{4, 2});
+  CHECK(folded.dim_axes == std::vector<std::vector<std::string>>{{"Y"}, {}});
+  const Aval split = atom_aval(b.bind("random_split", {keys}, {{"shape", ParamValue::int_tuple({3})}}).at(0));
+  CHECK(split.shape == Shape{4, 3, 2});
+  CHECK(split.dim_axes == std::vector<std::vector<std::string>>{{"Y"}, {}, {}});
+  set_mesh(std::nullopt);
+}

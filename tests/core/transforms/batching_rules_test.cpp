@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "core/transforms/batching_test_util.h"
+#include "device/presets.h"
+#include "explicit/mesh_context.h"
 #include "ir/axis_env.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
@@ -195,4 +197,31 @@ TEST_CASE("jit batches its inner program and relayout primitives keep the batch 
   check_all_mixes(single("pvary", {{"axes", ParamValue::name_tuple({})}}), {f32({2, 4})});
   check_all_mixes(single("reshard", {}), {f32({2, 4})});
   check_all_mixes(single("mesh_cast", {}), {f32({2, 4})});
+}
+
+TEST_CASE("sharding_constraint and reshard under vmap leave the batch dim unsharded in their sharding") {
+  ensure_batch_rules();
+  // A PartitionSpec names the axes of the context mesh.
+  set_mesh(make_mesh({2, 4}, {"data", "model"}, make_device_preset("cpu:8").devices, JaxProfile{},
+                     std::vector<AxisType>(2, AxisType::kExplicit)));
+  const PartitionSpec spec({SpecEntry{SpecEntry::Kind::kAxes, {"model"}}, SpecEntry::none()});
+  for (const auto& [name, key] : {std::pair<std::string, std::string>{"reshard", "dst_sharding"},
+                                  std::pair<std::string, std::string>{"sharding_constraint", "sharding"}}) {
+    CAPTURE(name);
+    const JaxprPtr inner = trace(single(name, {{key, spec}}), {f32({8, 8})});
+    for (const int64_t axis : {int64_t{0}, int64_t{2}}) {
+      CAPTURE(axis);
+      const Shape batched = axis == 0 ? Shape{2, 8, 8} : Shape{8, 8, 2};
+      const JaxprPtr outer = vmap_jaxpr(*inner, {f32(batched)}, {axis}, {axis});
+      const ParamValue* param = find_param(outer->eqns.at(0).params, key);
+      REQUIRE(param != nullptr);
+      const auto* widened = param->get_if<PartitionSpec>();
+      REQUIRE(widened != nullptr);
+      REQUIRE(widened->size() == 3);
+      const std::size_t batch = static_cast<std::size_t>(axis);
+      CHECK(widened->entries()[batch].kind == SpecEntry::Kind::kNone);
+      CHECK(widened->entries()[batch == 0 ? 1 : 0].axes == std::vector<std::string>{"model"});
+    }
+  }
+  set_mesh(std::nullopt);
 }
