@@ -57,11 +57,10 @@ def _hashable(a):
 
 
 def _global_mesh():
-    mesh = jax.sharding.get_abstract_mesh()
-    empty = getattr(mesh, 'empty', None)
-    if empty is None:
-        empty = not tuple(getattr(mesh, 'axis_names', ()))
-    return None if empty else mesh
+    # The mesh of `jax.set_mesh` (Flax reads the abstract mesh; the engine's concrete one carries the same axes).
+    from jax._src.mesh_context import concrete_mesh
+    mesh = concrete_mesh()
+    return mesh if mesh is not None and tuple(mesh.axis_names) else None
 
 
 def _axis_kinds(mesh):
