@@ -10,6 +10,7 @@ from flax.nnx.pytreelib import Pytree, Object, Module, data, static, register_da
 from flax.nnx.graphlib import (GraphDef, split, merge, state, update, graphdef, clone, iter_graph,  # noqa: F401
                                NodeDef, VariableDef)
 from flax.nnx.statelib import State  # noqa: F401
+from flax.nnx.helpers import List, Dict  # noqa: F401
 from flax.nnx.filterlib import All, Any, Not, Everything, Nothing, PathContains, WithTag, OfType  # noqa: F401
 from flax.nnx.rnglib import Rngs, RngStream, RngState, RngKey, RngCount  # noqa: F401
 from flax.nnx.spmd import (PARTITION_NAME, with_partitioning, get_partition_spec, get_named_sharding,  # noqa: F401
@@ -32,10 +33,7 @@ def display(*args):
 
 
 def pure(tree):
-    return jax_tree_map_values(tree)
-
-
-def jax_tree_map_values(tree):
+    """The tree with every Variable replaced by its value."""
     import jax
     return jax.tree.map(lambda x: x.get_value() if isinstance(x, Variable) else x, tree,
                         is_leaf=lambda x: isinstance(x, Variable))
