@@ -295,6 +295,7 @@ void bind_lowering(py::module_& m) {
   });
   py::class_<PyLowered>(m, "Lowered")
       .def("as_text", [](const PyLowered& l) { return l.lowered.as_text(); })
+      .def("cost_analysis", [](const PyLowered& l) { return py::cast(lowered_cost_analysis(l.lowered)); })
       .def("compile", [](const PyLowered& l) {
         return PyCompiled{l.lowered.compile(), l.captured};
       });
@@ -305,13 +306,15 @@ void bind_lowering(py::module_& m) {
            [](const PyCompiled& c) {
              const MemoryAnalysis stats = c.compiled.memory_analysis();
              py::dict out;
+             out["generated_code_size_in_bytes"] = stats.generated_code_size_in_bytes;
              out["argument_size_in_bytes"] = stats.argument_size_in_bytes;
              out["output_size_in_bytes"] = stats.output_size_in_bytes;
              out["alias_size_in_bytes"] = stats.alias_size_in_bytes;
              out["temp_size_in_bytes"] = stats.temp_size_in_bytes;
-             out["generated_code_size_in_bytes"] = stats.generated_code_size_in_bytes;
+             out["host_generated_code_size_in_bytes"] = stats.host_generated_code_size_in_bytes;
              out["host_argument_size_in_bytes"] = stats.host_argument_size_in_bytes;
              out["host_output_size_in_bytes"] = stats.host_output_size_in_bytes;
+             out["host_alias_size_in_bytes"] = stats.host_alias_size_in_bytes;
              out["host_temp_size_in_bytes"] = stats.host_temp_size_in_bytes;
              return out;
            })

@@ -11,9 +11,13 @@
 namespace shardscope {
 
 // compiled.cost_analysis(): keys "flops", "transcendentals", "bytes accessed", "bytes accessed{i}{}",
-// "bytes accessedout{}", per device, collectives included.
+// "bytes accessedout{}" (only those that are not zero, as XLA reports them), per device, collectives included,
+// elementwise chains fused as XLA:CPU fuses them.
 using CostAnalysis = std::map<std::string, double>;
 [[nodiscard]] CostAnalysis compiled_cost_analysis(const Compiled& compiled);
+
+// jit(f).lower(...).cost_analysis(): the unpartitioned, unoptimized program, instruction by instruction.
+[[nodiscard]] CostAnalysis lowered_cost_analysis(const Lowered& lowered);
 
 // shardscope's estimate of the partition plan on the mesh's hardware (or the given one).
 [[nodiscard]] ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware = nullptr);

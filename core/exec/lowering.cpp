@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "exec/hlo_program.h"
 #include "exec/partition_plan.h"
 #include "exec/shard_map.h"
 #include "ir/inline_calls.h"
@@ -60,27 +61,6 @@ std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeSt
 Layout trimmed(Layout layout) {
   while (!layout.empty() && layout.back().empty()) layout.pop_back();
   return layout;
-}
-
-// Which equations the compiled program keeps: XLA removes code whose results nothing uses (a forward value
-// that only grad's residuals needed, a slice taken for its shape), and with it the collectives it would take.
-std::vector<bool> live_equations(const Jaxpr& jaxpr) {
-  std::set<int64_t> needed;
-  for (const Atom& out : jaxpr.outvars) {
-    if (const auto* var = std::get_if<Var>(&out)) needed.insert(var->id);
-  }
-  std::vector<bool> live(jaxpr.eqns.size(), false);
-  for (std::size_t e = jaxpr.eqns.size(); e-- > 0;) {
-    const Eqn& eqn = jaxpr.eqns[e];
-    live[e] =
-        eqn.outputs.empty() ||  // effects (debug callbacks)
-        std::any_of(eqn.outputs.begin(), eqn.outputs.end(), [&](const Var& v) { return needed.count(v.id) != 0; });
-    if (!live[e]) continue;
-    for (const Atom& input : eqn.inputs) {
-      if (const auto* var = std::get_if<Var>(&input)) needed.insert(var->id);
-    }
-  }
-  return live;
 }
 
 // The axes each sharded reduction factor of a local equation sums over, one list per factor: the partitioner
@@ -146,10 +126,26 @@ class Planner {
     }
   }
 
+  // Neighbour sends of a slice-like operand whose permuted dims stay sharded (exec/halo_exchange).
+  void exchange_halos(std::size_t index, const Atom& value, const EquationPlan& decided,
+                      const std::vector<HaloExchange>& exchanges) {
+    const auto* var = std::get_if<Var>(&value);
+    const Aval local = local_under(atom_aval(value), layout_of(value), mesh_);
+    for (const HaloExchange& exchange : exchanges) {
+      if (!exchange.moves_data()) continue;
+      add({index, CollectiveKind::kCollectivePermute, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local,
+           local, halo_exchange_reason(decided, exchange), var == nullptr ? -1 : var->id});
+    }
+  }
+
   // The equation's decisions (exec/partition_plan), recorded as the collectives they take.
   void equation(std::size_t index, const Eqn& eqn) {
     const EquationPlan decided = plan_equation(eqn, *layouts_, mesh_);
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      if (i < decided.exchanges.size() && !decided.exchanges[i].empty()) {
+        exchange_halos(index, eqn.inputs[i], decided, decided.exchanges[i]);
+        continue;
+      }
       move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,
            operand_move_reason(decided, i, layout_of(eqn.inputs[i])));
     }
@@ -383,36 +379,14 @@ Compiled::Compiled(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringO
 
 MemoryAnalysis Compiled::memory_analysis() const {
   MemoryAnalysis m;
-  std::set<int64_t> argument_ids;
   for (const Var& v : jaxpr_->invars) {
-    argument_ids.insert(v.id);
     m.argument_size_in_bytes += static_cast<int64_t>(aval_bytes(plan_.local_aval(Atom{v})));
   }
-  std::set<int64_t> output_ids;
   for (const Atom& out : jaxpr_->outvars) {
-    if (const auto* v = std::get_if<Var>(&out)) output_ids.insert(v->id);
     m.output_size_in_bytes += static_cast<int64_t>(aval_bytes(plan_.local_aval(out)));
   }
-  // Liveness over the equation order: a temporary lives from its definition to its last use.
-  std::map<int64_t, std::size_t> last_use;
-  for (std::size_t e = 0; e < jaxpr_->eqns.size(); ++e) {
-    for (const Atom& input : jaxpr_->eqns[e].inputs) {
-      if (const auto* v = std::get_if<Var>(&input)) last_use[v->id] = e;
-    }
-  }
-  int64_t live = 0;
-  std::map<std::size_t, int64_t> freed_after;
-  for (std::size_t e = 0; e < jaxpr_->eqns.size(); ++e) {
-    for (const Var& output : jaxpr_->eqns[e].outputs) {
-      if (output_ids.count(output.id) != 0) continue;
-      const auto bytes = static_cast<int64_t>(aval_bytes(plan_.local_aval(Atom{output})));
-      live += bytes;
-      const auto it = last_use.find(output.id);
-      freed_after[it == last_use.end() ? e : it->second] += bytes;
-    }
-    m.temp_size_in_bytes = std::max(m.temp_size_in_bytes, live);
-    live -= freed_after[e];
-  }
+  // Values that cross XLA:CPU's fusions, live from their fusion to their last reader's (exec/hlo_program).
+  m.temp_size_in_bytes = hlo_temp_bytes(compiled_hlo(*jaxpr_, plan_));
   return m;
 }
 

@@ -55,15 +55,17 @@ struct PartitionPlan {
 // device list (the executable's device assignment), not device ids.
 [[nodiscard]] std::string hlo_sharding_text(const Mesh& mesh, const Layout& layout);
 
-// compiled.memory_analysis(): per-device sizes.
+// compiled.memory_analysis(): per-device sizes, in the order jaxlib's CompiledMemoryStats prints them.
 struct MemoryAnalysis {
+  int64_t generated_code_size_in_bytes = 0;
   int64_t argument_size_in_bytes = 0;
   int64_t output_size_in_bytes = 0;
   int64_t alias_size_in_bytes = 0;
-  int64_t temp_size_in_bytes = 0;  // peak bytes of live intermediates (shardscope's liveness estimate)
-  int64_t generated_code_size_in_bytes = 0;
+  int64_t temp_size_in_bytes = 0;  // peak bytes of values crossing fusions (exec/hlo_program's estimate)
+  int64_t host_generated_code_size_in_bytes = 0;
   int64_t host_argument_size_in_bytes = 0;
   int64_t host_output_size_in_bytes = 0;
+  int64_t host_alias_size_in_bytes = 0;
   int64_t host_temp_size_in_bytes = 0;
 };
 
@@ -106,6 +108,8 @@ class Lowered {
   [[nodiscard]] const std::vector<ShapeDtypeStruct>& args_info() const { return args_; }
   [[nodiscard]] std::vector<ShapeDtypeStruct> out_info() const;
   [[nodiscard]] const PartitionPlan& plan() const { return plan_; }
+  // The program as traced (nested calls not yet inlined).
+  [[nodiscard]] const Jaxpr& program() const { return *jaxpr_; }
 
  private:
   JaxprPtr jaxpr_;

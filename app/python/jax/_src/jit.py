@@ -266,6 +266,10 @@ class Lowered:
     def as_text(self, dialect=None, **_):
         return self._lowered.as_text()
 
+    def cost_analysis(self):
+        """What XLA's cost analysis reports for the unpartitioned program before optimization."""
+        return self._lowered.cost_analysis()
+
     def compile(self, compiler_options=None):
         return Compiled(self._lowered.compile(), self._in_tree, self._out_tree)
 
