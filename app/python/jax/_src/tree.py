@@ -262,9 +262,10 @@ def broadcast_prefix(prefix, tree, is_leaf=None):
 
 
 def broadcast_target(target, tree):
-    """One placement per leaf of `tree`: a tuple, list or dict of targets is a prefix of `tree`, anything
-    else (a sharding, a device, a spec) applies to every leaf (device_put's and reshard's rule)."""
-    if isinstance(target, (tuple, list, dict)):
+    """One placement per leaf of `tree`: a tuple, list, dict or registered pytree node (a Flax State of
+    specs) of targets is a prefix of `tree`, anything else (a sharding, a device, a spec) applies to every
+    leaf (device_put's and reshard's rule)."""
+    if isinstance(target, (tuple, list, dict)) or type(target) in _registry:
         return broadcast_prefix(target, tree)
     return [target] * len(tree_leaves(tree))
 
