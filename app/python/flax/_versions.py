@@ -25,3 +25,9 @@ def unboxed_leaves_get_empty_spec():
 def optax_chain_has_extra_args():
     """optax.chain returns GradientTransformationExtraArgs in the optax of jax >= 0.4.15's time."""
     return jax_version() >= (0, 4, 15)
+
+
+def nnx_variables_shard_eagerly():
+    """Flax 0.12 (September 2025, next to jax 0.7.2) shards annotated nnx Variables when they are created,
+    renames their `sharding` metadata to `out_sharding` and records hijax/ref/eager_sharding on each."""
+    return jax_version() >= (0, 7, 2)

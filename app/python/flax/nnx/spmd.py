@@ -93,13 +93,21 @@ def shard_value(value, out_sharding, sharding_rules, mesh):
 
 
 def with_partitioning(initializer, sharding, mesh=None, **metadata):
+    from flax import _versions
+    if not _versions.nnx_variables_shard_eagerly():
+        return variablelib.with_metadata(initializer, sharding=sharding, mesh=mesh, **metadata)
     return variablelib.with_metadata(initializer, out_sharding=sharding, mesh=mesh, **metadata)
+
+
+def _annotation_key(metadata):
+    # `out_sharding` from Flax 0.12 on, `sharding` before.
+    return 'out_sharding' if 'out_sharding' in metadata else 'sharding'
 
 
 def get_var_pspec(v):
     metadata = v.get_metadata()
-    if metadata.get('out_sharding'):
-        sharding = metadata['out_sharding']
+    if metadata.get(_annotation_key(metadata)):
+        sharding = metadata[_annotation_key(metadata)]
         if get_logical_axis_rules() or 'sharding_rules' in metadata:
             rules = dict(composite_rules(get_logical_axis_rules(), metadata.get('sharding_rules', ())))
             return PartitionSpec(*[rules[str(s)] if (s and str(s) in rules) else s for s in sharding])
@@ -146,7 +154,9 @@ def add_axis(tree, index, transform_metadata):
     axis_name = transform_metadata.get(PARTITION_NAME)
 
     def f(x):
-        if isinstance(x, variablelib.Variable) and x.get_metadata('out_sharding', None):
-            x.set_metadata(out_sharding=_insert(x.out_sharding, index, axis_name))
+        if isinstance(x, variablelib.Variable):
+            key = _annotation_key(x.get_metadata())
+            if x.get_metadata(key, None):
+                x.set_metadata(key, _insert(x.get_metadata(key), index, axis_name))
         return x
     return jax.tree.map(f, tree, is_leaf=lambda x: isinstance(x, variablelib.Variable))

@@ -100,6 +100,12 @@ class Variable(reprlib.Representable):
                 eager_sharding = aux['eager_sharding']
             metadata.update(aux)
             value = value.raw_value
+        from flax import _versions
+        if not _versions.nnx_variables_shard_eagerly():
+            # Flax before 0.12 keeps the annotation as given and leaves placing the value to the user.
+            object.__setattr__(self, '_var_metadata', metadata)
+            object.__setattr__(self, '_raw_value', value)
+            return
         if eager_sharding is None:
             eager_sharding = using_eager_sharding()
         metadata['hijax'] = bool(hijax) if hijax is not None else False
@@ -147,8 +153,11 @@ class Variable(reprlib.Representable):
         return getattr(object.__getattribute__(self, '_raw_value'), name)
 
     def __setattr__(self, name, value):
+        from flax import _versions
         if name in ('value', '_raw_value', '_var_metadata'):
             object.__setattr__(self, name, value)
+        elif not _versions.nnx_variables_shard_eagerly():
+            self._var_metadata[name] = value  # a VariableState's attributes were its metadata before Flax 0.12
         else:
             raise AttributeError(
                 f'Cannot set attribute {name}. To set Variable metadata use either:\n\n'
