@@ -181,3 +181,4 @@ TEST_CASE("notebook jax-sharded-computation-2026-04") { check_notebook("jax-shar
 TEST_CASE("notebook flax-linen-partitioning-2023-02") { check_notebook("flax-linen-partitioning-2023-02"); }
 TEST_CASE("notebook flax-linen-partitioning-2024-04") { check_notebook("flax-linen-partitioning-2024-04"); }
 TEST_CASE("notebook flax-linen-partitioning-2025-12") { check_notebook("flax-linen-partitioning-2025-12"); }
+TEST_CASE("notebook flax-nnx-gspmd-2025-07") { check_notebook("flax-nnx-gspmd-2025-07"); }
