@@ -155,6 +155,17 @@ class PartitionedRun {
     return {to, reshard_buffers(mesh_, aval.shape, value.layout, to, value.buffers, profile_, &run_.log, origin)};
   }
 
+  // An operand whose permuted dims stay sharded: the log records the neighbour sends the partitioner makes (none
+  // when every device reads only its own elements); the kernel still gets the dims whole to compute from.
+  Placed exchanged(const Placed& value, const Aval& aval, const EquationPlan& plan, std::size_t operand) {
+    for (const HaloExchange& exchange : plan.exchanges[operand]) {
+      if (exchange.moves_data())
+        run_.log.add(halo_exchange_record(exchange, mesh_, halo_exchange_reason(plan, exchange)));
+    }
+    const Layout& to = plan.operands.at(operand);
+    return {to, reshard_buffers(mesh_, aval.shape, value.layout, to, value.buffers, profile_, nullptr, "")};
+  }
+
   // Runs an elementwise group in one pass over memory when every value in it has one layout (so no
   // data moves between its equations); false leaves the equations to execute().
   bool execute_fused(const Jaxpr& jaxpr, const FusionGroup& group) {
@@ -207,7 +218,9 @@ class PartitionedRun {
     for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
       const Aval& aval = atom_aval(eqn.inputs[o]);
       const Placed held = read(eqn.inputs[o]);
-      inputs.push_back(moved(held, aval, plan.operands.at(o), operand_move_reason(plan, o, held.layout)));
+      inputs.push_back(o < plan.exchanges.size() && !plan.exchanges[o].empty()
+                           ? exchanged(held, aval, plan, o)
+                           : moved(held, aval, plan.operands.at(o), operand_move_reason(plan, o, held.layout)));
       local_inputs.push_back(local_aval(aval, plan.operands[o], mesh_));
     }
     const std::vector<Layout>& produced = plan.produced;

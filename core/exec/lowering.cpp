@@ -133,7 +133,7 @@ class Planner {
     const Aval local = local_under(atom_aval(value), layout_of(value), mesh_);
     for (const HaloExchange& exchange : exchanges) {
       if (!exchange.moves_data()) continue;
-      add({index, CollectiveKind::kCollectivePermute, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local,
+      add({index, exchange.kind, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local,
            local, halo_exchange_reason(decided, exchange), var == nullptr ? -1 : var->id});
     }
   }

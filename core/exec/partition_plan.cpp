@@ -96,6 +96,13 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     }
     plan.produced.push_back(std::move(layout));
   }
+  if (eqn.outputs.size() == 1) {
+    const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});
+    for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
+      plan.exchanges.push_back(
+          halo_exchanges(eqn, o, layout_in(layouts, eqn.inputs[o]), plan.operands[o], result, mesh));
+    }
+  }
   return plan;
 }
 
@@ -151,6 +158,13 @@ std::string operand_move_reason(const EquationPlan& plan, std::size_t operand, c
   if (plan.mode == EquationMode::kLayoutMove) return plan.reason;
   return plan.reason + " " + std::to_string(operand) + ": " + layout_text(from) + " -> " +
          layout_text(plan.operands.at(operand));
+}
+
+std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange) {
+  std::string axes;
+  for (const std::string& axis : exchange.axes) axes += (axes.empty() ? "'" : ", '") + axis + "'";
+  return plan.reason + " " + std::to_string(exchange.operand) + ": neighbours' elements along dim " +
+         std::to_string(exchange.dim) + ", which stays sharded over " + axes;
 }
 
 Layout layout_in(const LayoutMap& layouts, const Atom& atom) {

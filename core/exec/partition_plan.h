@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/halo_exchange.h"
 #include "ir/jaxpr.h"
 #include "mesh/mesh.h"
 #include "propagation/auto_propagation.h"
@@ -31,7 +32,14 @@ struct EquationPlan {
   std::vector<std::string> reduced_axes;
   // Why operands move: the op that needs them so ("dot_general operand", "shard_map in_specs", ...).
   std::string reason;
+  // Per operand: the dims a slice-like kernel needs whole while its result keeps them sharded. The operand
+  // still reaches `operands` whole along them, but the partitioner sends only neighbours' elements
+  // (collective-permute, or nothing when each device holds what it reads) rather than gathering.
+  std::vector<std::vector<HaloExchange>> exchanges;
 };
+
+// Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".
+[[nodiscard]] std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange);
 
 // Pins an argument's layout before propagation: `sharding` came from in_shardings or from the argument itself.
 void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& sharding, std::size_t index,

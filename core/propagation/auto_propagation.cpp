@@ -143,7 +143,7 @@ class Propagator {
     for (std::size_t t = 0; t < tensors.size(); ++t) {
       if (tensors[t].var == nullptr) continue;
       const Var& var = *tensors[t].var;
-      const auto axes = factor_axes(*tensors[t].dims, states_[var.id].layout, rule, mesh_);
+      const auto axes = factor_axes(*tensors[t].dims, source_layout(var), rule, mesh_);
       for (const auto& [f, list] : axes) {
         auto& c = candidate[static_cast<std::size_t>(f)];
         if (list.empty()) continue;
@@ -210,6 +210,17 @@ class Propagator {
     return changed;
   }
 
+  // What a tensor passes on: its layout, or the uneven sharding it would have taken (see extend).
+  Layout source_layout(const Var& var) {
+    Layout layout = states_[var.id].layout;
+    const auto it = uneven_.find(var.id);
+    if (it == uneven_.end()) return layout;
+    for (std::size_t d = 0; d < layout.size() && d < it->second.size(); ++d) {
+      if (it->second[d].size() > layout[d].size() && is_prefix(layout[d], it->second[d])) layout[d] = it->second[d];
+    }
+    return layout;
+  }
+
   template <typename Describe>
   bool extend(const Var& var, const std::vector<std::vector<int>>& dims,
               const std::vector<std::vector<std::string>>& candidate, const FactorRule& rule, Describe describe) {
@@ -236,6 +247,18 @@ class Propagator {
         if (used.count(axis) != 0) break;
         next.push_back(axis);
         if (var.aval.shape[d] % mesh_.axes_size(next) != 0) {
+          // The value cannot be cut evenly there, so it stays whole along the dim; but it still carries the
+          // sharding on to its users, as Shardy propagates uneven shardings through intermediates (the two
+          // slices of a roll pass the row sharding on to the concatenation, whose rows divide again).
+          std::vector<std::string> carried = next;
+          for (std::size_t rest = k + 1; rest < proposed.size() && used.count(proposed[rest]) == 0; ++rest) {
+            carried.push_back(proposed[rest]);
+          }
+          Layout& uneven = uneven_.try_emplace(var.id, state.layout).first->second;
+          if (uneven[d].size() < carried.size() && is_prefix(uneven[d], carried)) {
+            uneven[d] = std::move(carried);
+            changed = true;
+          }
           next.pop_back();
           break;
         }
@@ -253,6 +276,7 @@ class Propagator {
   const Mesh& mesh_;
   LayoutMap& states_;
   std::vector<FactorRule> rules_;
+  std::map<int64_t, Layout> uneven_;  // per value: its layout extended by the axes that do not divide its dims
 };
 
 }  // namespace

@@ -366,7 +366,10 @@ FactorRule along_dimension_rule(const Eqn& eqn) {
   std::vector<int> shared(first.rank(), -1);
   for (std::size_t d = 0; d < first.rank(); ++d) {
     const bool joined = static_cast<int64_t>(d) == dimension;
-    shared[d] = rule.add_factor(first.shape[d], joined ? FactorKind::kPermutation : FactorKind::kPassThrough);
+    // The joined factor is as large as the largest tensor along it (the concatenation, or split's operand).
+    int64_t size = first.shape[d];
+    for (const Var& output : eqn.outputs) size = std::max(size, output.aval.shape.at(d));
+    shared[d] = rule.add_factor(size, joined ? FactorKind::kPermutation : FactorKind::kPassThrough);
   }
   const auto dims_of = [&](const Aval& aval) {
     std::vector<std::vector<int>> dims(aval.rank());

@@ -149,3 +149,30 @@ TEST_CASE("sliced, padded, concatenated and cumulative dims keep a sharding that
   CHECK(printed("print(spec_of(lambda a: a[::-1]), np.array_equal(np.asarray(jax.jit(lambda a: jnp.pad(a, 1))(a)),"
                 " np.pad(np.asarray(a), 1)))") == "P('data', 'model') True\n");
 }
+
+TEST_CASE("a permuted dim that stays sharded moves only neighbours' elements") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell(
+              "a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+              "import re\n"
+              "def kinds(fn):\n"
+              "    text = jax.jit(fn).lower(a).compile().as_text()\n"
+              "    return sorted(set(re.findall(r'(all-gather|all-reduce|all-to-all|collective-permute)\\(', text)))\n")
+              .ok());
+  // Every device reads rows another device holds: a collective-permute, and the run logs the same one.
+  CHECK(printed("print(kinds(lambda a: a[:4]), jax.jit(lambda a: a[:4])(a).sharding.spec)") ==
+        "['collective-permute'] P('data', 'model')\n");
+  const auto record = shardscope::api::last_program_run();
+  REQUIRE(record != nullptr);
+  REQUIRE(record->log.records().size() == 1);
+  CHECK(record->log.records()[0].origin.find("slice operand 0: neighbours' elements along dim 0") != std::string::npos);
+  // Each device's even rows and its own padded columns are already local: nothing moves.
+  CHECK(printed("print(kinds(lambda a: a[::2]), kinds(lambda a: jnp.pad(a, ((0, 0), (1, 1)))))") == "[] []\n");
+  REQUIRE(run_cell("padded = jax.jit(lambda a: jnp.pad(a, ((0, 0), (1, 1))))(a)").ok());
+  CHECK(collectives_of_last_run() == 0);
+  // Reversal sends blocks across the mesh; a concatenation regroups blocks with an all-to-all, as XLA does.
+  CHECK(printed("print(kinds(lambda a: a[::-1]), kinds(lambda a: jnp.concatenate([a, a], 0)))") ==
+        "['collective-permute'] ['all-to-all']\n");
+  CHECK(printed("print(np.array_equal(np.asarray(jax.jit(lambda a: jnp.concatenate([a[::-1], a[:4]], 0))(a)),"
+                " np.concatenate([np.asarray(a)[::-1], np.asarray(a)[:4]], 0)))") == "True\n");
+}

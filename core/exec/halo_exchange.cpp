@@ -1,0 +1,145 @@
+// Element sources of slice-like ops and the neighbour sends they take when a permuted dim stays sharded.
+#include "exec/halo_exchange.h"
+
+#include <algorithm>
+
+#include "ir/primitive.h"
+#include "spmd/collectives.h"
+
+namespace shardscope {
+namespace {
+
+std::vector<int64_t> ints(const Eqn& eqn, const std::string& key) { return param(eqn.params, key).as_ints(key); }
+
+std::vector<ElementSource> slice_sources(const Eqn& eqn, std::size_t dim, int64_t out_size) {
+  const int64_t start = ints(eqn, "start_indices").at(dim);
+  int64_t stride = 1;
+  if (const ParamValue* strides = find_param(eqn.params, "strides"); strides != nullptr && !strides->is_none()) {
+    stride = strides->as_ints("strides").at(dim);
+  }
+  std::vector<ElementSource> sources;
+  for (int64_t j = 0; j < out_size; ++j) sources.push_back({0, start + j * stride});
+  return sources;
+}
+
+std::vector<ElementSource> pad_sources(const Eqn& eqn, std::size_t dim, int64_t in_size, int64_t out_size) {
+  const std::vector<int64_t> low_high_interior =
+      param(eqn.params, "padding_config").as_items("padding_config").at(dim).as_ints("padding_config");
+  const int64_t low = low_high_interior.at(0);
+  const int64_t step = low_high_interior.at(2) + 1;
+  std::vector<ElementSource> sources(static_cast<std::size_t>(out_size));
+  for (int64_t i = 0; i < in_size; ++i) {
+    const int64_t j = low + i * step;  // negative low padding drops the leading elements
+    if (j >= 0 && j < out_size) sources[static_cast<std::size_t>(j)] = {0, i};
+  }
+  return sources;
+}
+
+std::vector<ElementSource> concatenate_sources(const Eqn& eqn, std::size_t dim) {
+  std::vector<ElementSource> sources;
+  for (std::size_t k = 0; k < eqn.inputs.size(); ++k) {
+    const int64_t size = atom_aval(eqn.inputs[k]).shape.at(dim);
+    for (int64_t i = 0; i < size; ++i) sources.push_back({k, i});
+  }
+  return sources;
+}
+
+// Elements of one device's block of an operand, other dims as `layout` cuts them, times `skip` along `dim`.
+int64_t block_bytes_per_index(const Aval& aval, const Layout& layout, std::size_t dim, const Mesh& mesh) {
+  int64_t elements = 1;
+  for (std::size_t d = 0; d < aval.rank(); ++d) {
+    if (d == dim) continue;
+    elements *= aval.shape[d] / (d < layout.size() ? mesh.axes_size(layout[d]) : 1);
+  }
+  return elements * static_cast<int64_t>(dtype_size(aval.dtype));
+}
+
+}  // namespace
+
+std::optional<std::vector<ElementSource>> element_sources(const Eqn& eqn, std::size_t dim) {
+  const std::string& name = eqn.primitive->name;
+  const int64_t out_size = eqn.outputs.at(0).aval.shape.at(dim);
+  const int64_t in_size = atom_aval(eqn.inputs.at(0)).shape.at(dim);
+  if (name == "slice") return slice_sources(eqn, dim, out_size);
+  if (name == "pad") return pad_sources(eqn, dim, in_size, out_size);
+  if (name == "rev") {
+    const std::vector<int64_t> reversed = ints(eqn, "dimensions");
+    const bool flipped = std::find(reversed.begin(), reversed.end(), static_cast<int64_t>(dim)) != reversed.end();
+    std::vector<ElementSource> sources;
+    for (int64_t j = 0; j < out_size; ++j) sources.push_back({0, flipped ? in_size - 1 - j : j});
+    return sources;
+  }
+  if (name == "concatenate" && param(eqn.params, "dimension").as_int("dimension") == static_cast<int64_t>(dim)) {
+    return concatenate_sources(eqn, dim);
+  }
+  return std::nullopt;
+}
+
+bool HaloExchange::moves_data() const {
+  return std::any_of(bytes_sent.begin(), bytes_sent.end(), [](int64_t b) { return b > 0; });
+}
+
+std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, const Layout& held,
+                                         const Layout& required, const Layout& result, const Mesh& mesh) {
+  std::vector<HaloExchange> exchanges;
+  if (eqn.outputs.size() != 1 || held.size() != required.size() || held.size() != result.size()) return exchanges;
+  const Aval& in = atom_aval(eqn.inputs.at(operand));
+  const Aval& out = eqn.outputs[0].aval;
+  if (in.rank() != out.rank()) return exchanges;
+  for (std::size_t d = 0; d < held.size(); ++d) {
+    if (held[d] == required[d]) continue;
+    // Only a dim the kernel needs whole and whose sharding the result keeps is exchanged; any other move
+    // (or an operand whose sharding on the dim differs from the result's) is a reshard.
+    if (!required[d].empty() || held[d].empty() || result[d] != held[d]) return {};
+    const auto sources = element_sources(eqn, d);
+    // Ops that need the dim whole for their own sake (a cumulative sum, an update) gather it instead.
+    if (!sources && eqn.primitive->name != "dynamic_slice") return {};
+    HaloExchange exchange{
+        eqn.primitive->name == "concatenate" ? CollectiveKind::kAllToAll : CollectiveKind::kCollectivePermute,
+        operand,
+        d,
+        held[d],
+        std::vector<int64_t>(mesh.devices().size(), 0),
+        std::vector<int64_t>(mesh.devices().size(), 0)};
+    const int64_t parts = mesh.axes_size(held[d]);
+    const int64_t in_block = in.shape[d] / parts;
+    const int64_t out_block = out.shape[d] / parts;
+    const int64_t bytes_per_index = block_bytes_per_index(in, held, d, mesh);
+    const std::vector<int64_t> coordinate = axis_indices(mesh, held[d]);
+    for (const auto& group : axis_groups(mesh, held[d])) {
+      for (const std::size_t member : group) {
+        const int64_t c = coordinate[member];
+        for (int64_t j = c * out_block; j < (c + 1) * out_block; ++j) {
+          // A read not known before the run (dynamic_slice) may come from anywhere: count it as received.
+          const ElementSource source = sources ? (*sources)[static_cast<std::size_t>(j)] : ElementSource{operand, -1};
+          const bool unknown = !sources;
+          if (!unknown && (source.operand != operand || source.index < 0)) continue;
+          const int64_t owner = unknown ? (c + 1) % parts : source.index / in_block;
+          if (owner == c) continue;
+          exchange.bytes_received[member] += bytes_per_index;
+          exchange.bytes_sent[group[static_cast<std::size_t>(owner)]] += bytes_per_index;
+        }
+      }
+    }
+    exchanges.push_back(std::move(exchange));
+  }
+  return exchanges;
+}
+
+CollectiveRecord halo_exchange_record(const HaloExchange& exchange, const Mesh& mesh, const std::string& origin) {
+  CollectiveRecord record;
+  record.kind = exchange.kind;
+  record.axes = exchange.axes;
+  record.origin = origin;
+  for (const auto& group : axis_groups(mesh, exchange.axes)) {
+    std::vector<int64_t> ids;
+    for (const std::size_t member : group) ids.push_back(mesh.devices()[member].id);
+    record.groups.push_back(std::move(ids));
+  }
+  for (const Device& device : mesh.devices()) record.device_ids.push_back(device.id);
+  record.bytes_sent = exchange.bytes_sent;
+  record.bytes_received = exchange.bytes_received;
+  return record;
+}
+
+}  // namespace shardscope
