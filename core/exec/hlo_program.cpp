@@ -47,27 +47,36 @@ class Lowerer {
   using LocalFn = std::function<Aval(const Atom&)>;
   Lowerer(HloProgram& program, LocalFn local) : program_(program), local_(std::move(local)) {}
 
+  // A collective moving an operand for one equation: steps of one operand's move chain, keyed by the operand
+  // (or by the value when the plan does not say which operand).
   void collective(const PlannedCollective& c, std::map<int64_t, int64_t>& moved) {
     HloInstruction instr;
     instr.kind = HloKind::kCollective;
     instr.collective = &c;
-    const auto it = moved.find(c.var_id);
+    const int64_t key = move_key(c);
+    const auto it = moved.find(key);
     instr.operands.push_back({it != moved.end() ? it->second : current(c.var_id), c.local_operand});
     instr.outputs.push_back({fresh(), c.local_result});
-    moved[c.var_id] = instr.outputs.back().id;
+    moved[key] = instr.outputs.back().id;
     program_.instructions.push_back(std::move(instr));
   }
+
+  // Operand positions as non-negative keys, values without one below them.
+  static int64_t move_key(const PlannedCollective& c) { return c.operand >= 0 ? c.operand : -2 - c.var_id; }
 
   void equation(const Eqn& eqn, const std::map<int64_t, int64_t>& moved) {
     HloInstruction instr;
     instr.kind = kind_of(eqn);
     instr.eqn = &eqn;
     for (const Var& out : eqn.outputs) instr.outputs.push_back({out.id, local_(Atom{out})});
-    for (const Atom& input : eqn.inputs) {
+    for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      const Atom& input = eqn.inputs[i];
       HloValue value{-1, local_(input)};
       if (const auto* var = std::get_if<Var>(&input)) {
-        const auto it = moved.find(var->id);
+        auto it = moved.find(static_cast<int64_t>(i));
+        if (it == moved.end()) it = moved.find(-2 - var->id);
         value.id = it != moved.end() ? it->second : current(var->id);
+        if (it != moved.end()) value.aval = program_.instructions[producer_of(it->second)].outputs.back().aval;
       }
       instr.operands.push_back(std::move(value));
     }
@@ -97,6 +106,15 @@ class Lowerer {
 
  private:
   int64_t fresh() { return next_id_--; }
+
+  std::size_t producer_of(int64_t id) const {
+    for (std::size_t i = program_.instructions.size(); i-- > 0;) {
+      for (const HloValue& out : program_.instructions[i].outputs) {
+        if (out.id == id) return i;
+      }
+    }
+    return 0;
+  }
 
   int64_t current(int64_t id) const {
     const auto it = current_.find(id);
@@ -235,7 +253,7 @@ HloProgram compiled_hlo(const Jaxpr& jaxpr, const PartitionPlan& plan) {
   const std::vector<bool> live = live_equations(jaxpr);
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     if (!live[e]) continue;
-    std::map<int64_t, int64_t> moved;  // operands moved for this equation only
+    std::map<int64_t, int64_t> moved;  // operands moved for this equation only (Lowerer::move_key)
     for (const PlannedCollective* c : before[e]) lowerer.collective(*c, moved);
     lowerer.equation(jaxpr.eqns[e], moved);
     for (const PlannedCollective* c : after[e]) lowerer.reduced(*c);

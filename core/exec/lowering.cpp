@@ -115,14 +115,15 @@ class Planner {
     context_ = outer;
   }
 
-  void move(const Atom& value, const Layout& from, const Layout& to, std::size_t equation, const std::string& origin) {
+  void move(const Atom& value, const Layout& from, const Layout& to, std::size_t equation, const std::string& origin,
+            int64_t operand = -1) {
     const Aval& global = atom_aval(value);
     const auto* var = std::get_if<Var>(&value);
     const int64_t var_id = var == nullptr ? -1 : var->id;
     if (from == to || global.rank() == 0) return;
     for (const ReshardStep& step : reshard_steps(from, to)) {
       add({equation, step.kind, step.axes, step.dimension, step.concat_dimension,
-           local_under(global, step.before, mesh_), local_under(global, step.after, mesh_), origin, var_id});
+           local_under(global, step.before, mesh_), local_under(global, step.after, mesh_), origin, var_id, operand});
     }
   }
 
@@ -147,7 +148,7 @@ class Planner {
         continue;
       }
       move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,
-           operand_move_reason(decided, i, layout_of(eqn.inputs[i])));
+           operand_move_reason(decided, i, layout_of(eqn.inputs[i])), static_cast<int64_t>(i));
     }
     if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
     // A loop or branch runs its body partitioned: the body's own collectives run inside it.

@@ -253,18 +253,22 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
   };
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     const Eqn& eqn = jaxpr.eqns[e];
-    // Operands moved for this equation only: later users still read the value in its own layout.
+    // Operands moved for this equation only: later users still read the value in its own layout. Each operand's
+    // moves chain on their own (t @ t gathers t one way for the left operand and another for the right).
     std::map<int64_t, std::string> moved;
+    const auto key = [](const PlannedCollective& c) { return c.operand >= 0 ? c.operand : -2 - c.var_id; };
     for (const PlannedCollective& c : plan.collectives) {
       if (c.equation != e || c.kind == CollectiveKind::kAllReduce) continue;
-      const auto it = moved.find(c.var_id);
-      moved[c.var_id] = print_collective(c, it != moved.end() ? it->second : names.of_id(c.var_id));
+      const auto it = moved.find(key(c));
+      moved[key(c)] = print_collective(c, it != moved.end() ? it->second : names.of_id(c.var_id));
     }
     const std::string base = "%" + eqn.primitive->name + "." + std::to_string(counter++);
     std::vector<std::string> operands;
-    for (const Atom& input : eqn.inputs) {
+    for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
+      const Atom& input = eqn.inputs[i];
       const auto* var = std::get_if<Var>(&input);
-      const auto it = var == nullptr ? moved.end() : moved.find(var->id);
+      auto it = moved.find(static_cast<int64_t>(i));
+      if (it == moved.end() && var != nullptr) it = moved.find(-2 - var->id);
       operands.push_back(it != moved.end() ? it->second : names.of(input));
     }
     std::vector<std::string> shapes;

@@ -122,3 +122,26 @@ TEST_CASE("dead equations are not part of the compiled program") {
   const Lowered lowered(jaxpr, {sds({8, 8})}, {}, kProfile);
   CHECK(compiled_hlo(lowered.compile().program(), lowered.compile().plan()).instructions.size() == 1);
 }
+
+TEST_CASE("t @ t gathers t once per operand and the dot reads the gathered blocks") {
+  // On P('data', 'model') the left operand is gathered over 'model' (f32[2,8]) and the right over 'data'
+  // (f32[8,4]), each from t's own block: the dot contracts 8 elements per result (XLA: 128 flops).
+  JaxprBuilder b;
+  const Var t = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Params dims{{"dimension_numbers", dot_dimension_numbers_param({1}, {0}, {}, {})},
+                    {"precision", ParamValue::None{}},
+                    {"preferred_element_type", ParamValue::None{}}};
+  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {t, t}, dims)});
+  const Mesh mesh = data_model_mesh();
+  const NamedSharding sharded = make_named_sharding(mesh, parse_partition_spec("P('data', 'model')"), kProfile);
+  const Compiled compiled = Lowered(jaxpr, {sds({8, 8}, Sharding{sharded})}, {}, kProfile).compile();
+  CHECK(compiled_cost_analysis(compiled).at("flops") == 128.0);
+  const std::string text = compiled.as_text();
+  CAPTURE(text);
+  CHECK(text.find("all-gather(%p0)") != std::string::npos);
+  CHECK(text.find("all-gather(%all-gather") == std::string::npos);
+  const HloProgram program = compiled_hlo(compiled.program(), compiled.plan());
+  REQUIRE(program.instructions.size() == 3);
+  CHECK(program.instructions[2].operands[0].aval.shape == Shape{2, 8});
+  CHECK(program.instructions[2].operands[1].aval.shape == Shape{8, 4});
+}
