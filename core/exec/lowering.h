@@ -29,7 +29,7 @@ struct PlannedCollective {
   Aval local_operand;
   Aval local_result;
   std::string origin;
-  int64_t var_id = -1;  // the value it moves (an operand of `equation`, or its result for all-reduces)
+  int64_t var_id = -1;   // the value it moves (an operand of `equation`, or its result for all-reduces)
   int64_t operand = -1;  // which operand of `equation` it moves (one value may be several operands, moved apart)
 };
 
