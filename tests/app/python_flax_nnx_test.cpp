@@ -102,3 +102,18 @@ TEST_CASE("nnx.jit writes mutations back, vmap adds the partition axis, abstract
   CHECK(printed("print(nnx.eval_shape(lambda: nnx.Linear(3, 4, rngs=nnx.Rngs(0))).kernel.value)") ==
         "ShapeDtypeStruct(shape=(3, 4), dtype=float32)\n");
 }
+
+TEST_CASE("before Flax 0.12 annotations stay metadata until a jitted constraint places the state") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.6.2')\n_shardscope.set_device_preset('cpu:8')\n"
+                   "import jax\nimport jax.numpy as jnp\nfrom flax import nnx\n"
+                   "mesh = jax.make_mesh((2, 4), ('data', 'model'))\n")
+              .ok());
+  CHECK(printed("w = nnx.Param(jnp.ones((4, 8)), sharding=(None, 'model'))\nprint(w.sharding, "
+                "type(w.value.sharding).__name__)") == "(None, 'model') SingleDeviceSharding\n");
+  CHECK(printed("class M(nnx.Module):\n"
+                "  def __init__(self, rngs):\n"
+                "    self.w = nnx.Param(rngs.params.lecun_normal()((4, 8)), sharding=(None, 'model'))\n"
+                "@nnx.jit\ndef create():\n  m = M(nnx.Rngs(0))\n  st = nnx.state(m)\n"
+                "  nnx.update(m, jax.lax.with_sharding_constraint(st, nnx.get_partition_spec(st)))\n  return m\n"
+                "with mesh:\n  m = create()\nprint(m.w.value.sharding.spec)") == "PartitionSpec(None, 'model')\n");
+}

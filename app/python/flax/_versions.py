@@ -3,8 +3,9 @@
 
 
 def jax_version():
-    import jax
-    return tuple(int(part) for part in jax.__version__.split('.')[:3])
+    # The engine's current profile (jax.__version__ is fixed when jax is first imported).
+    import _shardscope
+    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
 
 
 def returns_frozen_dicts():

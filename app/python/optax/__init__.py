@@ -10,6 +10,6 @@ from optax import tree_utils  # noqa: F401
 def __getattr__(name):
     # The optax release of the profile's months: 0.2.8 next to jax 0.11, 0.2.4 before.
     if name == '__version__':
-        import jax
-        return '0.2.8' if tuple(int(p) for p in jax.__version__.split('.')[:2]) >= (0, 11) else '0.2.4'
+        import _shardscope
+        return '0.2.8' if tuple(int(p) for p in _shardscope.jax_version().split('.')[:2]) >= (0, 11) else '0.2.4'
     raise AttributeError(f"module 'optax' has no attribute '{name}'")
