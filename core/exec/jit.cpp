@@ -237,9 +237,8 @@ class PartitionedRun {
       for (std::size_t r = 0; r < outputs.size(); ++r) outputs[r][d] = results.at(r);
     });
     for (std::size_t r = 0; r < outputs.size(); ++r) {
-      if (!reduced_axes.empty()) {
-        outputs[r] =
-            all_reduce(mesh_, reduced_axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
+      for (const std::vector<std::string>& axes : plan.reductions) {
+        outputs[r] = all_reduce(mesh_, axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
       }
       bind_produced(eqn.outputs[r], {produced[r], outputs[r]});
     }

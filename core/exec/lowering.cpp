@@ -63,32 +63,6 @@ Layout trimmed(Layout layout) {
   return layout;
 }
 
-// The axes each sharded reduction factor of a local equation sums over, one list per factor: the partitioner
-// all-reduces each reduced dimension on its own (a sum over a [data, model]-sharded matrix takes two).
-std::vector<std::vector<std::string>> reductions_by_factor(const Eqn& eqn, const EquationPlan& decided,
-                                                           const LayoutMap& layouts, const Mesh& mesh) {
-  if (decided.reduced_axes.empty()) return {};
-  const FactorRule rule = factor_rule_for(eqn);
-  std::vector<std::vector<std::string>> groups;
-  std::vector<std::string> all;
-  for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
-    if (rule.kinds[f] != FactorKind::kReduction) continue;
-    std::optional<std::vector<std::string>> agreed;
-    for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
-      const auto from_operand = factor_axes(rule.operands[o], layout_in(layouts, eqn.inputs[o]), rule, mesh);
-      const auto it = from_operand.find(static_cast<int>(f));
-      if (it == from_operand.end()) continue;
-      agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
-    }
-    if (!agreed || agreed->empty()) continue;
-    all.insert(all.end(), agreed->begin(), agreed->end());
-    groups.push_back(*agreed);
-  }
-  // The plan is the authority on what is reduced; split it only where the factors account for it exactly.
-  if (all != decided.reduced_axes) return {decided.reduced_axes};
-  return groups;
-}
-
 // Walks the program the way the partitioned run does, recording collectives instead of moving data.
 class Planner {
  public:
@@ -134,8 +108,8 @@ class Planner {
     const Aval local = local_under(atom_aval(value), layout_of(value), mesh_);
     for (const HaloExchange& exchange : exchanges) {
       if (!exchange.moves_data()) continue;
-      add({index, exchange.kind, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local,
-           local, halo_exchange_reason(decided, exchange), var == nullptr ? -1 : var->id});
+      add({index, exchange.kind, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local, local,
+           halo_exchange_reason(decided, exchange), var == nullptr ? -1 : var->id});
     }
   }
 
@@ -153,14 +127,9 @@ class Planner {
     if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
     // A loop or branch runs its body partitioned: the body's own collectives run inside it.
     if (decided.mode == EquationMode::kLocal && is_control_flow(eqn)) control_flow_bodies(index, eqn, decided);
-    // Inside a body each reduced factor is all-reduced on its own, as XLA partitions it (the run of a body does
-    // not log its collectives, so nothing else has to agree); the top level keeps the run's one all-reduce.
-    const auto reductions = context_.empty() ? std::vector<std::vector<std::string>>{decided.reduced_axes}
-                                             : reductions_by_factor(eqn, decided, *layouts_, mesh_);
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
       const Var& output = eqn.outputs[r];
-      for (const std::vector<std::string>& axes : reductions) {
-        if (axes.empty()) continue;
+      for (const std::vector<std::string>& axes : decided.reductions) {
         const Aval local = local_under(output.aval, decided.produced.at(r), mesh_);
         add({index, CollectiveKind::kAllReduce, axes, -1, -1, local, local, eqn.primitive->name + " partial results",
              output.id});

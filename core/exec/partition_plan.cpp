@@ -68,8 +68,9 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
       agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
     }
     axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
-    plan.reduced_axes.insert(plan.reduced_axes.end(), axes[static_cast<int>(f)].begin(),
-                             axes[static_cast<int>(f)].end());
+    const std::vector<std::string>& reduced = axes[static_cast<int>(f)];
+    plan.reduced_axes.insert(plan.reduced_axes.end(), reduced.begin(), reduced.end());
+    if (!reduced.empty()) plan.reductions.push_back(reduced);
   }
   for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
     const Aval& aval = atom_aval(eqn.inputs[o]);

@@ -30,6 +30,9 @@ struct EquationPlan {
   std::vector<Layout> produced;
   // Mesh axes the kernel's partial results are summed (or max/min-reduced) over.
   std::vector<std::string> reduced_axes;
+  // The same axes, one list per reduced dimension: the partitioner all-reduces each dimension on its own (a sum
+  // over a [data, model]-sharded matrix takes two all-reduces), in the order of the op's factors.
+  std::vector<std::vector<std::string>> reductions;
   // Why operands move: the op that needs them so ("dot_general operand", "shard_map in_specs", ...).
   std::string reason;
   // Per operand: the dims a slice-like kernel needs whole while its result keeps them sharded. The operand

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "api/transforms.h"
 #include "app/python_test_support.h"
@@ -175,4 +176,16 @@ TEST_CASE("a permuted dim that stays sharded moves only neighbours' elements") {
         "['collective-permute'] ['all-to-all']\n");
   CHECK(printed("print(np.array_equal(np.asarray(jax.jit(lambda a: jnp.concatenate([a[::-1], a[:4]], 0))(a)),"
                 " np.concatenate([np.asarray(a)[::-1], np.asarray(a)[:4]], 0)))") == "True\n");
+}
+
+TEST_CASE("a reduction over two sharded dims all-reduces each dim on its own") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                "print(jax.jit(lambda a: a.sum())(a))") == "2016.0\n");
+  const auto record = shardscope::api::last_program_run();
+  REQUIRE(record != nullptr);
+  REQUIRE(record->log.records().size() == 2);
+  CHECK(record->log.records()[0].axes == std::vector<std::string>{"data"});
+  CHECK(record->log.records()[1].axes == std::vector<std::string>{"model"});
+  CHECK(printed("print(jax.jit(lambda a: a.sum()).lower(a).compile().as_text().count('all-reduce('))") == "2\n");
 }

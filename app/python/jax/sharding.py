@@ -49,4 +49,6 @@ def __getattr__(name):
         if (0, 5, 0) <= version < (0, 8, 0):
             from jax._src.mesh_context import use_mesh
             return use_mesh
-    raise AttributeError(f"module 'jax.sharding' has no attribute '{name}'")
+    import sys
+    # name and obj let the traceback suggest a close name ("Did you mean: 'set_mesh'?") as for any module.
+    raise AttributeError(f"module 'jax.sharding' has no attribute '{name}'", name=name, obj=sys.modules[__name__])
