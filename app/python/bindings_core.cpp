@@ -41,6 +41,19 @@ Sharding sharding_from_python(const py::handle& object) {
   throw type_error("expected a Sharding or a Device, got " + py::repr(object).cast<std::string>());
 }
 
+// JAX's device_put check (api._check_sharding): errors name "device_put args"; uneven shards quote the user's
+// source line, which 0.11 also prints.
+void check_device_put_sharding(const Sharding& sharding, const Shape& shape) {
+  std::string source;
+  const auto* named = std::get_if<NamedSharding>(&sharding);
+  const bool rank_fits = named == nullptr || named->spec.size() <= shape.size();
+  if (rank_fits && !divides_evenly(sharding, shape)) {
+    source = py::module_::import("jax._src.source_info").attr("summarize_current")().cast<std::string>();
+    if (profile().has(JaxFeature::kIndivisibleErrorPrintsSource)) py::print(source);
+  }
+  check_argument_divisible("device_put args", "", sharding, shape, profile(), source);
+}
+
 SpecEntry spec_entry(const py::handle& entry) {
   if (entry.is_none()) return SpecEntry::none();
   if (py::isinstance<py::str>(entry)) return SpecEntry::of_axes({entry.cast<std::string>()});
@@ -293,6 +306,12 @@ void bind_shardings(py::module_& m) {
              return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
            }),
            py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
+      // Any other spec fails where JAX's NamedSharding reads the spec's partitions.
+      .def(py::init([](const Mesh&, const py::object& spec, const py::object&) -> NamedSharding {
+             throw py::attribute_error("'" + py::type::of(spec).attr("__name__").cast<std::string>() +
+                                       "' object has no attribute 'partitions'");
+           }),
+           py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
       .def_property_readonly("mesh", [](const NamedSharding& s) { return s.mesh; })
       .def_property_readonly("spec", [](const NamedSharding& s) { return s.spec; })
       .def_property_readonly("memory_kind", [](const NamedSharding& s) { return s.memory_kind; })
@@ -416,9 +435,14 @@ void bind_arrays(py::module_& m) {
     const Array array =
         value.is_concrete() ? value.array() : to_value(py::module_::import("numpy").attr("asarray")(x)).array();
     if (target.is_none()) return PyValue(value.is_concrete() ? value : api::Value::concrete(array));
-    return PyValue(
-        api::Value::concrete(reshard(array, sharding_from_python(target), profile(), nullptr, "device_put")));
+    const Sharding sharding = sharding_from_python(target);
+    check_device_put_sharding(sharding, array.shape());
+    return PyValue(api::Value::concrete(reshard(array, sharding, profile(), nullptr, "device_put")));
   });
+  m.def("check_annotation_rank",
+        [](const std::string& what, const std::string& keypath, const py::object& sharding, std::size_t rank) {
+          check_annotation_rank(what, keypath, sharding_from_python(sharding), rank, profile());
+        });
   m.def("bind", [](const std::string& primitive, const py::list& inputs, const py::dict& params) {
     return from_values(api::bind(primitive, to_values(inputs), params_from_python(params)));
   });

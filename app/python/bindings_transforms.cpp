@@ -414,17 +414,23 @@ void bind_transforms(py::module_& m) {
         [](const py::function& f, const py::list& primals, const py::list& tangents, const std::string& name) {
           return from_values(api::call_jvp(wrap(f), to_values(primals), to_values(tangents), name));
         });
-  m.def("shard_map_call",
-        [](const py::function& f, const py::list& args, const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
-           const std::vector<PartitionSpec>& out_specs, bool check_vma, const std::string& name) {
-          ShardMapSpec spec;
-          spec.mesh = mesh;
-          spec.in_specs = in_specs;
-          spec.out_specs = out_specs;
-          spec.check_vma = check_vma;
-          spec.function_name = name;
-          return from_values(api::call_shard_map(wrap(f), to_values(args), std::move(spec)));
-        });
+  m.def(
+      "shard_map_call",
+      [](const py::function& f, const py::list& args, const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+         const std::vector<PartitionSpec>& out_specs, bool check_vma, const std::string& name,
+         const std::vector<std::tuple<std::string, std::string, std::string>>& arg_paths) {
+        ShardMapSpec spec;
+        spec.mesh = mesh;
+        spec.in_specs = in_specs;
+        spec.out_specs = out_specs;
+        spec.check_vma = check_vma;
+        spec.function_name = name;
+        for (const auto& [keypath, spec_keypath, note] : arg_paths)
+          spec.arg_paths.push_back({keypath, note, spec_keypath});
+        return from_values(api::call_shard_map(wrap(f), to_values(args), std::move(spec)));
+      },
+      py::arg("f"), py::arg("args"), py::arg("mesh"), py::arg("in_specs"), py::arg("out_specs"), py::arg("check_vma"),
+      py::arg("name"), py::arg("arg_paths") = std::vector<std::tuple<std::string, std::string, std::string>>{});
   m.def("pmap_call", [](const py::function& f, const py::list& args, std::optional<std::string> axis_name,
                         const py::object& in_axes, const py::object& out_axes, std::optional<int64_t> axis_size,
                         const py::object& devices, const std::string& name) {

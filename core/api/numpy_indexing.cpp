@@ -72,12 +72,9 @@ Value getitem(const Value& x, const std::vector<IndexItem>& index) {
       if (size == 0) {
         throw Error("IndexError", "index is out of bounds for axis " + std::to_string(axis) + " with size 0");
       }
-      if (item.index < -size || item.index >= size) {
-        throw Error("IndexError", "index " + std::to_string(item.index) + " out of bounds for axis " +
-                                      std::to_string(axis) + " with size " + std::to_string(size) +
-                                      " (normalize_indices=True)");
-      }
-      const int64_t at = item.index < 0 ? item.index + size : item.index;
+      // JAX checks static indices only under jax_check_static_indices (off by default): an index out of
+      // bounds becomes a dynamic_slice, which clamps it into the axis.
+      const int64_t at = std::clamp(item.index < 0 ? item.index + size : item.index, int64_t{0}, size - 1);
       start.push_back(at);
       limit.push_back(at + 1);
       strides.push_back(1);

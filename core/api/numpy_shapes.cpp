@@ -27,14 +27,14 @@ Value reshape(const Value& x, const std::vector<int64_t>& shape) {
     const auto at = static_cast<std::size_t>(std::find(shape.begin(), shape.end(), -1) - shape.begin());
     if (known == 0 || size % known != 0) {
       throw type_error("cannot reshape array of shape " + tuple_text(shape_of(x)) + " (size " + std::to_string(size) +
-                       ") into shape " + tuple_text(shape));
+                       ") into shape " + tuple_text(shape) + " because the product of specified axis sizes (" +
+                       std::to_string(known) + ") does not evenly divide " + std::to_string(size));
     }
     resolved[at] = size / known;
   }
   if (product(resolved) != size) {
     throw type_error("cannot reshape array of shape " + tuple_text(shape_of(x)) + " (size " + std::to_string(size) +
-                     ") into shape " + tuple_text(shape) + " because the product of specified axis sizes (" +
-                     std::to_string(product(resolved)) + ") != " + std::to_string(size));
+                     ") into shape " + tuple_text(shape) + " (size " + std::to_string(product(resolved)) + ")");
   }
   return lax::reshape(x, resolved);
 }

@@ -115,6 +115,9 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kLargeSubJaxprsShared, {0, 10, 2}, "sub-jaxprs over 10 equations print once, up front"},
       {JaxFeature::kShardMapNewlyManualAxes, {0, 11, 0}, "shard_map's manual_axes is renamed newly_manual_axes"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
+      {JaxFeature::kIndivisibleErrorPrintsSource, {0, 11, 0}, "uneven device_put/jit shards print the source"},
+      {JaxFeature::kLiteralsPrintItem, {0, 7, 2}, "float literals print their value as a Python float"},
+      {JaxFeature::kFrozenSetParamsBraced, {0, 11, 0}, "frozenset params print frozenset({...}), even empty"},
       {JaxFeature::kReduceMaxMinOutShardingParam, {0, 11, 1}, "reduce_max/reduce_min have an out_sharding param"},
   };
   return table;

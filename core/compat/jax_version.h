@@ -88,6 +88,9 @@ enum class JaxFeature {
   kArrayDeviceMethodDeprecated,     // arr.device() warns (DeprecationWarning: use arr.devices())
   kArrayDeviceMethodRemoved,        // arr.device() is gone
   kArrayDeviceProperty,             // arr.device is a property (the device, or the sharding of several)
+  kIndivisibleErrorPrintsSource,    // device_put/jit print the user's source line before raising IndivisibleError
+  kLiteralsPrintItem,      // float literals print np.asarray(val).item(): 0.044715 in f32 is 0.044714998453855515
+  kFrozenSetParamsBraced,  // frozenset params print sorted in braces, frozenset({}) when empty
   kCount
 };
 

@@ -26,14 +26,17 @@ std::vector<std::string> in_mesh_order(const Mesh& mesh, const std::vector<std::
   return ordered;
 }
 
-ValuePath arg_path(const ShardMapSpec& spec, std::size_t i) {
-  if (i < spec.arg_paths.size()) return spec.arg_paths[i];
-  return {"[" + std::to_string(i) + "]", ""};
+// The path of operand i of `count`: arg_paths name the caller's arguments, which follow the values the body
+// captured (those come first, with P() specs that never fail a check).
+ValuePath arg_path(const ShardMapSpec& spec, std::size_t i, std::size_t count) {
+  const std::size_t captured = count > spec.arg_paths.size() ? count - spec.arg_paths.size() : 0;
+  if (i >= captured && i - captured < spec.arg_paths.size()) return spec.arg_paths[i - captured];
+  return {"[" + std::to_string(i) + "]", "", std::nullopt};
 }
 
 ValuePath out_path(const ShardMapSpec& spec, std::size_t i) {
   if (i < spec.out_paths.size()) return spec.out_paths[i];
-  return {spec.out_specs.size() == 1 ? "" : "[" + std::to_string(i) + "]", ""};
+  return {spec.out_specs.size() == 1 ? "" : "[" + std::to_string(i) + "]", "", std::nullopt};
 }
 
 std::string joined_messages(std::vector<std::string> messages) {
@@ -52,12 +55,13 @@ void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& glo
     const PartitionSpec& s = spec.in_specs[i];
     const Aval& aval = global_avals[i];
     if (s.size() <= aval.rank()) continue;
-    const ValuePath path = arg_path(spec, i);
+    const ValuePath path = arg_path(spec, i, global_avals.size());
     any_scalar = any_scalar || aval.rank() == 0;
-    rank_messages.push_back("* in_specs" + path.keypath + " is " + s.repr(profile) + " which has length " +
-                            std::to_string(s.size()) + ", but the passed args" + path.keypath + path.binding_note +
-                            " has shape " + aval.str_short(false) + ", which has rank " + std::to_string(aval.rank()) +
-                            " (and " + std::to_string(aval.rank()) + " < " + std::to_string(s.size()) + ")");
+    rank_messages.push_back("* in_specs" + path.spec_keypath.value_or(path.keypath) + " is " + s.repr(profile) +
+                            " which has length " + std::to_string(s.size()) + ", but the passed args" + path.keypath +
+                            path.binding_note + " has shape " + aval.str_short(false) + ", which has rank " +
+                            std::to_string(aval.rank()) + " (and " + std::to_string(aval.rank()) + " < " +
+                            std::to_string(s.size()) + ")");
   }
   if (!rank_messages.empty()) {
     std::string message = "shard_map applied to the function '" + f +
@@ -78,7 +82,7 @@ void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& glo
   for (std::size_t i = 0; i < global_avals.size() && i < spec.in_specs.size(); ++i) {
     const PartitionSpec& s = spec.in_specs[i];
     const Aval& aval = global_avals[i];
-    const ValuePath path = arg_path(spec, i);
+    const ValuePath path = arg_path(spec, i, global_avals.size());
     for (std::size_t d = 0; d < s.size(); ++d) {
       const std::vector<std::string>& names = s.entries()[d].axes;
       if (names.empty()) continue;
@@ -89,10 +93,10 @@ void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& glo
       const std::string axis = names.size() > 1 ? "axes " + python_tuple(quoted) : "axis " + quoted[0];
       divisibility_messages.push_back(
           "* the passed args" + path.keypath + " of shape " + aval.str_short(false) + path.binding_note +
-          " corresponds to in_specs" + path.keypath + " of value " + s.repr(profile) + ", which maps array axis " +
-          std::to_string(d) + " (of size " + std::to_string(aval.shape[d]) + ") to mesh " + axis + " (of " +
-          (names.size() > 1 ? "total " : "") + "size " + std::to_string(size) + "), but " + std::to_string(size) +
-          " does not evenly divide " + std::to_string(aval.shape[d]));
+          " corresponds to in_specs" + path.spec_keypath.value_or(path.keypath) + " of value " + s.repr(profile) +
+          ", which maps array axis " + std::to_string(d) + " (of size " + std::to_string(aval.shape[d]) + ") to mesh " +
+          axis + " (of " + (names.size() > 1 ? "total " : "") + "size " + std::to_string(size) + "), but " +
+          std::to_string(size) + " does not evenly divide " + std::to_string(aval.shape[d]));
     }
   }
   if (!divisibility_messages.empty()) {
@@ -187,7 +191,11 @@ std::vector<Array> run_shard_map(const Jaxpr& body, const ShardMapSpec& spec, co
   check_shard_map_args(spec, global_avals);
   std::vector<Aval> body_outs;
   for (const Atom& out : body.outvars) body_outs.push_back(atom_aval(out));
-  check_shard_map_outputs(spec, body_outs);
+  // Eagerly, JAX matches each output to its out_spec with a nested shard_map of its `_rem_singleton` helper,
+  // and it is that shard_map's check which fails: the error names the helper.
+  ShardMapSpec matching = spec;
+  matching.function_name = "_rem_singleton";
+  check_shard_map_outputs(matching, body_outs);
 
   std::vector<DeviceBuffers> locals;
   for (std::size_t i = 0; i < args.size(); ++i) {

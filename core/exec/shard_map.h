@@ -1,6 +1,7 @@
 // shard_map (Manual mode): JAX's argument checks, per-device local types, lockstep execution, output assembly.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,8 +15,9 @@ namespace shardscope {
 
 // How the Python layer names one flattened argument or output in messages.
 struct ValuePath {
-  std::string keypath;       // "" for a lone value, "[0]", "[1]['w']", ...
-  std::string binding_note;  // e.g. ", where args[0] is bound to f's parameter 'x',"; may be empty
+  std::string keypath;                      // "" for a lone value, "[0]", "[1]['w']", ...
+  std::string binding_note;                 // e.g. ", where args[0] is bound to f's parameter 'x',"; may be empty
+  std::optional<std::string> spec_keypath;  // where its spec sits in in_specs ("" for one spec); else keypath
 };
 
 struct ShardMapSpec {

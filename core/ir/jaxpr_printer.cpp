@@ -2,11 +2,13 @@
 #include "ir/jaxpr_printer.h"
 
 #include <charconv>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "base/half_float.h"
 #include "ir/pretty.h"
 #include "ir/primitive.h"
 
@@ -25,8 +27,12 @@ std::string alphabetic_name(int64_t n) {
 }
 
 std::string float32_repr(float value) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  char buffer[64];
+  // numpy's str of a float32: shortest digits, fixed-point from 1e-4 up to 1e16 (as Python's float repr).
+  const float magnitude = std::fabs(value);
+  const bool fixed = std::isfinite(value) && (magnitude == 0 || (magnitude >= 1e-4F && magnitude < 1e16F));
+  const auto [end, ec] = fixed ? std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed)
+                               : std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string text(buffer, end);
   if (text.find_first_of(".en") == std::string::npos) text += ".0";
   return text;
@@ -266,6 +272,16 @@ class Printer {
 
 }  // namespace
 
+namespace {
+
+double value_in_dtype(double value, DType dtype) {
+  if (dtype == DType::kBFloat16) return bf16_to_float(double_to_bf16(value));
+  if (dtype == DType::kFloat16) return f16_to_float(double_to_f16(value));
+  return static_cast<float>(value);
+}
+
+}  // namespace
+
 std::string literal_text(const Literal& literal, const JaxProfile& profile) {
   std::string value = std::visit(
       [&](const auto& v) -> std::string {
@@ -275,7 +291,11 @@ std::string literal_text(const Literal& literal, const JaxProfile& profile) {
         } else if constexpr (std::is_same_v<T, int64_t>) {
           return std::to_string(v);
         } else {
-          return literal.aval.dtype == DType::kFloat64 ? python_float_repr(v) : float32_repr(static_cast<float>(v));
+          if (literal.aval.dtype == DType::kFloat64) return python_float_repr(v);
+          // Literal.__str__ prints np.asarray(val).item(): the dtype's value widened to a Python float.
+          if (profile.has(JaxFeature::kLiteralsPrintItem))
+            return python_float_repr(value_in_dtype(v, literal.aval.dtype));
+          return float32_repr(static_cast<float>(v));
         }
       },
       literal.value);

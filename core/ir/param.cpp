@@ -52,7 +52,8 @@ std::string python_float_repr(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buffer[64];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  // Shortest round-trip digits, fixed-point (plain to_chars would write 100000.0 as "1e+05").
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
   std::string text(buffer, end);
   // Python switches to exponent form below 1e-4 and from 1e16, and writes "1e-05" with two exponent digits.
   const double magnitude = std::fabs(value);
@@ -100,7 +101,9 @@ std::string ParamValue::repr(const JaxProfile& profile) const {
           std::vector<std::string> items;
           for (const std::string& name : v.names) items.push_back(python_string_repr(name));
           std::sort(items.begin(), items.end());
-          return items.empty() ? "frozenset()" : "frozenset({" + join(items, ", ") + "})";
+          // 0.11's pp_kv_pair formats frozensets itself; before, str() gave frozenset() when empty.
+          const bool braced = !items.empty() || profile.has(JaxFeature::kFrozenSetParamsBraced);
+          return braced ? "frozenset({" + join(items, ", ") + "})" : "frozenset()";
         } else if constexpr (std::is_same_v<T, DType>) {
           return "dtype('" + std::string(dtype_name(v)) + "')";
         } else if constexpr (std::is_same_v<T, PartitionSpec>) {

@@ -204,6 +204,7 @@ Primitive pvary_primitive() {
         if (std::find(aval.varying.begin(), aval.varying.end(), axis) == aval.varying.end())
           aval.varying.push_back(axis);
       }
+      aval.varying = in_binding_order(aval.varying);  // a type's varying axes are a set, kept in mesh order
     }
     return out;
   };

@@ -165,11 +165,22 @@ Shape shard_shape(const Sharding& sharding, const Shape& shape, const JaxProfile
   return result;
 }
 
+void check_annotation_rank(const std::string& what, const std::string& keypath, const Sharding& sharding,
+                           std::size_t rank, const JaxProfile& profile) {
+  try {
+    check_rank_compatible(sharding, rank, profile);
+  } catch (const Error& error) {
+    const std::string name = keypath.empty() ? "" : " with pytree key path " + keypath;
+    throw value_error("One of " + what + name + " is incompatible with its sharding annotation " +
+                      sharding_repr(sharding, profile) + ": " + error.what());
+  }
+}
+
 void check_argument_divisible(const std::string& what, const std::string& keypath, const Sharding& sharding,
                               const Shape& shape, const JaxProfile& profile, const std::string& source) {
-  check_rank_compatible(sharding, shape.size(), profile);
-  const std::vector<int64_t> factors = tiling_factors(sharding, shape.size());
   const std::string name = keypath.empty() ? "" : " with pytree key path " + keypath;
+  check_annotation_rank(what, keypath, sharding, shape.size(), profile);
+  const std::vector<int64_t> factors = tiling_factors(sharding, shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] % factors[d] == 0) continue;
     if (!profile.has(JaxFeature::kIndivisibleErrorClass)) {
@@ -186,6 +197,14 @@ void check_argument_divisible(const std::string& what, const std::string& keypat
                     python_int_tuple(shape) + ", per-dimension tiling factors: " + python_int_tuple(factors) +
                     " should evenly divide the shape). This error " + "occurs at source:  " + source);
   }
+}
+
+bool divides_evenly(const Sharding& sharding, const Shape& shape) {
+  const std::vector<int64_t> factors = tiling_factors(sharding, shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] % factors[d] != 0) return false;
+  }
+  return true;
 }
 
 bool is_fully_replicated(const Sharding& sharding) {

@@ -53,11 +53,20 @@ void check_rank_compatible(const Sharding& sharding, std::size_t rank, const Jax
 // sharding.shard_shape(shape): IndivisibleError (JAX's message) when a sharded dimension is not divisible.
 [[nodiscard]] Shape shard_shape(const Sharding& sharding, const Shape& shape, const JaxProfile& profile);
 
-// The check device_put and jit run on their arguments (JAX's B1 error per version): `what` is
+// check_rank_compatible's error as jit and device_put report it: "One of <what> [with pytree key path <keypath>]
+// is incompatible with its sharding annotation <sharding>: <error>".
+void check_annotation_rank(const std::string& what, const std::string& keypath, const Sharding& sharding,
+                           std::size_t rank, const JaxProfile& profile);
+
+// The check device_put and jit run on their arguments (JAX's pjit_check_aval_sharding per version): a spec
+// longer than the rank is "incompatible with its sharding annotation"; otherwise uneven shards raise. `what` is
 // "device_put args", "pjit arguments", "pjit outputs", ...; `keypath` names the value (empty: none);
 // `source` is the user's `file:line (function)` the newest JAX quotes.
 void check_argument_divisible(const std::string& what, const std::string& keypath, const Sharding& sharding,
                               const Shape& shape, const JaxProfile& profile, const std::string& source = "");
+
+// Whether every sharded dimension of `shape` splits into equal shards.
+[[nodiscard]] bool divides_evenly(const Sharding& sharding, const Shape& shape);
 
 [[nodiscard]] bool is_fully_replicated(const Sharding& sharding);
 

@@ -1,7 +1,9 @@
 // JaxprBuilder: shape rules at bind time, equations in program order.
 #include "trace/builder.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "base/error.h"
 #include "explicit/sharding_rules.h"
@@ -22,10 +24,71 @@ Var JaxprBuilder::constant(Aval aval) {
   return v;
 }
 
+namespace {
+
+// The ops whose lax functions call JAX's auto_insert_reshard (standard_insert_pvary before 0.10.2) on their
+// operands, and add_any (ad_util.add_jaxvals).
+bool matches_operand_vma(const std::string& name) {
+  static const std::set<std::string> names = {"add",
+                                              "sub",
+                                              "mul",
+                                              "div",
+                                              "rem",
+                                              "max",
+                                              "min",
+                                              "pow",
+                                              "atan2",
+                                              "nextafter",
+                                              "complex",
+                                              "and",
+                                              "or",
+                                              "xor",
+                                              "shift_left",
+                                              "shift_right_arithmetic",
+                                              "shift_right_logical",
+                                              "eq",
+                                              "ne",
+                                              "ge",
+                                              "gt",
+                                              "le",
+                                              "lt",
+                                              "clamp",
+                                              "concatenate",
+                                              "dot_general",
+                                              "pad",
+                                              "select_n",
+                                              "add_any"};
+  return names.contains(name);
+}
+
+std::vector<Atom> insert_operand_pvary(JaxprBuilder& builder, std::vector<Atom> inputs) {
+  // Under a check_vma shard_map an operand varying over fewer manual axes than the others is first cast with
+  // pvary over the missing ones (literals included), so every operand has the result's type.
+  std::vector<std::string> all;
+  for (const Atom& input : inputs) {
+    const std::vector<std::string>& varying = atom_aval(input).varying;
+    all.insert(all.end(), varying.begin(), varying.end());
+  }
+  if (all.empty()) return inputs;
+  all = in_binding_order(all);
+  for (Atom& input : inputs) {
+    const std::vector<std::string>& varying = atom_aval(input).varying;
+    std::vector<std::string> missing;
+    for (const std::string& axis : all) {
+      if (std::find(varying.begin(), varying.end(), axis) == varying.end()) missing.push_back(axis);
+    }
+    if (!missing.empty()) input = builder.bind1("pvary", {input}, {{"axes", ParamValue::name_tuple(missing)}});
+  }
+  return inputs;
+}
+
+}  // namespace
+
 std::vector<Atom> JaxprBuilder::bind(const std::string& name, std::vector<Atom> inputs, Params params) {
   ensure_core_primitives();
   const Primitive* primitive = find_primitive(name);
   if (primitive == nullptr) throw not_implemented_error("primitive '" + name + "' is not implemented");
+  if (inputs.size() > 1 && matches_operand_vma(name)) inputs = insert_operand_pvary(*this, std::move(inputs));
   std::vector<Aval> in_avals;
   for (const Atom& input : inputs) in_avals.push_back(atom_aval(input));
   std::vector<Aval> out_avals = primitive->abstract_eval(in_avals, params);

@@ -36,13 +36,15 @@ Primitive relayout_primitive(const std::string& name, JaxFeature hides_params) {
   return p;
 }
 
-// The concrete mesh of the context, with the axis types the abstract context mesh has now.
-Mesh context_mesh_with_current_types() {
+// The concrete mesh of the context, with the axis types the abstract context mesh has now; without one, the
+// error of JAX's canonicalize_sharding, which names the spec it was given.
+Mesh context_mesh_with_current_types(const PartitionSpec& spec) {
   const MeshContext& context = mesh_context();
   if (!context.concrete || !context.abstract_mesh) {
     throw value_error(
         "Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a NamedSharding "
-        "instance or enter into a mesh context via `jax.set_mesh`.");
+        "instance or enter into a mesh context via `jax.set_mesh`. Got " +
+        spec.repr(context.profile));
   }
   const Mesh& mesh = *context.concrete;
   return Mesh(mesh.devices(), mesh.axis_sizes(), mesh.axis_names(), context.abstract_mesh->axis_types);
@@ -80,7 +82,7 @@ void register_explicit_primitives() {
 }
 
 Atom reshard(JaxprBuilder& builder, const Atom& x, const PartitionSpec& spec) {
-  return reshard(builder, x, NamedSharding{context_mesh_with_current_types(), spec, std::nullopt});
+  return reshard(builder, x, NamedSharding{context_mesh_with_current_types(spec), spec, std::nullopt});
 }
 
 Atom reshard(JaxprBuilder& builder, const Atom& x, const NamedSharding& sharding) {
@@ -141,7 +143,8 @@ std::vector<Atom> auto_axes(JaxprBuilder& builder, const TracedFunction& fun, co
         moved.push_back(reshard(builder, a, spec));
       } else {
         // Older JAX changed the mesh's axis types with an explicit cast that keeps the data where it is.
-        moved.push_back(mesh_cast(builder, a, NamedSharding{context_mesh_with_current_types(), spec, std::nullopt}));
+        moved.push_back(
+            mesh_cast(builder, a, NamedSharding{context_mesh_with_current_types(spec), spec, std::nullopt}));
       }
     }
     outs = fun(builder, moved);
@@ -155,7 +158,7 @@ std::vector<Atom> auto_axes(JaxprBuilder& builder, const TracedFunction& fun, co
     if (profile.has(JaxFeature::kAutoAxesWithoutMeshCast)) {
       results.push_back(reshard(builder, outs[i], (*out_shardings)[i]));
     } else {
-      const Mesh concrete = context_mesh_with_current_types();
+      const Mesh concrete = context_mesh_with_current_types((*out_shardings)[i]);
       results.push_back(mesh_cast(builder, outs[i], NamedSharding{concrete, (*out_shardings)[i], std::nullopt}));
     }
   }

@@ -118,18 +118,27 @@ TransposeRule mapped_transpose(const std::string& primitive) {
     reordered.invars.clear();
     for (const std::size_t i : nonlinear_inputs) reordered.invars.push_back(body.invars[i]);
     for (const std::size_t i : linear_inputs) reordered.invars.push_back(body.invars[i]);
+    // JAX's shard_map transpose binds the cotangents, then the residuals; pmap's map_transpose the reverse.
+    const bool cts_first = layout.is_shard_map;
     JaxprBuilder tb;
     std::vector<Atom> nonlinear;
     std::vector<Atom> outer_inputs;
-    for (const std::size_t i : nonlinear_inputs) {
-      nonlinear.emplace_back(tb.arg(body.invars[i].aval));
-      outer_inputs.push_back(*primals[i]);
-    }
     Cts body_cts(cts.size());
-    for (const std::size_t j : nonzero_cts) {
-      body_cts[j] = body_cotangent(tb, layout, body, j, atom_aval(*cts[j]));
-      outer_inputs.push_back(*cts[j]);
-    }
+    const auto add_residuals = [&] {
+      for (const std::size_t i : nonlinear_inputs) {
+        nonlinear.emplace_back(tb.arg(body.invars[i].aval));
+        outer_inputs.push_back(*primals[i]);
+      }
+    };
+    const auto add_cotangents = [&] {
+      for (const std::size_t j : nonzero_cts) {
+        body_cts[j] = body_cotangent(tb, layout, body, j, atom_aval(*cts[j]));
+        outer_inputs.push_back(*cts[j]);
+      }
+    };
+    if (cts_first) add_cotangents();
+    add_residuals();
+    if (!cts_first) add_cotangents();
     const Cts linear_cts = backward_pass(tb, reordered, nonlinear, body_cts);
     std::vector<Atom> body_outs;
     for (std::size_t k = 0; k < linear_inputs.size(); ++k) {
@@ -143,12 +152,14 @@ TransposeRule mapped_transpose(const std::string& primitive) {
     Params new_params = mapped_params_with(
         params, style, transposed,
         [&](const std::string& key, const std::vector<ParamValue>& items) {
+          std::vector<ParamValue> residuals;
+          for (const std::size_t i : nonlinear_inputs) residuals.push_back(items.at(i));
           std::vector<ParamValue> entries;
-          for (const std::size_t i : nonlinear_inputs) entries.push_back(items.at(i));
           for (const std::size_t j : nonzero_cts) {
             entries.push_back(key == style.input_layout_key ? out_layouts.at(j)
                                                             : style.residual_entry(key, atom_aval(*cts[j]), params));
           }
+          entries.insert(cts_first ? entries.end() : entries.begin(), residuals.begin(), residuals.end());
           return entries;
         },
         [&](const std::string&, const std::vector<ParamValue>&) {

@@ -99,10 +99,25 @@ def _spec_on_context_mesh(spec):
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     leaves, treedef = _tree.tree_flatten(x)
-    targets = _tree.broadcast_target(device, x)
+    try:
+        targets = _tree.broadcast_target(device, x)
+    except ValueError:
+        from jax._src.tree_prefix import flatten_axes_error
+        raise flatten_axes_error('device_put device', x, device) from None
     # A bare PartitionSpec means a NamedSharding on the mesh set with jax.set_mesh.
     targets = [_spec_on_context_mesh(t) if isinstance(t, _shardscope.PartitionSpec) else t for t in targets]
-    from jax._src.positional_sharding import to_engine_sharding
+    from jax._src.positional_sharding import PositionalSharding, to_engine_sharding
+    from jax._src.pmap_sharding import PmapSharding
+    placements = (_shardscope.Device, _shardscope.NamedSharding, _shardscope.SingleDeviceSharding,
+                  PositionalSharding, PmapSharding)
+    for t in targets:
+        if t is not None and not isinstance(t, placements):
+            # api._check_sharding; layouts were named Layout until 0.7.0, memory spaces accepted from 0.8.0.
+            version = tuple(int(part) for part in _shardscope.jax_version().split('.')[:2])
+            kinds = ('`Format`, `jax.memory.Space`' if version >= (0, 8) else
+                     '`Format`' if version >= (0, 7) else '`Layout`')
+            raise ValueError(f'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, {kinds} '
+                             f'or a pytree of these values. Received invalid value: {t}')
     targets = [to_engine_sharding(t, len(getattr(leaf, 'shape', _np_shape(leaf)))) for leaf, t in zip(leaves, targets)]
     return _tree.tree_unflatten(treedef, [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)])
 

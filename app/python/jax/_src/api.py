@@ -192,8 +192,17 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if in_specs is None:
             raise NotImplementedError('shard_map with in_specs=None (inferred from Explicit types) is not supported '
                                       'by shardscope yet')
+        manual = tuple(axis_names) if axis_names else tuple(mesh.axis_names)
+        _check_specs_name_manual_axes('in', in_specs, mesh, manual)
         specs = (in_specs,) * len(args) if _is_spec(in_specs) else tuple(in_specs)
-        flat_in = tree_util.broadcast_prefix(specs, args, is_leaf=_is_spec)
+        try:
+            flat_in = tree_util.broadcast_prefix(specs, args, is_leaf=_is_spec)
+        except ValueError:
+            from jax._src.tree_prefix import prefix_errors
+            errors = prefix_errors(in_specs, args)
+            if not errors:
+                raise
+            raise errors[0]('shard_map in_specs') from None
         out_store = [None]
         flat = _flat_function(f, in_tree, out_store)
 
@@ -202,9 +211,65 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             return outs
 
         probe = out_specs
-        outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, _OutSpecs(probe), check_vma, _name(f))
+        outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, _OutSpecs(probe), check_vma, _name(f),
+                                          _shard_map_arg_paths(f, args, in_specs))
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped
+
+
+def _shard_map_arg_paths(f, args, in_specs):
+    """Per argument leaf: its key path in args, its spec's key path in in_specs, and the note naming the
+    parameter it is bound to (shard_map's _iter_paths and _try_infer_args)."""
+    keystr = tree_util.keystr
+    spec_paths, spec_def = tree_util.tree_flatten_with_path(in_specs, is_leaf=_is_spec)
+    spec_keys = tree_util.tree_unflatten(spec_def, [keystr(path) for path, _ in spec_paths])
+    try:
+        leaf_spec_keys = tree_util.broadcast_prefix(spec_keys, args)
+    except ValueError:
+        return []
+    try:
+        bound = inspect.signature(f).bind(*args)
+        params = [p for p in bound.signature.parameters.values()
+                  if p.kind not in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = None
+    name = _name(f)
+    out = []
+    for (path, _), spec_key in zip(tree_util.tree_flatten_with_path(args)[0], leaf_spec_keys):
+        note = ''
+        if params is not None and path:
+            index, first = path[0].idx, keystr(path[:1])
+            if index >= len(params) or params[index].kind == params[index].VAR_POSITIONAL:
+                note = (f", where args{first} is the index {index - len(params) + 1} component of {name}'s "
+                        f"varargs parameter '{params[-1].name}',")
+            else:
+                note = f", where args{first} is bound to {name}'s parameter '{params[index]}',"
+        out.append((keystr(path), spec_key, note))
+    return out
+
+
+def _check_specs_name_manual_axes(prefix, specs, mesh, manual):
+    """shard_map._check_specs: every leaf is a PartitionSpec naming only manual axes."""
+    paths = tree_util.tree_flatten_with_path(specs, is_leaf=_is_spec)[0]
+    keystr = tree_util.keystr
+    bad_types = [f'  {prefix}_specs{keystr(key)} is {x} of type {type(x).__name__}, '
+                 for key, x in paths if not _is_spec(x)]
+    if bad_types:
+        raise TypeError(f'shard_map {prefix}_specs argument must be a pytree of `jax.sharding.PartitionSpec` '
+                        'instances, but:\n\n' + '\n\n'.join(bad_types) + '\n\n'
+                        f'Check the {prefix}_specs values passed to shard_map.')
+    msgs = []
+    for key, spec in paths:
+        for names in spec:
+            names = names if isinstance(names, tuple) else (names,)
+            msgs.extend(f'  {prefix}_specs{keystr(key)} refers to {name!r}' for name in names
+                        if name is not None and name not in manual)
+    if msgs:
+        # JAX prints a frozenset, whose order follows string hashes; mesh order keeps the text reproducible.
+        ordered = ', '.join(repr(a) for a in mesh.axis_names if a in manual)
+        raise ValueError(f'shard_map {prefix}_specs argument must refer to an axis marked as manual '
+                         f'(frozenset({{{ordered}}})), but:\n\n' + '\n\n'.join(msgs) + '\n\n'
+                         f'Check the {prefix}_specs values passed to shard_map.')
 
 
 class _OutSpecs(list):

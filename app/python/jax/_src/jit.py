@@ -90,6 +90,32 @@ def _shardings_list(shardings, count, what):
     return leaves
 
 
+def _check_in_shardings_arity(shardings, num_args):
+    """api_util.flatten_axis_resources: a tuple of in_shardings has one entry per positional argument."""
+    if not isinstance(shardings, (tuple, list)) or len(shardings) == num_args:
+        return
+    what = 'pjit in_shardings'
+    msg = (f'{what} specification must be a tree prefix of the positional arguments tuple. In particular, {what} '
+           'must either be a Sharding, a PartitionSpec, or a tuple of length equal to the number of positional '
+           'arguments.')
+    if type(shardings) is not tuple:
+        msg += f' But {what} is not a tuple: got {type(shardings)} instead.'
+    else:
+        msg += (f' But {what} is the wrong length: got a tuple or list of length {len(shardings)} for an args tuple '
+                f'of length {num_args}.')
+    raise ValueError(msg)
+
+
+def _check_output_ranks(out, shardings):
+    """pjit_check_aval_sharding on the outputs: a spec longer than an output's rank names its key path."""
+    paths_and_leaves = tree_util.tree_flatten_with_path(out)[0]
+    for i, (path, leaf) in enumerate(paths_and_leaves):
+        sharding = shardings[i] if i < len(shardings) else shardings[-1]
+        if sharding is not None:
+            _shardscope.check_annotation_rank('pjit outputs', 'result' + tree_util.keystr(path), sharding,
+                                              len(getattr(leaf, 'shape', ())))
+
+
 def _static_key(value, where, fun):
     try:
         hash(value)
@@ -150,6 +176,10 @@ class _Jitted:
         bad = _shardscope.invalid_jit_leaf(leaves)
         if bad >= 0:
             self._raise_invalid_argument(args, leaves, bad)
+        _check_in_shardings_arity(self._in_shardings, len(args) - sum(1 for i in range(len(args))
+                                                                      if i in self._static_nums))
+        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
+        out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         fun, static_nums, out_store = self._fun, self._static_nums, [None]
 
         def flat(flat_leaves):
@@ -166,11 +196,11 @@ class _Jitted:
                 if not _valid_output(leaf):
                     raise TypeError(f'function {_source_info(fun)} traced for jit returned a value of type '
                                     f'{type(leaf)}, which is not a valid JAX type')
+            if out_shardings:
+                _check_output_ranks(out, out_shardings)
             out_store[0] = out_tree
             return out_leaves
 
-        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
-        out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings)
         out_tree = out_store[0]
         single = out_tree.kind == 'leaf'

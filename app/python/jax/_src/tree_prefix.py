@@ -1,0 +1,78 @@
+# JAX's pytree prefix errors (tree_util.prefix_errors) and the flatten_axes message built from them.
+from jax._src import tree as tree_util
+
+
+class PytreeLeaf:
+    """The placeholder JAX puts at each leaf of the full tree when it explains a prefix mismatch."""
+    def __repr__(self):
+        return 'pytree leaf'
+
+
+PytreeLeaf.__module__ = 'jax._src.api_util'
+
+
+def _is_strict_leaf(tree, is_leaf):
+    leaves, treedef = tree_util.tree_flatten(tree, is_leaf)
+    return treedef.kind == 'leaf'
+
+
+def _prefix_error(key_path, prefix_tree, full_tree, is_leaf):
+    if _is_strict_leaf(prefix_tree, is_leaf):
+        return
+    where = tree_util.keystr(key_path)
+    if type(prefix_tree) is not type(full_tree):
+        yield lambda name: ValueError(
+            "pytree structure error: different types at key path\n"
+            f"    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix_tree)}\n"
+            f"but at the same key path the full pytree has a subtree of different type\n"
+            f"    {type(full_tree)}.")
+        return
+    prefix_children = tree_util._keyed_children(prefix_tree)
+    full_children = tree_util._keyed_children(full_tree)
+    if isinstance(prefix_tree, (list, tuple)):
+        if len(prefix_tree) != len(full_tree):
+            ty = type(prefix_tree).__name__
+            yield lambda name: ValueError(
+                f"pytree structure error: different lengths of {ty} at key path\n"
+                f"    {name}{where}\n"
+                f"At that key path, the prefix pytree {name} has a subtree of type "
+                f"{ty} of length {len(prefix_tree)}, but the full pytree "
+                f"has a subtree of the same type but of length {len(full_tree)}.")
+            return
+    else:
+        prefix_keys = [k for k, _ in prefix_children]
+        full_keys = [k for k, _ in full_children]
+        if len(prefix_children) != len(full_children):
+            diff = set(prefix_keys).symmetric_difference(set(full_keys))
+            yield lambda name: ValueError(
+                "pytree structure error: different numbers of pytree children at key path\n"
+                f"    {name}{where}\n"
+                f"At that key path, the prefix pytree {name} has a subtree of type\n"
+                f"    {type(prefix_tree)}\n"
+                f"with {len(prefix_children)} child keys\n"
+                f"    {' '.join(str(k) for k in prefix_keys)}\n"
+                f"but at the same key path the full pytree has a subtree of the same "
+                f"type but with {len(full_children)} child keys\n"
+                f"    {' '.join(str(k) for k in full_keys)}\n"
+                f"so the symmetric difference on key sets is\n"
+                f"    {' '.join(str(k) for k in diff)}")
+            return
+    for (key, t1), (_, t2) in zip(prefix_children, full_children):
+        yield from _prefix_error((*key_path, key), t1, t2, is_leaf)
+
+
+def prefix_errors(prefix_tree, full_tree, is_leaf=None):
+    """One error factory (name -> ValueError) per place where `prefix_tree` is not a prefix of `full_tree`."""
+    return list(_prefix_error((), prefix_tree, full_tree, is_leaf))
+
+
+def flatten_axes_error(name, tree, axis_tree):
+    """api_util.flatten_axes's ValueError: `axis_tree` (None is a leaf) is not a tree prefix of `tree`."""
+    leaves, treedef = tree_util.tree_flatten(tree)
+    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * len(leaves))
+    errors = prefix_errors(axis_tree, dummy)
+    details = "\n  ".join(e(name).args[0] for e in errors)
+    return ValueError(f"{name} specification must be a tree prefix of the corresponding value; "
+                      f"\n  Mismatch details ({len(errors)} found):\n  {details}")

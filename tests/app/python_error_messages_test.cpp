@@ -1,0 +1,170 @@
+// JAX's exception types and texts for bad input to device_put, jit, indexing, reshape, reshard and shard_map,
+// and the pvary casts shard_map bodies get when an op mixes values of different varying axes.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "python/host.h"
+#include "python_test_support.h"
+
+using python_test::printed;
+using shardscope::python::CellResult;
+using shardscope::python::run_cell;
+
+namespace {
+
+std::string prelude(const std::string& version) {
+  return "import _shardscope\n_shardscope.set_jax_version('" + version +
+         "')\n_shardscope.set_device_preset('cpu:8')\n"
+         "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n"
+         "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType\n"
+         "mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+         "def attempt(thunk):\n"
+         "    try:\n"
+         "        thunk()\n"
+         "        print('OK')\n"
+         "    except Exception as ex:\n"
+         "        print(type(ex).__name__, ex)\n";
+}
+
+std::string attempt(const std::string& thunk) { return printed("attempt(lambda: " + thunk + ")"); }
+
+}  // namespace
+
+TEST_CASE("device_put names its args in rank and divisibility errors; 0.11 prints the user's source line") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.device_put(jnp.ones(8), NamedSharding(mesh, P('data', 'model')))") ==
+        "ValueError One of device_put args is incompatible with its sharding annotation "
+        "NamedSharding(mesh=Mesh('data': 4, 'model': 2, axis_types=(Auto, Auto)), spec=P('data', 'model'), "
+        "memory_kind=device): Sharding NamedSharding(mesh=Mesh('data': 4, 'model': 2, axis_types=(Auto, Auto)), "
+        "spec=P('data', 'model'), memory_kind=device) is only valid for values of rank at least 2, but was applied "
+        "to a value of rank 1.\n");
+  const std::string uneven = attempt("jax.device_put(jnp.ones((6, 4)), NamedSharding(mesh, P('data')))");
+  CHECK(uneven.starts_with("<cell "));
+  CHECK(uneven.find(">:1:16 (<lambda>)\nIndivisibleError One of device_put args was given the sharding ") !=
+        std::string::npos);
+  CHECK(uneven.find("should evenly divide the shape). This error occurs at source:  <cell ") != std::string::npos);
+  CHECK(attempt("jax.device_put(jnp.ones(8), 'cpu')") ==
+        "ValueError `jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, "
+        "`jax.memory.Space` or a pytree of these values. Received invalid value: cpu\n");
+  CHECK(attempt("jax.device_put(jnp.ones(8), jax.devices()[:2])") ==
+        "ValueError device_put device specification must be a tree prefix of the corresponding value; \n"
+        "  Mismatch details (1 found):\n"
+        "  pytree structure error: different types at key path\n"
+        "    device_put device\n"
+        "At that key path, the prefix pytree device_put device has a subtree of type\n"
+        "    <class 'list'>\n"
+        "but at the same key path the full pytree has a subtree of different type\n"
+        "    <class 'jax._src.api_util.PytreeLeaf'>.\n");
+
+  REQUIRE(run_cell(prelude("0.10.2")).ok());
+  const std::string older = attempt("jax.device_put(jnp.ones((6, 4)), NamedSharding(mesh, P('data')))");
+  CHECK(older.starts_with("IndivisibleError "));
+  CHECK(attempt("jax.device_put(jnp.ones(8), 'cpu')").find("`Format`, `jax.memory.Space` or a pytree") !=
+        std::string::npos);
+  REQUIRE(run_cell(prelude("0.6.2")).ok());
+  CHECK(attempt("jax.device_put(jnp.ones(8), 'cpu')").find("`jax.Device`, `Layout` or a pytree") != std::string::npos);
+}
+
+TEST_CASE("jit checks the arity of in_shardings and the rank of out_shardings") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.jit(lambda a: a, in_shardings=(NamedSharding(mesh, P()), NamedSharding(mesh, P())))"
+                "(jnp.ones(8))") ==
+        "ValueError pjit in_shardings specification must be a tree prefix of the positional arguments tuple. In "
+        "particular, pjit in_shardings must either be a Sharding, a PartitionSpec, or a tuple of length equal to "
+        "the number of positional arguments. But pjit in_shardings is the wrong length: got a tuple or list of "
+        "length 2 for an args tuple of length 1.\n");
+  CHECK(attempt("jax.jit(lambda a: (a, a), out_shardings=NamedSharding(mesh, P('data', 'model')))(jnp.ones(8))")
+            .starts_with("ValueError One of pjit outputs with pytree key path result[0] is incompatible with its "
+                         "sharding annotation NamedSharding("));
+}
+
+TEST_CASE("indexing, reshape and reshard give JAX's texts") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  // Static indices are unchecked (jax_check_static_indices is off): the dynamic_slice clamps.
+  CHECK(printed("print(jnp.arange(4)[10], jnp.arange(4)[-9])") == "3 0\n");
+  CHECK(attempt("jnp.arange(4)[1.5]") ==
+        "TypeError Indexer must have integer or boolean type, got indexer with type float64\n");
+  CHECK(attempt("jnp.ones(8).reshape(3, 3)") ==
+        "TypeError cannot reshape array of shape (8,) (size 8) into shape (3, 3) (size 9)\n");
+  CHECK(attempt("jnp.ones(8).reshape(3, -1)") ==
+        "TypeError cannot reshape array of shape (8,) (size 8) into shape (3, -1) because the product of specified "
+        "axis sizes (3) does not evenly divide 8\n");
+  CHECK(attempt("jax.sharding.reshard(jnp.ones(8), P('data'))") ==
+        "ValueError Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
+        "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got P('data',)\n");
+}
+
+TEST_CASE("shard_map spec errors: tree prefixes, unknown axes, the parameter an argument binds") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.shard_map(lambda a, b: a, mesh=mesh, in_specs=(P(),), out_specs=P())(jnp.ones(8), "
+                "jnp.ones(8))") ==
+        "ValueError pytree structure error: different lengths of tuple at key path\n"
+        "    shard_map in_specs\n"
+        "At that key path, the prefix pytree shard_map in_specs has a subtree of type tuple of length 1, but the "
+        "full pytree has a subtree of the same type but of length 2.\n");
+  CHECK(attempt("jax.shard_map(lambda a: a, mesh=mesh, in_specs=P('zzz'), out_specs=P())(jnp.ones(8))") ==
+        "ValueError shard_map in_specs argument must refer to an axis marked as manual (frozenset({'data', "
+        "'model'})), but:\n\n  in_specs refers to 'zzz'\n\nCheck the in_specs values passed to shard_map.\n");
+  const std::string uneven =
+      attempt("jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones(6))");
+  CHECK(uneven.find("the passed args[0] of shape float32[6], where args[0] is bound to <lambda>'s parameter 'b', "
+                    "corresponds to in_specs of value P('data',), which maps") != std::string::npos);
+  const std::string two = attempt(
+      "jax.shard_map(lambda a, *rest: a, mesh=mesh, in_specs=(P(), P('data')), out_specs=P())(jnp.ones(8), "
+      "jnp.ones(6))");
+  CHECK(two.find("the passed args[1] of shape float32[6], where args[1] is the index 0 component of <lambda>'s "
+                 "varargs parameter 'rest', corresponds to in_specs[1] of value") != std::string::npos);
+}
+
+TEST_CASE("an eager shard_map's replication error names JAX's matching helper; under jit, the function") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string call = "jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('data'), out_specs=P())";
+  CHECK(attempt(call + "(jnp.ones(8))")
+            .starts_with("ValueError shard_map applied to the function '_rem_singleton' was given out_specs"));
+  CHECK(attempt("jax.jit(" + call + ")(jnp.ones(8))")
+            .starts_with("ValueError shard_map applied to the function '<lambda>' was given out_specs"));
+}
+
+TEST_CASE("ops mixing varying axes cast the less varying operands with pvary, literals included") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string jaxpr = printed(
+      "f = jax.shard_map(lambda a: a * 2. + lax.axis_index('model'), mesh=mesh, in_specs=P('data', 'model'), "
+      "out_specs=P('data', 'model'))\nprint(jax.make_jaxpr(f)(jnp.ones((8, 8))))");
+  CHECK(jaxpr.find("d:f32[]{V:(data,model)} = pvary[axes=('data', 'model')] 2.0:f32[]\n"
+                   "          e:f32[2,4]{V:(data,model)} = mul c d\n") != std::string::npos);
+  CHECK(jaxpr.find("h:f32[]{V:(data,model)} = pvary[axes=('data',)] g\n") != std::string::npos);
+  // Without check_vma nothing varies and nothing is cast.
+  CHECK(printed("g = jax.shard_map(lambda a: a * 2., mesh=mesh, in_specs=P('data'), out_specs=P('data'), "
+                "check_vma=False)\nprint(jax.make_jaxpr(g)(jnp.ones(8)))")
+            .find("pvary") == std::string::npos);
+}
+
+TEST_CASE("jaxpr literals print their value in the literal's dtype from 0.7.2; frozenset params braced from 0.11") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string gelu = printed("print(jax.make_jaxpr(lambda x: x * 0.044715 + (x < 100000.0))(jnp.ones(2)))");
+  CHECK(gelu.find("mul a 0.044714998453855515:f32[]") != std::string::npos);
+  CHECK(gelu.find("lt a 100000.0:f32[]") != std::string::npos);
+  const std::string wsc =
+      "print(jax.make_jaxpr(lambda t: lax.with_sharding_constraint(t, NamedSharding(mesh, "
+      "P('data'))))(jnp.ones(8)))";
+  CHECK(printed(wsc).find("unconstrained_dims=frozenset({})") != std::string::npos);
+  REQUIRE(run_cell(prelude("0.7.1")).ok());
+  CHECK(printed("print(jax.make_jaxpr(lambda x: x * 0.044715)(jnp.ones(2)))").find("mul a 0.044715:f32[]") !=
+        std::string::npos);
+  REQUIRE(run_cell(prelude("0.10.2")).ok());
+  CHECK(printed(wsc).find("unconstrained_dims=frozenset()") != std::string::npos);
+}
+
+TEST_CASE("a shard_map's transpose takes the cotangents first, then the residuals") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string jaxpr = printed(
+      "def loss(w, v):\n"
+      "    return jax.shard_map(lambda w, v: lax.psum((w * v).sum(), 'data'), mesh=mesh, in_specs=(P(), P('data')),"
+      " out_specs=P())(w, v)\n"
+      "print(jax.make_jaxpr(jax.grad(loss))(jnp.ones(2), jnp.arange(8.)))");
+  const std::size_t transposed = jaxpr.rfind("shard_map[");
+  REQUIRE(transposed != std::string::npos);
+  CHECK(jaxpr.find("in_specs=(P(), P('data',))", transposed) != std::string::npos);
+  CHECK(jaxpr.find("= pvary[axes=('data',)] c\n") != std::string::npos);
+}
