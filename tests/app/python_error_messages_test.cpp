@@ -79,7 +79,7 @@ TEST_CASE("jit checks the arity of in_shardings and the rank of out_shardings") 
                          "sharding annotation NamedSharding("));
 }
 
-TEST_CASE("indexing, reshape and reshard give JAX's texts") {
+TEST_CASE("indexing, reshape, NamedSharding specs and reshard give JAX's texts") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   // Static indices are unchecked (jax_check_static_indices is off): the dynamic_slice clamps.
   CHECK(printed("print(jnp.arange(4)[10], jnp.arange(4)[-9])") == "3 0\n");
@@ -90,6 +90,7 @@ TEST_CASE("indexing, reshape and reshard give JAX's texts") {
   CHECK(attempt("jnp.ones(8).reshape(3, -1)") ==
         "TypeError cannot reshape array of shape (8,) (size 8) into shape (3, -1) because the product of specified "
         "axis sizes (3) does not evenly divide 8\n");
+  CHECK(attempt("NamedSharding(mesh, 'data')") == "AttributeError 'str' object has no attribute 'partitions'\n");
   CHECK(attempt("jax.sharding.reshard(jnp.ones(8), P('data'))") ==
         "ValueError Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
         "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got P('data',)\n");
