@@ -619,6 +619,14 @@ void bind_lax_arrays(py::module_& m) {
         [](const py::object& x, const py::object& padding_value, const std::vector<std::array<int64_t, 3>>& config) {
           return wrap(api::lax::pad(to_value(x), to_value(padding_value), config));
         });
+  m.def("_dynamic_update_slice", [](const py::object& x, const py::object& update, const py::list& starts) {
+    std::vector<Value> indices;
+    for (const auto& start : starts) indices.push_back(to_value(py::reinterpret_borrow<py::object>(start)));
+    return wrap(api::lax::dynamic_update_slice(to_value(x), to_value(update), indices));
+  });
+  m.def("_cumulative", [](const std::string& primitive, const py::object& x, int64_t axis, bool reverse) {
+    return wrap(api::lax::cumulative(primitive, to_value(x), axis, reverse));
+  });
   m.def("_rev",
         [](const py::object& x, const std::vector<int64_t>& dims) { return wrap(api::lax::rev(to_value(x), dims)); });
   m.def("_integer_pow", [](const py::object& x, int64_t y) { return wrap(api::lax::integer_pow(to_value(x), y)); });

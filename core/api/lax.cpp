@@ -216,6 +216,12 @@ Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, con
   return bind1("dynamic_slice", inputs, {{"slice_sizes", ParamValue::int_tuple(sizes)}});
 }
 
+Value dynamic_update_slice(const Value& x, const Value& update, const std::vector<Value>& start_indices) {
+  std::vector<Value> inputs{x, update};
+  inputs.insert(inputs.end(), start_indices.begin(), start_indices.end());
+  return bind1("dynamic_update_slice", inputs, {});
+}
+
 Value rev(const Value& x, const std::vector<int64_t>& dimensions) {
   return bind1("rev", {x}, {{"dimensions", ParamValue::int_tuple(dimensions)}});
 }

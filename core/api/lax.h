@@ -66,6 +66,7 @@ Value concatenate(const std::vector<Value>& operands, int64_t dimension);
 Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::optional<std::vector<int64_t>>& strides = std::nullopt);
 Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, const std::vector<int64_t>& sizes);
+Value dynamic_update_slice(const Value& x, const Value& update, const std::vector<Value>& start_indices);
 Value rev(const Value& x, const std::vector<int64_t>& dimensions);
 // lax.pad: `config` holds (low, high, interior) per dim; padding_value is a scalar of x's dtype.
 Value pad(const Value& x, const Value& padding_value, const std::vector<std::array<int64_t, 3>>& config);

@@ -189,3 +189,15 @@ TEST_CASE("a reduction over two sharded dims all-reduces each dim on its own") {
   CHECK(record->log.records()[1].axes == std::vector<std::string>{"model"});
   CHECK(printed("print(jax.jit(lambda a: a.sum()).lower(a).compile().as_text().count('all-reduce('))") == "2\n");
 }
+
+TEST_CASE("lax.dynamic_update_slice and the cumulative lax ops keep their operand's sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))").ok());
+  CHECK(printed("r = jax.jit(lambda a: lax.dynamic_update_slice(a, jnp.ones((2, 8)), (3, 0)))(a)\n"
+                "print(r.sharding.spec, np.asarray(r)[3:5, :2].tolist(), float(r.sum()))") ==
+        "P('data', 'model') [[1.0, 1.0], [1.0, 1.0]] 1528.0\n");
+  CHECK(printed("print(jax.jit(lambda a: lax.cummax(a, 1))(a).sharding.spec, lax.cummax(jnp.array([1., 3., 2.])),"
+                " lax.cumsum(jnp.arange(4), reverse=True))") == "P('data', 'model') [1. 3. 3.] [6 6 5 3]\n");
+  CHECK(printed("print(lax.dynamic_update_index_in_dim(jnp.zeros((3, 2)), jnp.ones(2), 1, 0).tolist())") ==
+        "[[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]\n");
+}

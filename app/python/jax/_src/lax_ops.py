@@ -117,6 +117,37 @@ def pad(operand, padding_value, padding_config):
     return _shardscope.lax._pad(operand, padding_value, [tuple(int(v) for v in dim) for dim in padding_config])
 
 
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    import jax.numpy as jnp
+    return _shardscope.lax._dynamic_update_slice(operand, update, [jnp.asarray(i) for i in start_indices])
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    import jax.numpy as jnp
+    axis = int(axis) % len(operand.shape)
+    starts = [jnp.zeros((), jnp.asarray(start_index).dtype)] * len(operand.shape)
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    import jax.numpy as jnp
+    axis = int(axis) % len(operand.shape)
+    if len(update.shape) == len(operand.shape) - 1:
+        update = jnp.expand_dims(update, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def _cumulative(primitive):
+    def op(operand, axis=0, reverse=False):
+        return _shardscope.lax._cumulative(primitive, operand, int(axis) % max(len(operand.shape), 1), bool(reverse))
+    op.__name__ = primitive
+    return op
+
+
+cumsum, cumprod, cummax, cummin = (_cumulative(name) for name in ('cumsum', 'cumprod', 'cummax', 'cummin'))
+
+
 def integer_pow(x, y):
     return _shardscope.lax._integer_pow(x, int(y))
 

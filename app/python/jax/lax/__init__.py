@@ -232,6 +232,8 @@ def _versioned_collective(name):
 
 from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with_general_padding,  # noqa: F401,E402
                               conv_dimension_numbers, ConvDimensionNumbers)
+from jax._src.lax_ops import (dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_index_in_dim,  # noqa: F401,E402,E501
+                              cumsum, cumprod, cummax, cummin)
 from jax._src.lax_ops import (select, broadcast_in_dim, broadcast, reshape, transpose, rev, pad,  # noqa: F401,E402
                               integer_pow, convert_element_type, iota, broadcasted_iota, slice, dynamic_slice,
                               dynamic_slice_in_dim, dynamic_index_in_dim, slice_in_dim, index_in_dim,
