@@ -192,9 +192,18 @@ void bind_devices(py::module_& m) {
       .def_property_readonly("platform", [](const Device& d) { return platform_name(d.platform); })
       .def_property_readonly("device_kind", [](const Device& d) { return d.device_kind; })
       .def_property_readonly("process_index", [](const Device& d) { return d.process_index; })
+      // jaxlib gives coords as a list, and a GPU has no core_on_chip (None), as real JAX 0.11.2 printed.
       .def_property_readonly("coords",
-                             [](const Device& d) { return py::make_tuple(d.coords[0], d.coords[1], d.coords[2]); })
-      .def_property_readonly("core_on_chip", [](const Device& d) { return d.core_on_chip; })
+                             [](const Device& d) {
+                               py::list coords;
+                               for (const auto c : d.coords) coords.append(c);
+                               return coords;
+                             })
+      .def_property_readonly("core_on_chip",
+                             [](const Device& d) -> py::object {
+                               if (d.platform == Platform::kGpu) return py::none();
+                               return py::int_(d.core_on_chip);
+                             })
       .def("addressable_memories", [](const Device& d) { return addressable_memory_kinds(d); })
       .def("__repr__", [](const Device& d) { return device_repr(d, profile()); })
       .def("__str__", [](const Device& d) { return device_str(d, profile()); })
