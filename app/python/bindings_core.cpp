@@ -277,9 +277,25 @@ void bind_meshes(py::module_& m) {
       },
       py::arg("mesh_shape"), py::arg("devices") = py::none(), py::arg("contiguous_submeshes") = false,
       py::arg("allow_split_physical_axes") = false);
-  py::class_<AbstractMesh>(m, "AbstractMesh").def("__repr__", [](const AbstractMesh& mesh) {
-    return abstract_mesh_repr(mesh, profile());
-  });
+  py::class_<AbstractMesh>(m, "AbstractMesh")
+      .def(py::init([](const std::vector<int64_t>& sizes, const std::vector<std::string>& names,
+                       std::optional<std::vector<AxisType>> types) {
+             if (sizes.size() != names.size()) {
+               throw value_error("Length of axis_sizes and axis_names must be equal. Got axis_sizes=" +
+                                 python_int_tuple(sizes) + " and axis_names of length " + std::to_string(names.size()));
+             }
+             // Without axis_types an abstract mesh is as jax.make_mesh would make it under the profile.
+             const AxisType fallback =
+                 profile().has(JaxFeature::kMakeMeshDefaultsToExplicit) ? AxisType::kExplicit : AxisType::kAuto;
+             return AbstractMesh{sizes, names, types.value_or(std::vector<AxisType>(sizes.size(), fallback)),
+                                 {},    {},    {}};
+           }),
+           py::arg("axis_sizes"), py::arg("axis_names"), py::arg("axis_types") = py::none())
+      .def_property_readonly("axis_names",
+                             [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_names)); })
+      .def_property_readonly("axis_sizes",
+                             [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_sizes)); })
+      .def("__repr__", [](const AbstractMesh& mesh) { return abstract_mesh_repr(mesh, profile()); });
   m.def("get_concrete_mesh", [] { return get_concrete_mesh(); });
   m.def("get_abstract_mesh", [] { return get_abstract_mesh(); });
   m.def("set_mesh", [](std::optional<Mesh> mesh) { set_mesh(mesh, profile()); });

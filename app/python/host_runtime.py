@@ -106,12 +106,51 @@ def run_source(source, filename=None, display=True):
     return None
 
 
+def _edit_distance(a, b):
+    # Python 3.12's suggestion metric: a case change costs 1, any other substitution, insertion or deletion 2.
+    row = list(range(0, 2 * (len(b) + 1), 2))
+    for i, ca in enumerate(a, 1):
+        previous, row[0] = row[0], 2 * i
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else (1 if ca.lower() == cb.lower() else 2)
+            previous, row[j] = row[j], min(row[j] + 2, row[j - 1] + 2, previous + cost)
+    return row[-1]
+
+
+def _suggestion(error):
+    """The close name Python 3.12 suggests for an AttributeError carrying name and obj ("Did you mean: 'x'?")."""
+    name, obj = getattr(error, "name", None), getattr(error, "obj", None)
+    if not isinstance(name, str) or obj is None or len(name) > 40:
+        return None
+    try:
+        candidates = dir(obj)
+    except Exception:  # noqa: BLE001 -- as Python does, no suggestion when dir() fails
+        return None
+    if len(candidates) > 750:
+        return None
+    best, best_distance = None, len(name)
+    for candidate in candidates:
+        if candidate == name:
+            continue
+        limit = min((len(candidate) + len(name) + 3) * 2 // 6, best_distance - 1)
+        distance = _edit_distance(name, candidate)
+        if distance <= limit and (best is None or distance < best_distance):
+            best, best_distance = candidate, distance
+    return best
+
+
 def format_exception(error):
     """The traceback as Python prints it, without the host's own frames."""
     tb = error.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith("<shardscope-host"):
         tb = tb.tb_next
-    return "".join(traceback.TracebackException(type(error), error, tb).format())
+    text = "".join(traceback.TracebackException(type(error), error, tb).format())
+    # Python 3.11's traceback module does not add the suggestion its interpreter and 3.12 print.
+    if sys.version_info < (3, 12) and isinstance(error, AttributeError):
+        suggestion = _suggestion(error)
+        if suggestion is not None and text.endswith("\n"):
+            text = text[:-1] + f". Did you mean: '{suggestion}'?\n"
+    return text
 
 
 def _remember(value, number):

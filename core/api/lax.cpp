@@ -8,6 +8,8 @@
 #include "api/typeof.h"
 #include "base/error.h"
 #include "base/python_format.h"
+#include "explicit/mesh_context.h"
+#include "explicit/rules_internal.h"
 #include "ir/axis_env.h"
 #include "trace/builder.h"
 #include "trace/explicit_reshard.h"
@@ -530,6 +532,12 @@ Value pcast(const Value& x, const std::vector<std::string>& axes, const std::str
 }
 
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding) {
+  // Unless the mesh context's axes are all Explicit (where the constraint asserts the type), a constraint steers
+  // the partitioner, which only Auto axes allow.
+  const AbstractMesh context = get_abstract_mesh();
+  if (is_empty(context) || has_axis_type(context, AxisType::kAuto) || has_axis_type(context, AxisType::kManual)) {
+    explicit_rules::check_constraint_names_auto_axes(sharding, session().profile);
+  }
   return bind1(
       "sharding_constraint", {x},
       {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});

@@ -279,9 +279,40 @@ std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals
   return apply_jaxpr(*program, inputs);
 }
 
+namespace {
+
+// From JAX 0.10, a shard_map over a mesh whose axes are all Explicit takes its arguments as their types say:
+// an in_specs entry that differs from the argument's type is an error, not a reshard.
+void check_in_specs_match_types(const ShardMapSpec& spec, const std::vector<Aval>& globals, const JaxProfile& profile) {
+  if (profile.version() < JaxVersion{0, 10, 0}) return;
+  const auto& types = spec.mesh.axis_types();
+  if (types.empty() || !std::all_of(types.begin(), types.end(), [](AxisType t) { return t == AxisType::kExplicit; })) {
+    return;
+  }
+  for (std::size_t i = 0; i < globals.size() && i < spec.in_specs.size(); ++i) {
+    const Aval& aval = globals[i];
+    std::vector<SpecEntry> wanted = spec.in_specs[i].entries();
+    wanted.resize(std::max(wanted.size(), aval.rank()));
+    std::vector<SpecEntry> typed;
+    for (std::size_t d = 0; d < aval.rank(); ++d) {
+      typed.push_back(d < aval.dim_axes.size() ? SpecEntry::of_axes(aval.dim_axes[d]) : SpecEntry::none());
+    }
+    if (wanted == typed) continue;
+    throw value_error("in_specs passed to shard_map: " + PartitionSpec(wanted).repr(profile) +
+                      " does not match the specs of the input: " + PartitionSpec(typed).repr(profile) +
+                      " for arg: " + aval.str_short(false) +
+                      ". `in_specs` is an optional argument so you can omit specifying it and shard_map will infer "
+                      "the in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` "
+                      "on the arguments and then pass those args to shard_map.");
+  }
+}
+
+}  // namespace
+
 std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec) {
   const std::vector<Aval> globals = avals_of(args);
   check_shard_map_args(spec, globals);
+  check_in_specs_match_types(spec, globals, session().profile);
   std::vector<std::pair<std::string, int64_t>> axes;
   for (const std::string& axis : spec.mesh.axis_names()) axes.emplace_back(axis, spec.mesh.axis_size(axis));
   const AxisEnvScope scope(axes, spec.check_vma ? AxisBinding::kManualVmaChecked : AxisBinding::kManual);

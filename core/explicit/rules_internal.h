@@ -73,5 +73,7 @@ void refuse_unreduced_generic(const std::string& name, std::span<const Aval> inp
 
 // with_sharding_constraint on an all-Explicit mesh: AssertionError unless the type already has the sharding.
 void assert_sharding_matches(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile);
+// with_sharding_constraint outside an all-Explicit mesh context: its spec may name Auto axes only (ValueError).
+void check_constraint_names_auto_axes(const NamedSharding& sharding, const JaxProfile& profile);
 
 }  // namespace shardscope::explicit_rules

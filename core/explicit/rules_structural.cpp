@@ -396,20 +396,7 @@ std::vector<TypeSpec> sharding_constraint_rule(const RuleContext& context, std::
   const ParamValue* value = find_param(params, "sharding");
   const auto* named = value != nullptr ? value->get_if<NamedSharding>() : nullptr;
   if (named != nullptr) {
-    const AbstractMesh mesh = AbstractMesh::from_mesh(named->mesh);
-    if (!has_axis_type(mesh, AxisType::kAuto) && !has_axis_type(mesh, AxisType::kManual)) {
-      assert_sharding_matches(inputs[0], *named, context.profile);
-    } else {
-      for (const std::string& axis : named->spec.mentioned_axes()) {
-        if (axis_type_of(mesh, axis) != AxisType::kAuto) {
-          throw value_error(
-              "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto "
-              "axes of the mesh. Got spec=" +
-              named->spec.repr(context.profile) + " and mesh=" + abstract_mesh_repr(mesh, context.profile) +
-              ". You probably meant to use `reshard` API?");
-        }
-      }
-    }
+    check_constraint_names_auto_axes(*named, context.profile);
   }
   return {spec_of(inputs[0])};
 }
@@ -422,6 +409,18 @@ std::vector<TypeSpec> reshard_rule(const RuleContext& context, std::span<const A
 }
 
 }  // namespace
+
+void check_constraint_names_auto_axes(const NamedSharding& sharding, const JaxProfile& profile) {
+  const AbstractMesh mesh = AbstractMesh::from_mesh(sharding.mesh);
+  for (const std::string& axis : sharding.spec.mentioned_axes()) {
+    if (axis_type_of(mesh, axis) == AxisType::kAuto) continue;
+    throw value_error(
+        "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the mesh. Got "
+        "spec=" +
+        sharding.spec.repr(profile) + " and mesh=" + abstract_mesh_repr(mesh, profile) +
+        ". You probably meant to use `reshard` API?");
+  }
+}
 
 void assert_sharding_matches(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile) {
   const TypeSpec have = spec_of(aval);

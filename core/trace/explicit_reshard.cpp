@@ -108,6 +108,8 @@ Atom with_sharding_constraint(JaxprBuilder& builder, const Atom& x, const NamedS
     explicit_rules::assert_sharding_matches(atom_aval(x), sharding, mesh_context().profile);
     return x;
   }
+  // Otherwise the constraint steers the partitioner, which only Auto axes allow.
+  explicit_rules::check_constraint_names_auto_axes(sharding, mesh_context().profile);
   return builder.bind1(
       "sharding_constraint", {x},
       {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});

@@ -169,3 +169,36 @@ TEST_CASE("a shard_map's transpose takes the cotangents first, then the residual
   CHECK(jaxpr.find("in_specs=(P(), P('data',))", transposed) != std::string::npos);
   CHECK(jaxpr.find("= pvary[axes=('data',)] c\n") != std::string::npos);
 }
+
+TEST_CASE("on an all-Explicit mesh shard_map takes arguments as typed and constraints name Auto axes only") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  REQUIRE(run_cell("em = jax.make_mesh((8,), ('x',), axis_types=(AxisType.Explicit,))\n"
+                   "sm = jax.shard_map(lambda b: b * 2, mesh=em, in_specs=P('x'), out_specs=P('x'))\n")
+              .ok());
+  CHECK(attempt("sm(jnp.arange(32))") ==
+        "ValueError in_specs passed to shard_map: P('x',) does not match the specs of the input: P(None,) for arg: "
+        "int32[32]. `in_specs` is an optional argument so you can omit specifying it and shard_map will infer the "
+        "in_specs from the arguments. If you want to reshard your inputs, you can use `jax.reshard` on the arguments "
+        "and then pass those args to shard_map.\n");
+  // An argument already typed as the in_specs say goes in as it is.
+  CHECK(attempt("sm(jax.device_put(jnp.arange(32), NamedSharding(em, P('x'))))") == "OK\n");
+  // Outside a mesh context, a constraint naming an Explicit axis is an error, not an assertion.
+  CHECK(attempt("jax.jit(lambda t: jax.lax.with_sharding_constraint(t, NamedSharding(em, P('x'))))(jnp.ones(8))") ==
+        "ValueError The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the "
+        "mesh. Got spec=P('x',) and mesh=AbstractMesh('x': 8, axis_types=(Explicit,), device_kind=cpu, "
+        "num_cores=None, platform=cpu). You probably meant to use `reshard` API?\n");
+  // Before 0.10 the in_specs were not checked against the types.
+  REQUIRE(run_cell(prelude("0.9.0")).ok());
+  REQUIRE(run_cell("em = jax.make_mesh((8,), ('x',), axis_types=(AxisType.Explicit,))\n").ok());
+  CHECK(attempt("jax.shard_map(lambda b: b * 2, mesh=em, in_specs=P('x'), out_specs=P('x'))(jnp.arange(32))") ==
+        "OK\n");
+}
+
+TEST_CASE("an AttributeError suggests a close name, as Python 3.12 prints it") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const CellResult result = run_cell("jax.sharding.use_mesh");
+  CHECK(result.error.find("AttributeError: module 'jax.sharding' has no attribute 'use_mesh'. Did you mean: "
+                          "'set_mesh'?") != std::string::npos);
+  CHECK(printed("print(jax.sharding.AbstractMesh((2, 4), ('a', 'b')), hasattr(jax.sharding, 'PositionalSharding'))") ==
+        "AbstractMesh('a': 2, 'b': 4, axis_types=(Explicit, Explicit)) False\n");
+}

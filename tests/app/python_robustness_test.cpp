@@ -26,7 +26,8 @@ struct FailureCase {
 // Setup every case may use (the device preset has 8 devices).
 constexpr const char* kPrelude =
     "import sys\nimport numpy as np\nimport jax\nimport jax.numpy as jnp\n"
-    "from jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('x',))\n";
+    "from jax.sharding import PartitionSpec as P, NamedSharding\nmesh = jax.make_mesh((8,), ('x',), "
+    "axis_types=(jax.sharding.AxisType.Auto,))\n";
 
 const std::vector<FailureCase>& failure_cases() {
   static const std::vector<FailureCase> cases = {

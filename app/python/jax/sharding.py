@@ -2,7 +2,6 @@
 import _shardscope
 from jax._src.mesh_context import set_mesh, get_abstract_mesh  # noqa: F401
 from jax._src.sharding_in_types import reshard, auto_axes, explicit_axes  # noqa: F401
-from jax._src.positional_sharding import PositionalSharding  # noqa: F401
 from jax._src.pmap_sharding import PmapSharding  # noqa: F401
 
 Mesh = _shardscope.Mesh
@@ -10,6 +9,7 @@ NamedSharding = _shardscope.NamedSharding
 SingleDeviceSharding = _shardscope.SingleDeviceSharding
 PartitionSpec = _shardscope.PartitionSpec
 AxisType = _shardscope.AxisType
+AbstractMesh = _shardscope.AbstractMesh
 
 
 class _Unconstrained:
@@ -43,6 +43,12 @@ _accept_none_spec()
 
 def __getattr__(name):
     # jax.sharding.use_mesh existed from 0.5.0 until 0.8.0 removed it in favour of jax.set_mesh.
+    if name == 'PositionalSharding':
+        import jax
+        # Deprecated in 0.6.0 and gone from jax.sharding in 0.7.0.
+        if tuple(int(part) for part in jax.__version__.split('.')[:3]) < (0, 7, 0):
+            from jax._src.positional_sharding import PositionalSharding
+            return PositionalSharding
     if name == 'use_mesh':
         import jax
         version = tuple(int(part) for part in jax.__version__.split('.')[:3])
