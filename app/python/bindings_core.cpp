@@ -325,8 +325,12 @@ void bind_shardings(py::module_& m) {
              return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
            }),
            py::arg("mesh"), py::arg("spec"), py::kw_only(), py::arg("memory_kind") = py::none())
-      // JAX also takes a plain tuple of entries as the spec: NamedSharding(mesh, ()) replicates.
+      // Before 0.11 JAX also took a plain tuple of entries as the spec (NamedSharding(mesh, ()) replicates); 0.11
+      // reads spec.partitions, which a tuple lacks.
       .def(py::init([](const Mesh& mesh, const py::tuple& entries, std::optional<std::string> memory_kind) {
+             if (profile().version() >= JaxVersion{0, 11, 0}) {
+               throw py::attribute_error("'tuple' object has no attribute 'partitions'");
+             }
              const auto spec = py::module_::import("_shardscope").attr("PartitionSpec")(*entries).cast<PartitionSpec>();
              return make_named_sharding(mesh, spec, profile(), std::move(memory_kind));
            }),

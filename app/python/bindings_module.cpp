@@ -24,6 +24,8 @@ void register_exceptions(py::module_& m) {
       m, "DuplicateSpecError",
       profile.has(JaxFeature::kDuplicateSpecErrorIsException) ? exception.ptr() : value_error.ptr());
   m.attr("ShardingTypeError") = py::exception<Error>(m, "ShardingTypeError", value_error.ptr());
+  // JAX defines it in jax._src.core, and a traceback names it by that module.
+  m.attr("ShardingTypeError").attr("__module__") = "jax._src.core";
   py::register_exception_translator([](std::exception_ptr pointer) {
     try {
       if (pointer) std::rethrow_exception(pointer);

@@ -139,8 +139,13 @@ TEST_CASE("with mesh: gives bare PartitionSpecs a mesh, as JAX's resource enviro
   CHECK_FALSE(outside.ok());
   CHECK(outside.error.find("RuntimeError") != std::string::npos);
   CHECK(outside.error.find("mesh context") != std::string::npos);
-  // A plain tuple is a spec too.
+  // JAX 0.11 reads spec.partitions, which a plain tuple lacks; before 0.11 a tuple was a spec too.
+  CHECK(run_cell("NamedSharding(legacy, ())")
+            .error.find("AttributeError: 'tuple' object has no attribute "
+                        "'partitions'") != std::string::npos);
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.5.1')").ok());
   CHECK(printed("print(NamedSharding(legacy, ()) == NamedSharding(legacy, P()))") == "True\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.11.0')").ok());
 }
 
 TEST_CASE("truncated_normal stays inside its bounds with the truncated distribution's spread") {
