@@ -100,6 +100,7 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kAbstractMeshReprDevice, {0, 7, 2}, "repr(AbstractMesh) shows device_kind, num_cores, platform"},
       {JaxFeature::kDebugPrintPrimitive, {0, 7, 2}, "jax.debug.print binds debug_print"},
       {JaxFeature::kAutoAxesWithoutMeshCast, {0, 7, 2}, "auto_axes changes axis types without mesh_cast"},
+      {JaxFeature::kLiteralsPrintItem, {0, 7, 2}, "float literals print their value as a Python float"},
       {JaxFeature::kPmapIsJitOfShardMap, {0, 8, 0}, "pmap is jit(shard_map); xla_pmap is gone from jaxprs"},
       {JaxFeature::kReduceSumOutShardingParam, {0, 8, 0}, "reduce_sum has an out_sharding param"},
       {JaxFeature::kMakeMeshDefaultsToExplicit, {0, 9, 0}, "jax.make_mesh defaults to Explicit axis types"},
@@ -116,7 +117,6 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kShardMapNewlyManualAxes, {0, 11, 0}, "shard_map's manual_axes is renamed newly_manual_axes"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},
       {JaxFeature::kIndivisibleErrorPrintsSource, {0, 11, 0}, "uneven device_put/jit shards print the source"},
-      {JaxFeature::kLiteralsPrintItem, {0, 7, 2}, "float literals print their value as a Python float"},
       {JaxFeature::kFrozenSetParamsBraced, {0, 11, 0}, "frozenset params print frozenset({...}), even empty"},
       {JaxFeature::kReduceMaxMinOutShardingParam, {0, 11, 1}, "reduce_max/reduce_min have an out_sharding param"},
   };

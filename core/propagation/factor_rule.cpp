@@ -332,10 +332,9 @@ FactorRule random_rule(const Eqn& eqn) {
       const bool shared = batch <= batch_rank && in.shape[d] == out.shape[rd];
       dims[d] = shared ? result[rd] : std::vector<int>{rule.add_factor(in.shape[d], FactorKind::kPassThrough)};
     }
-    if (has_word) {
-      dims.back() = result_is_key ? result.back()
-                                  : std::vector<int>{rule.add_factor(in.shape.back(), FactorKind::kNeedReplication)};
-    }
+    // A key's two words are one value (JAX's key<fry> type has no such dim): each tensor's word dim is a factor
+    // of its own, so no sharding ever travels along it.
+    if (has_word) dims.back() = {rule.add_factor(in.shape.back(), FactorKind::kNeedReplication)};
     rule.operands.push_back(dims);
   }
   return rule;
