@@ -136,6 +136,9 @@ TEST_CASE("probe uneven dims") { check_recording("probes_uneven_cpu8", "tests/da
 TEST_CASE("probe whole programs") {
   check_recording("probes_programs_cpu8", "tests/data/real_jax/probes/p09_programs.py");
 }
+TEST_CASE("probe explicit sharding") {
+  check_recording("probes_explicit_cpu8", "tests/data/real_jax/probes/p10_explicit.py");
+}
 TEST_CASE("probe one GPU") { check_recording("gpu", "tests/data/real_jax/probes/gpu_probe.py"); }
 TEST_CASE("seed 000 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_000.py"); }
 TEST_CASE("seed 001 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_001.py"); }
