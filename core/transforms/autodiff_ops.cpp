@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "explicit/mesh_context.h"
 #include "transforms/autodiff_internal.h"
 
 namespace shardscope::ad {
@@ -13,6 +14,18 @@ Literal const_like(const Aval& like, double value) { return scalar_literal(value
 Atom full_like(JaxprBuilder& b, const Aval& like, double value) {
   const Literal scalar = scalar_literal(value, like.dtype, like.weak_type);
   if (like.shape.empty()) return scalar;
+  // Under an Explicit mesh the filled value is typed like the value it stands beside (JAX's full_like keeps the
+  // sharding), so selects and adds with it type-check.
+  const bool typed =
+      std::any_of(like.dim_axes.begin(), like.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
+  if (typed && !is_empty(get_abstract_mesh())) {
+    std::vector<SpecEntry> entries;
+    for (const auto& axes : like.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
+    return b.bind1("broadcast_in_dim", {scalar},
+                   {{"broadcast_dimensions", ParamValue::int_tuple({})},
+                    {"shape", ParamValue::int_tuple(like.shape)},
+                    {"sharding", PartitionSpec(std::move(entries))}});
+  }
   return broadcast_in_dim(b, scalar, like.shape, {});
 }
 

@@ -201,3 +201,13 @@ TEST_CASE("lax.dynamic_update_slice and the cumulative lax ops keep their operan
   CHECK(printed("print(lax.dynamic_update_index_in_dim(jnp.zeros((3, 2)), jnp.ones(2), 1, 0).tolist())") ==
         "[[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]\n");
 }
+
+TEST_CASE("a gradient on an all-Explicit mesh types its filled zeros like the values beside them") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("em = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Explicit))\n"
+                "with jax.set_mesh(em):\n"
+                "    w = jax.device_put(jnp.ones((8, 16)), P(None, 'y'))\n"
+                "    xe = jax.device_put(jnp.ones((4, 8)), P('x', None))\n"
+                "    g = jax.jit(jax.grad(lambda w, t: jnp.mean(jax.nn.relu(t @ w) ** 2)))(w, xe)\n"
+                "    print(jax.typeof(g), g.sharding.spec, float(g.sum()))") == "float32[8,16@y] P(None, 'y') 128.0\n");
+}
