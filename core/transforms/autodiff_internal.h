@@ -34,6 +34,10 @@ void register_program_transpose_rules();
 
 // A rank-0 constant of `like`'s dtype, not weakly typed (JAX's _const).
 [[nodiscard]] Literal const_like(const Aval& like, double value);
+// Under an Explicit mesh context, the type sharding of `aval` with its dims taken in `order` (a value JAX
+// types like `aval`: a filled constant, a cotangent); None when the value is untyped or no mesh is set.
+[[nodiscard]] ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order);
+
 // lax.full_like(x, value): a literal for scalars, broadcast_in_dim of one otherwise.
 [[nodiscard]] Atom full_like(JaxprBuilder& b, const Aval& like, double value);
 [[nodiscard]] Atom zeros_like(JaxprBuilder& b, const Aval& like);

@@ -11,20 +11,28 @@ bool has_tangent_space(DType dtype) { return is_floating(dtype); }
 
 Literal const_like(const Aval& like, double value) { return scalar_literal(value, like.dtype, false); }
 
+ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order) {
+  const bool typed =
+      std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
+  if (!typed || aval.dim_axes.size() != aval.rank() || is_empty(get_abstract_mesh())) return ParamValue::None{};
+  std::vector<SpecEntry> entries;
+  for (const int64_t d : order) entries.push_back(SpecEntry::of_axes(aval.dim_axes.at(static_cast<std::size_t>(d))));
+  return PartitionSpec(std::move(entries));
+}
+
 Atom full_like(JaxprBuilder& b, const Aval& like, double value) {
   const Literal scalar = scalar_literal(value, like.dtype, like.weak_type);
   if (like.shape.empty()) return scalar;
   // Under an Explicit mesh the filled value is typed like the value it stands beside (JAX's full_like keeps the
   // sharding), so selects and adds with it type-check.
-  const bool typed =
-      std::any_of(like.dim_axes.begin(), like.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
-  if (typed && !is_empty(get_abstract_mesh())) {
-    std::vector<SpecEntry> entries;
-    for (const auto& axes : like.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
+  std::vector<int64_t> dims(like.rank());
+  for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
+  ParamValue sharding = typed_sharding_param(like, dims);
+  if (!sharding.is_none()) {
     return b.bind1("broadcast_in_dim", {scalar},
                    {{"broadcast_dimensions", ParamValue::int_tuple({})},
                     {"shape", ParamValue::int_tuple(like.shape)},
-                    {"sharding", PartitionSpec(std::move(entries))}});
+                    {"sharding", std::move(sharding)}});
   }
   return broadcast_in_dim(b, scalar, like.shape, {});
 }

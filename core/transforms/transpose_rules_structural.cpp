@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "base/error.h"
-#include "explicit/mesh_context.h"
 #include "ops/structural.h"
 #include "transforms/autodiff_internal.h"
 
@@ -40,17 +39,6 @@ Atom slice(JaxprBuilder& b, const Atom& x, const std::vector<int64_t>& start, co
                   {"strides", strides ? ParamValue::int_tuple(*strides) : ParamValue(ParamValue::None{})}});
 }
 
-// Under an Explicit mesh the cotangent's product is typed like the operand it stands for (its dims in `order`),
-// as JAX's transpose passes the operand's sharding: a contraction over a sharded dim is then unambiguous.
-ParamValue cotangent_sharding(const Aval& x_aval, const std::vector<int64_t>& order) {
-  const bool typed =
-      std::any_of(x_aval.dim_axes.begin(), x_aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
-  if (!typed || x_aval.dim_axes.size() != x_aval.rank() || is_empty(get_abstract_mesh())) return ParamValue::None{};
-  std::vector<SpecEntry> entries;
-  for (const int64_t d : order) entries.push_back(SpecEntry::of_axes(x_aval.dim_axes.at(static_cast<std::size_t>(d))));
-  return PartitionSpec(std::move(entries));
-}
-
 // lax._dot_general_transpose_lhs: contract the cotangent with the other operand, then permute.
 Atom dot_transpose_lhs(JaxprBuilder& b, const Atom& g, const Aval& x_aval, const Atom& y,
                        const std::vector<int64_t>& x_contract, const std::vector<int64_t>& y_contract,
@@ -76,7 +64,7 @@ Atom dot_transpose_lhs(JaxprBuilder& b, const Atom& g, const Aval& x_aval, const
     if (key == "dimension_numbers") {
       dot_params.emplace_back(key, dot_dimension_numbers_param(ans_y, y_kept, ans_batch, y_batch));
     } else if (key == "out_sharding") {
-      dot_params.emplace_back(key, cotangent_sharding(x_aval, unsorted));
+      dot_params.emplace_back(key, typed_sharding_param(x_aval, unsorted));
     } else {
       dot_params.emplace_back(key, value);
     }
