@@ -203,3 +203,26 @@ TEST_CASE("loops inside shard_map step together, so collectives in their bodies 
                 "              in_specs=P('x'), out_specs=P('x'))\nprint(np.asarray(g(jnp.ones(8))))") ==
         "[81. 81. 81. 81. 81. 81. 81. 81.]\n");
 }
+
+TEST_CASE("save_and_offload_only_these_names is JAX's dataclass policy and checkpoints compute the same gradient") {
+  CHECK(printed(std::string(kPrelude) +
+                "cp = jax.checkpoint_policies\n"
+                "pol = cp.save_and_offload_only_these_names(names_which_can_be_saved=[],\n"
+                "    names_which_can_be_offloaded=['h'], offload_src='device', offload_dst='pinned_host')\n"
+                "print(pol)\n"
+                "print(isinstance(pol, cp.SaveAndOffloadOnlyTheseNames))\n"
+                "from jax.ad_checkpoint import checkpoint_name\n"
+                "f = lambda w: jnp.sum(checkpoint_name(jnp.sin(w * 2.0), 'h') ** 2)\n"
+                "w = jnp.arange(4.0)\n"
+                "print(bool(jnp.allclose(jax.grad(jax.checkpoint(f, policy=pol))(w), jax.grad(f)(w))))\n"
+                "try:\n"
+                "    cp.save_and_offload_only_these_names(names_which_can_be_saved=['h'],\n"
+                "        names_which_can_be_offloaded=['h'], offload_src='device', offload_dst='pinned_host')\n"
+                "except ValueError as e:\n"
+                "    print(e)\n") ==
+        "SaveAndOffloadOnlyTheseNames(names_which_can_be_saved=frozenset(), names_which_can_be_offloaded="
+        "frozenset({'h'}), offload_src='device', offload_dst='pinned_host')\nTrue\nTrue\n"
+        "The names should be exclusive and should not intersect in `names_which_can_be_saved` and "
+        "`names_which_can_be_offloaded`. Got names_which_can_be_saved={'h'}, names_which_can_be_offloaded={'h'} "
+        "and the intersection={'h'}\n");
+}

@@ -1,5 +1,6 @@
 # lax.scan, fori_loop, while_loop, cond, switch, map and jax.checkpoint: pytrees and argument checks here,
 # tracing and the control-flow equations in the engine.
+import dataclasses
 import inspect
 import re
 import types
@@ -354,6 +355,34 @@ def save_anything_except_these_names(*names):
     return lambda *_, **__: True
 
 
+@dataclasses.dataclass(frozen=True)
+class SaveAndOffloadOnlyTheseNames:
+    # JAX saves or offloads the named residuals; shardscope recomputes them, which gives the same values.
+    names_which_can_be_saved: frozenset
+    names_which_can_be_offloaded: frozenset
+    offload_src: str
+    offload_dst: str
+
+    def __call__(self, prim, *_, **params):
+        return False
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded, offload_src,
+                                      offload_dst):
+    names_which_can_be_saved = frozenset(names_which_can_be_saved)
+    names_which_can_be_offloaded = frozenset(names_which_can_be_offloaded)
+    intersection = names_which_can_be_saved & names_which_can_be_offloaded
+    if intersection:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in"
+            " `names_which_can_be_saved` and `names_which_can_be_offloaded`. Got"
+            f" names_which_can_be_saved={set(names_which_can_be_saved)},"
+            f" names_which_can_be_offloaded={set(names_which_can_be_offloaded)} and"
+            f" the intersection={set(intersection)}")
+    return SaveAndOffloadOnlyTheseNames(names_which_can_be_saved, names_which_can_be_offloaded, offload_src,
+                                        offload_dst)
+
+
 def save_from_both_policies(policy_1, policy_2):
     def policy(prim, *args, **params):
         return policy_1(prim, *args, **params) or policy_2(prim, *args, **params)
@@ -363,6 +392,7 @@ def save_from_both_policies(policy_1, policy_2):
 checkpoint_policies = types.SimpleNamespace(
     SaveOnlyTheseNames=SaveOnlyTheseNames,
     SaveAnyNamesButThese=SaveAnyNamesButThese,
+    SaveAndOffloadOnlyTheseNames=SaveAndOffloadOnlyTheseNames,
     everything_saveable=everything_saveable,
     nothing_saveable=nothing_saveable,
     dots_saveable=dots_saveable,
@@ -372,7 +402,8 @@ checkpoint_policies = types.SimpleNamespace(
     save_anything_except_these_names=save_anything_except_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_only_these_names=save_only_these_names,
-    save_from_both_policies=save_from_both_policies)
+    save_from_both_policies=save_from_both_policies,
+    save_and_offload_only_these_names=save_and_offload_only_these_names)
 
 
 def _policy_text(policy):
