@@ -31,6 +31,10 @@ Usage:
                                   .ipynb's recorded outputs and prints a pass/FAIL table
   shardscope repl [--devices PRESET] [--jax-version V]
                                   interactive Python with the simulated jax package
+  shardscope explain FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--format text|md|csv]
+                 [--hardware DEVICE_KIND] [--output FILE]
+                                  run the script, then estimate every jit program it ran or lowered:
+                                  per equation and per collective bytes, FLOPs, time, bound and reason
 
 Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, tpu-v5e-8,
          tpu-v5e-16 ... tpu-v5e-256, tpu-v5p-8, tpu-v6e-8 ... tpu-v6e-256 (default tpu-v3-8)
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "profiles") return run_profiles(std::cout);
   if (command == "run") return run_notebook(rest, std::cout, std::cerr);
   if (command == "repl") return run_repl(rest, std::cout, std::cerr);
+  if (command == "explain") return run_explain(rest, std::cout, std::cerr);
   if (command == "gui") return run_gui(rest, std::cout, std::cerr);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;

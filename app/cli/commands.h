@@ -13,6 +13,8 @@ int run_devices(const std::vector<std::string>& args, std::ostream& out, std::os
 int run_scene(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_profiles(std::ostream& out);
 int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `shardscope explain FILE`: shardscope's estimate of every jit program the script ran or lowered.
+int run_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_repl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_gui(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // No arguments: the window on the default scene where a display is usable, else the terminal scene.

@@ -2,10 +2,12 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include "api/program_log.h"
 #include "api/session.h"
 #include "api/transforms.h"
 #include "base/error.h"
 #include "cost/compiled_cost.h"
+#include "cost/explain.h"
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
 #include "python/bindings.h"
@@ -289,9 +291,10 @@ void bind_lowering(py::module_& m) {
       if (value.is_traced()) throw not_implemented_error("lowering a function that closes over a tracer");
       captured.push_back(api::argument_array(value));
     }
-    return PyLowered{
-        Lowered(api::consts_as_args(*traced.jaxpr), std::move(all_args), std::move(options), api::session().profile),
-        std::move(captured)};
+    JaxprPtr program = api::consts_as_args(*traced.jaxpr);
+    api::log_program(name, program, all_args, options, false);  // for `shardscope explain`, when it listens
+    return PyLowered{Lowered(std::move(program), std::move(all_args), std::move(options), api::session().profile),
+                     std::move(captured)};
   });
   py::class_<PyLowered>(m, "Lowered")
       .def("as_text", [](const PyLowered& l) { return l.lowered.as_text(); })
@@ -299,6 +302,44 @@ void bind_lowering(py::module_& m) {
       .def("compile", [](const PyLowered& l) {
         return PyCompiled{l.lowered.compile(), l.captured};
       });
+  // shardscope.explain(...): beyond JAX, so its results are plain data for the `shardscope` module to present.
+  m.def("explain_lowered", [](const PyLowered& l, const std::string& name, const std::optional<std::string>& kind) {
+    const HardwareSpec* hardware = kind ? &hardware_for_kind(*kind) : nullptr;
+    const ProgramExplanation explanation = explain_compiled(l.lowered.compile(), name, hardware);
+    py::list rows;
+    for (const ExplainRow& row : explanation.rows) {
+      py::dict item;
+      item["kind"] = row.kind;
+      item["op"] = row.op;
+      item["axes"] = row.axes;
+      item["sharding"] = row.sharding;
+      item["local_type"] = row.local_type;
+      item["bytes_per_device"] = row.bytes_per_device;
+      item["flops"] = row.flops;
+      item["est_time_s"] = row.seconds;
+      item["bound"] = row.bound;
+      item["reason"] = row.reason;
+      item["groups"] = row.groups;
+      item["algorithm"] = row.algorithm;
+      rows.append(item);
+    }
+    py::dict out;
+    out["rows"] = rows;
+    out["hardware"] = explanation.hardware.name;
+    out["compute_s"] = explanation.compute_seconds;
+    out["memory_s"] = explanation.memory_seconds;
+    out["communication_s"] = explanation.communication_seconds;
+    out["serial_s"] = explanation.serial_seconds;
+    out["overlapped_s"] = explanation.overlapped_seconds;
+    out["bound"] = explanation.bound;
+    out["peak_memory_bytes"] = explanation.peak_memory_bytes;
+    out["memory_capacity_bytes"] = explanation.hardware.memory_capacity;
+    out["memory_fit"] = explanation.memory_fit();
+    out["text"] = render_explanations({explanation}, ExplainFormat::kText);
+    out["markdown"] = render_explanations({explanation}, ExplainFormat::kMarkdown);
+    out["csv"] = render_explanations({explanation}, ExplainFormat::kCsv);
+    return out;
+  });
   py::class_<PyCompiled>(m, "Compiled")
       .def("as_text", [](const PyCompiled& c) { return c.compiled.as_text(); })
       .def("cost_analysis", [](const PyCompiled& c) { return py::cast(compiled_cost_analysis(c.compiled)); })

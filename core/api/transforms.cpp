@@ -5,6 +5,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "api/program_log.h"
 #include "api/session.h"
 #include "base/error.h"
 #include "exec/interpreter.h"
@@ -123,8 +124,29 @@ std::mutex last_run_mutex;
 std::shared_ptr<const ProgramRunRecord> last_run;
 
 // Runs the program and keeps its name and communication log as the last run.
+// Logs a run for `shardscope explain`: the arguments' types and placements, as lowering would receive them.
+void log_run(const JitProgram& program, const std::vector<Array>& inputs, const JitOptions& options) {
+  std::vector<ShapeDtypeStruct> args;
+  args.reserve(inputs.size());
+  for (const Array& input : inputs) {
+    ShapeDtypeStruct arg;
+    arg.shape = input.aval().shape;
+    arg.dtype = input.aval().dtype;
+    arg.weak_type = input.aval().weak_type;
+    arg.sharding = input.sharding();
+    args.push_back(std::move(arg));
+  }
+  LoweringOptions lowering;
+  lowering.name = options.name;
+  lowering.in_shardings = options.in_shardings;
+  lowering.out_shardings = options.out_shardings;
+  lowering.arg_names = options.arg_names;
+  log_program(options.name, program.program, std::move(args), lowering, true);
+}
+
 std::vector<Value> run_and_record(const JitProgram& program, const std::vector<Array>& inputs,
                                   const JitOptions& options) {
+  if (program_logging()) log_run(program, inputs, options);
   JitRun run = run_jit(*program.program, inputs, options, session().profile);
   std::vector<Sharding> out_shardings;
   out_shardings.reserve(run.outputs.size());

@@ -13,25 +13,6 @@
 namespace shardscope {
 namespace {
 
-struct CollectiveShape {
-  double steps = 0;
-  std::string algorithm;
-};
-
-// Ring algorithms: how many latency-bound steps each kind takes; the bytes per device come from the
-// log, which already counts the ring's share of the data ((n-1)/n, twice for an all-reduce).
-CollectiveShape collective_shape(CollectiveKind kind, int64_t n) {
-  const auto hops = static_cast<double>(std::max<int64_t>(n - 1, 0));
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return {2 * hops, "ring reduce-scatter + all-gather: 2(n-1)/n of the data"};
-    case CollectiveKind::kAllGather: return {hops, "ring: (n-1)/n of the gathered data"};
-    case CollectiveKind::kReduceScatter: return {hops, "ring: (n-1)/n of the data"};
-    case CollectiveKind::kAllToAll: return {hops, "pairwise exchange: (n-1)/n of the data"};
-    case CollectiveKind::kCollectivePermute: return {n > 1 ? 1.0 : 0.0, "one point-to-point send"};
-  }
-  return {};
-}
-
 double compute_time(const EquationEstimate& e, const HardwareSpec& hw) {
   const double rate = e.primitive == "dot_general" ? hw.matmul_flops : hw.vector_flops;
   return e.cost.flops / rate + e.cost.transcendentals / hw.transcendentals_per_second;
@@ -83,7 +64,8 @@ std::string format_seconds(double seconds) {
   return buffer;
 }
 
-CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware) {
+CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware,
+                                       const std::vector<Device>& devices) {
   CollectiveEstimate e;
   e.kind = record.kind;
   e.axes = record.axes;
@@ -91,14 +73,29 @@ CollectiveEstimate estimate_collective(const CollectiveRecord& record, const Har
   e.group_size = record.groups.empty() ? 1 : static_cast<int64_t>(record.groups.front().size());
   e.max_bytes_sent =
       record.bytes_sent.empty() ? 0 : *std::max_element(record.bytes_sent.begin(), record.bytes_sent.end());
-  const CollectiveShape shape = collective_shape(record.kind, e.group_size);
-  e.algorithm = shape.algorithm;
-  // On a torus a collective over several mesh axes runs its rings along several link dimensions.
-  const double links =
-      hardware.multi_axis_links ? static_cast<double>(std::max<std::size_t>(record.axes.size(), 1)) : 1.0;
-  e.latency_seconds = e.group_size > 1 ? shape.steps * hardware.link_latency : 0.0;
-  e.bandwidth_seconds = static_cast<double>(e.max_bytes_sent) / (hardware.link_bandwidth * links);
-  e.seconds = e.latency_seconds + e.bandwidth_seconds;
+  // Every group of an SPMD collective has the same shape on the mesh; the first one stands for all.
+  std::vector<const Device*> group;
+  if (!record.groups.empty() && !devices.empty()) {
+    std::unordered_map<int64_t, const Device*> by_id;
+    for (const Device& device : devices) by_id.emplace(device.id, &device);
+    for (const int64_t id : record.groups.front()) {
+      if (const auto it = by_id.find(id); it != by_id.end()) group.push_back(it->second);
+    }
+  }
+  if (group.size() == static_cast<std::size_t>(e.group_size) && !group.empty()) {
+    e.topology = collective_topology(group, devices, hardware);
+  } else {
+    // No devices given: a torus ring with its wraparound link, or a switched ring (GPUs, CPUs).
+    e.topology.extents = {static_cast<int>(e.group_size)};
+    e.topology.switched = !hardware.multi_axis_links;
+    e.topology.link = e.topology.switched ? "an assumed switch" : "an assumed ICI ring";
+  }
+  const CollectiveTime time =
+      collective_time(record.kind, e.group_size, static_cast<double>(e.max_bytes_sent), e.topology, hardware);
+  e.algorithm = time.algorithm;
+  e.latency_seconds = time.latency_seconds;
+  e.bandwidth_seconds = time.bandwidth_seconds;
+  e.seconds = time.seconds;
   return e;
 }
 
@@ -139,11 +136,8 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
   }
   for (std::size_t r = 0; r < log.records().size(); ++r) {
     const CollectiveRecord& record = log.records()[r];
-    CollectiveEstimate e = estimate_collective(record, hardware);
+    CollectiveEstimate e = estimate_collective(record, hardware, devices);
     e.index = r;
-    const CollectiveShape shape = collective_shape(record.kind, e.group_size);
-    const double links =
-        hardware.multi_axis_links ? static_cast<double>(std::max<std::size_t>(record.axes.size(), 1)) : 1.0;
     std::unordered_set<int64_t> communicating;  // devices in a group of more than one
     for (const auto& group : record.groups) {
       if (group.size() > 1) communicating.insert(group.begin(), group.end());
@@ -154,10 +148,7 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
       if (row == row_of.end()) continue;
       DeviceEstimate& d = report.devices[row->second];
       d.bytes_sent += sent;
-      if (communicating.count(record.device_ids[p]) != 0) {
-        d.communication_seconds +=
-            shape.steps * hardware.link_latency + static_cast<double>(sent) / (hardware.link_bandwidth * links);
-      }
+      if (communicating.count(record.device_ids[p]) != 0) d.communication_seconds += e.seconds;
     }
     report.collectives.push_back(std::move(e));
   }

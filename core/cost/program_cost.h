@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/collective_time.h"
 #include "cost/cost_rules.h"
 #include "cost/hardware.h"
 #include "exec/jit.h"
@@ -30,9 +31,10 @@ struct CollectiveEstimate {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   std::vector<std::string> axes;
   int64_t group_size = 0;
-  int64_t max_bytes_sent = 0;  // per device, as logged
-  std::string algorithm;       // e.g. "ring: 2(n-1)/n of the data per device"
-  double latency_seconds = 0;  // alpha * steps
+  int64_t max_bytes_sent = 0;   // per device, as logged
+  std::string algorithm;        // e.g. "bidirectional ring over ICI (1 torus axis): V / (W_bidi * axes)"
+  CollectiveTopology topology;  // where its first group runs
+  double latency_seconds = 0;   // alpha * steps
   double bandwidth_seconds = 0;
   double seconds = 0;  // slowest participant
   std::string origin;
@@ -60,8 +62,10 @@ struct ProgramCostReport {
   [[nodiscard]] std::string to_text() const;
 };
 
-// Alpha-beta time of one collective for the device at `position` in the record.
-[[nodiscard]] CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware);
+// The time of one collective on the topology its groups occupy among `devices` (the mesh's); without devices, on
+// one ring with its wraparound link.
+[[nodiscard]] CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware,
+                                                     const std::vector<Device>& devices = {});
 
 using LocalAvalFn = std::function<Aval(const Atom&)>;
 

@@ -1,0 +1,71 @@
+"""shardscope's own tools beside the simulated jax: estimates that go beyond what JAX reports.
+
+    import shardscope
+    report = shardscope.explain(jax.jit(f), x, w)   # lowers f for these arguments, nothing runs
+    report                 # the table: equations and collectives with bytes, FLOPs, time, bound, reason
+    report.rows            # one dict per row; report.to_csv(), report.to_markdown()
+
+Everything here is shardscope's estimate on public hardware figures, never JAX output.
+"""
+
+__all__ = ['explain', 'Explanation']
+
+
+class Explanation:
+    """One program's explanation: rows (equations and the collectives before them), totals and memory fit."""
+
+    def __init__(self, data):
+        self._data = data
+        self.rows = data['rows']
+        self.hardware = data['hardware']
+        self.compute_s = data['compute_s']
+        self.memory_s = data['memory_s']
+        self.communication_s = data['communication_s']
+        self.serial_s = data['serial_s']
+        self.overlapped_s = data['overlapped_s']
+        self.bound = data['bound']
+        self.peak_memory_bytes = data['peak_memory_bytes']
+        self.memory_capacity_bytes = data['memory_capacity_bytes']
+        self.memory_fit = data['memory_fit']
+
+    @property
+    def collectives(self):
+        return [row for row in self.rows if row['kind'] != 'equation']
+
+    @property
+    def equations(self):
+        return [row for row in self.rows if row['kind'] == 'equation']
+
+    def to_text(self):
+        return self._data['text']
+
+    def to_markdown(self):
+        return self._data['markdown']
+
+    def to_csv(self):
+        return self._data['csv']
+
+    def __repr__(self):
+        return self._data['text'].rstrip('\n')
+
+    def _repr_markdown_(self):
+        return self._data['markdown']
+
+
+def explain(fun, *args, hardware=None, **kwargs):
+    """Lowers jitted `fun` for `args` (arrays or jax.ShapeDtypeStruct) and explains the partitioned program.
+
+    `hardware` names a device kind from shardscope's table (e.g. 'TPU v5 lite', 'NVIDIA H100 80GB HBM3') to
+    price the plan on instead of the mesh's own devices.
+    """
+    import jax
+    from jax._src import jit as _jit
+    if not hasattr(fun, 'lower'):
+        fun = jax.jit(fun)
+    lowered = fun.lower(*args, **kwargs)
+    inner = getattr(fun, '_fun', fun)
+    name = _jit._name(inner) if hasattr(_jit, '_name') else getattr(inner, '__name__', 'f')
+    if hardware is not None and not isinstance(hardware, str):
+        raise TypeError(f'hardware must be a device kind string, got {type(hardware).__name__}: {hardware!r}')
+    import _shardscope
+    return Explanation(_shardscope.explain_lowered(lowered._lowered, name, hardware))
