@@ -222,10 +222,12 @@ void bind_devices(py::module_& m) {
 }
 
 void bind_meshes(py::module_& m) {
-  py::enum_<AxisType>(m, "AxisType")
-      .value("Auto", AxisType::kAuto)
-      .value("Explicit", AxisType::kExplicit)
-      .value("Manual", AxisType::kManual);
+  py::enum_<AxisType> axis_type(m, "AxisType");
+  axis_type.value("Auto", AxisType::kAuto).value("Explicit", AxisType::kExplicit).value("Manual", AxisType::kManual);
+  // JAX's AxisType.__repr__ is the bare name, so `mesh.axis_types` prints `(Auto, Auto)`. Assigned, not
+  // def'd: pybind11 would chain a def'd __repr__ behind the enum's own, which always matches first.
+  axis_type.attr("__repr__") = py::cpp_function([](const py::object& self) { return py::str(self.attr("name")); },
+                                                py::name("__repr__"), py::is_method(axis_type));
   py::class_<Mesh>(m, "Mesh")
       .def(py::init(
                [](const py::object& devices, const py::object& axis_names, std::optional<std::vector<AxisType>> types) {

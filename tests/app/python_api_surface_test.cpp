@@ -300,3 +300,11 @@ TEST_CASE("lax's array functions notebooks call directly") {
         "[-0. -1.  2.  3.] (2, 4) (4, 3) (2, 4)\n[0. 1. 4. 9.] [0 1 2 3] [0 1 2] [3. 2. 1. 0.]\n"
         "[1. 2.] [[1.0, 2.0, 3.0], [9.0, 10.0, 11.0]] [0.5]\n[ 0.  1.  8. 27.]\n");
 }
+
+TEST_CASE("AxisType prints its bare name, as JAX's __repr__ does") {
+  CHECK(printed(std::string(kPrelude) +
+                "from jax.sharding import AxisType\n"
+                "print(jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto, AxisType.Explicit)).axis_types)\n"
+                "print(repr(AxisType.Manual), str(AxisType.Manual))\n") ==
+        "(Auto, Explicit)\nManual AxisType.Manual\n");
+}
