@@ -40,6 +40,72 @@ std::optional<Value> optional_value(const py::object& value) {
   return to_value(value);
 }
 
+jnp::IndexItem index_item(const py::handle& item);
+
+// An integer (or concrete boolean) array used as an index: jax Arrays, tracers, numpy arrays. Boolean masks
+// become the integer arrays of their nonzero positions (NDIndexer.expand_bool_indices), so only concrete ones do.
+bool is_array_index(const py::handle& item) {
+  return py::isinstance<PyValue>(item) || py::isinstance(item, py::module_::import("numpy").attr("ndarray"));
+}
+
+void append_array_index(std::vector<jnp::IndexItem>& items, const py::handle& item) {
+  const api::Value value = to_value(item);
+  if (value.aval().dtype != DType::kBool) {
+    items.push_back(jnp::IndexItem::of_array(value));
+    return;
+  }
+  if (value.is_traced()) {
+    throw Error("NonConcreteBooleanIndexError",
+                "Array boolean indices must be concrete; got " + value.aval().str_short(true) +
+                    "\n\nSee https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError");
+  }
+  const py::object numpy = py::module_::import("numpy");
+  const py::tuple positions = numpy.attr("nonzero")(numpy.attr("asarray")(item));
+  for (const py::handle p : positions) {
+    items.push_back(jnp::IndexItem::of_array(to_value(p.attr("astype")(numpy.attr("int32")))));
+  }
+}
+
+// Concrete 0-d arrays index like the Python int they hold (a static slice).
+bool is_concrete_scalar(const py::handle& item) {
+  if (py::isinstance<PyValue>(item)) {
+    const api::Value& value = item.cast<const PyValue&>().value();
+    return !value.is_traced() && value.aval().rank() == 0 && value.aval().dtype != DType::kBool;
+  }
+  return py::len(item.attr("shape")) == 0 && item.attr("dtype").attr("kind").cast<std::string>() != "b";
+}
+
+std::vector<jnp::IndexItem> index_items(const py::object& index) {
+  std::vector<jnp::IndexItem> items;
+  const auto add = [&](const py::handle& item) {
+    if (is_array_index(item) && !is_concrete_scalar(item)) {
+      append_array_index(items, item);
+    } else {
+      items.push_back(index_item(item));
+    }
+  };
+  if (py::isinstance<py::tuple>(index)) {
+    for (const py::handle item : index) add(item);
+  } else if (py::isinstance<py::list>(index)) {
+    throw type_error(
+        "Using a non-tuple sequence for multidimensional indexing is not allowed; use `arr[array(seq)]` instead of "
+        "`arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 for more information.");
+  } else {
+    add(index);
+  }
+  return items;
+}
+
+jnp::IndexOptions index_options(const py::object& mode, const py::object& fill_value, bool indices_are_sorted,
+                                bool unique_indices) {
+  jnp::IndexOptions options;
+  if (!mode.is_none()) options.mode = py::str(mode).cast<std::string>();
+  if (!fill_value.is_none()) options.fill_value = fill_value.cast<double>();
+  options.indices_are_sorted = indices_are_sorted;
+  options.unique_indices = unique_indices;
+  return options;
+}
+
 jnp::IndexItem index_item(const py::handle& item) {
   if (item.is_none()) return jnp::IndexItem::newaxis();
   if (item.is(py::ellipsis())) return jnp::IndexItem::ellipsis();
@@ -460,14 +526,95 @@ void bind_numpy(py::module_& m) {
     return py::make_tuple(std::string(dtype_name(result.dtype)), result.weak);
   });
   m.def("_getitem", [](const py::object& x, const py::object& index) {
-    std::vector<jnp::IndexItem> items;
-    if (py::isinstance<py::tuple>(index)) {
-      for (const py::handle item : index) items.push_back(index_item(item));
-    } else {
-      items.push_back(index_item(index));
-    }
-    return wrap(jnp::getitem(to_value(x), items));
+    return wrap(jnp::getitem_general(to_value(x), index_items(index)));
   });
+  // x.at[idx].get(...) and x.at[idx].set/add/...(y): op is the scatter's name ("scatter", "scatter-add", ...).
+  m.def(
+      "_at_get",
+      [](const py::object& x, const py::object& index, const py::object& mode, const py::object& fill_value,
+         bool indices_are_sorted, bool unique_indices) {
+        return wrap(jnp::getitem_general(to_value(x), index_items(index),
+                                         index_options(mode, fill_value, indices_are_sorted, unique_indices)));
+      },
+      py::arg("x"), py::arg("index"), py::arg("mode") = py::none(), py::arg("fill_value") = py::none(),
+      py::arg("indices_are_sorted") = false, py::arg("unique_indices") = false);
+  m.def(
+      "_scatter_update",
+      [](const py::object& x, const py::object& index, const py::object& y, const std::string& op,
+         const py::object& mode, bool indices_are_sorted, bool unique_indices) {
+        static const std::vector<std::pair<std::string, jnp::ScatterOp>> ops = {
+            {"set", jnp::ScatterOp::kSet}, {"add", jnp::ScatterOp::kAdd}, {"sub", jnp::ScatterOp::kSub},
+            {"mul", jnp::ScatterOp::kMul}, {"min", jnp::ScatterOp::kMin}, {"max", jnp::ScatterOp::kMax}};
+        const auto it = std::find_if(ops.begin(), ops.end(), [&](const auto& entry) { return entry.first == op; });
+        if (it == ops.end()) throw value_error("unknown scatter op " + op);
+        return wrap(jnp::scatter_update(to_value(x), index_items(index), to_value(y), it->second,
+                                        index_options(mode, py::none(), indices_are_sorted, unique_indices)));
+      },
+      py::arg("x"), py::arg("index"), py::arg("y"), py::arg("op"), py::arg("mode") = py::none(),
+      py::arg("indices_are_sorted") = false, py::arg("unique_indices") = false);
+  m.def(
+      "take",
+      [](const py::object& a, const py::object& indices, const py::object& axis, const py::object& out,
+         const py::object& mode, bool unique_indices, bool indices_are_sorted, const py::object& fill_value) {
+        if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp.take is not supported.");
+        return wrap(jnp::take(to_value(a), to_value(indices), int_or_none(axis),
+                              index_options(mode, fill_value, indices_are_sorted, unique_indices)));
+      },
+      py::arg("a"), py::arg("indices"), py::arg("axis") = py::none(), py::arg("out") = py::none(),
+      py::arg("mode") = py::none(), py::arg("unique_indices") = false, py::arg("indices_are_sorted") = false,
+      py::arg("fill_value") = py::none());
+  m.def(
+      "take_along_axis",
+      [](const py::object& arr, const py::object& indices, const py::object& axis, const py::object& mode,
+         const py::object& fill_value) {
+        return wrap(jnp::take_along_axis(to_value(arr), to_value(indices), int_or_none(axis),
+                                         index_options(mode, fill_value, false, false)));
+      },
+      py::arg("arr"), py::arg("indices"), py::arg("axis"), py::arg("mode") = py::none(),
+      py::arg("fill_value") = py::none());
+  m.def(
+      "sort",
+      [](const py::object& a, const py::object& axis, const py::object& kind, const py::object& order, bool stable,
+         bool descending) {
+        if (!kind.is_none()) {
+          throw type_error(
+              "'kind' argument to sort is not supported. Use stable=True or stable=False to specify sort "
+              "stability.");
+        }
+        if (!order.is_none()) throw type_error("'order' argument to sort is not supported.");
+        return wrap(jnp::sort(to_value(a), int_or_none(axis), stable, descending));
+      },
+      py::arg("a"), py::arg("axis") = -1, py::kw_only(), py::arg("kind") = py::none(), py::arg("order") = py::none(),
+      py::arg("stable") = true, py::arg("descending") = false);
+  m.def(
+      "argsort",
+      [](const py::object& a, const py::object& axis, const py::object& kind, const py::object& order, bool stable,
+         bool descending, const py::object& dtype) {
+        if (!kind.is_none()) {
+          throw type_error(
+              "'kind' argument to argsort is not supported. Use stable=True or stable=False to specify "
+              "sort stability.");
+        }
+        if (!order.is_none()) throw type_error("'order' argument to argsort is not supported.");
+        return wrap(jnp::argsort(to_value(a), int_or_none(axis), stable, descending, dtype_arg(dtype)));
+      },
+      py::arg("a"), py::arg("axis") = -1, py::kw_only(), py::arg("kind") = py::none(), py::arg("order") = py::none(),
+      py::arg("stable") = true, py::arg("descending") = false, py::arg("dtype") = py::none());
+  m.def(
+      "tril", [](const py::object& matrix, int64_t k) { return wrap(jnp::tril(to_value(matrix), k)); }, py::arg("m"),
+      py::arg("k") = 0);
+  m.def(
+      "triu", [](const py::object& matrix, int64_t k) { return wrap(jnp::triu(to_value(matrix), k)); }, py::arg("m"),
+      py::arg("k") = 0);
+  m.def(
+      "diagonal",
+      [](const py::object& a, int64_t offset, int64_t axis1, int64_t axis2) {
+        return wrap(jnp::diagonal(to_value(a), offset, axis1, axis2));
+      },
+      py::arg("a"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);
+  m.def(
+      "diag", [](const py::object& v, int64_t k) { return wrap(jnp::diag(to_value(v), k)); }, py::arg("v"),
+      py::arg("k") = 0);
 }
 
 void bind_nn(py::module_& m) {
@@ -592,6 +739,25 @@ void bind_lax(py::module_& m) {
   m.def("pcast", [](const py::object& x, const py::object& axes, const std::string& to) {
     return wrap(api::lax::pcast(to_value(x), axis_names(axes), to));
   });
+  m.def(
+      "sort",
+      [](const py::object& operand, int64_t dimension, bool is_stable, int64_t num_keys) -> py::object {
+        if (py::isinstance<py::tuple>(operand) || py::isinstance<py::list>(operand)) {
+          return py::tuple(from_values(api::lax::sort(to_values(operand), dimension, is_stable, num_keys)));
+        }
+        if (num_keys != 1) {
+          throw value_error("num_keys=" + std::to_string(num_keys) + " must equal 1 for a single operand.");
+        }
+        return wrap(api::lax::sort({to_value(operand)}, dimension, is_stable, 1)[0]);
+      },
+      py::arg("operand"), py::arg("dimension") = -1, py::arg("is_stable") = true, py::arg("num_keys") = 1);
+  m.def(
+      "top_k",
+      [](const py::object& operand, int64_t k, int64_t axis, bool is_stable) {
+        return py::tuple(from_values(api::lax::top_k(to_value(operand), k, axis, is_stable)));
+      },
+      py::arg("operand"), py::arg("k"), py::kw_only(), py::arg("axis") = -1, py::arg("is_stable") = true);
+  m.def("_stop_gradient", [](const py::object& x) { return wrap(api::lax::stop_gradient(to_value(x))); });
   m.def("with_sharding_constraint", [](const py::object& x, const NamedSharding& sharding) {
     return wrap(api::lax::with_sharding_constraint(to_value(x), sharding));
   });

@@ -109,6 +109,14 @@ Value axis_index(const std::vector<std::string>& axes, bool axis_name_is_tuple =
 Value pvary(const Value& x, const std::vector<std::string>& axes);
 Value pcast(const Value& x, const std::vector<std::string>& axes, const std::string& to);
 
+// lax.sort over several operands (the first num_keys are the keys, compared lexicographically) and lax.top_k:
+// the sort and top_k primitives with their params canonicalized as JAX's wrappers do (numpy_sorting.cpp).
+std::vector<Value> sort(const std::vector<Value>& operands, int64_t dimension = -1, bool is_stable = true,
+                        int64_t num_keys = 1);
+std::vector<Value> top_k(const Value& operand, int64_t k, int64_t axis = -1, bool is_stable = true);
+// lax.stop_gradient on one array: the identity whose derivative is zero.
+Value stop_gradient(const Value& x);
+
 // jax.lax.with_sharding_constraint(x, NamedSharding).
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -145,22 +146,57 @@ std::vector<Value> array_split(const Value& x, int64_t sections, int64_t axis = 
 std::vector<Value> meshgrid(const std::vector<Value>& arrays, bool sparse = false, const std::string& indexing = "xy");
 
 // ---- indexing (numpy_indexing.cpp) ----
-// One entry of a static index expression: x[i], x[a:b:c], x[None], x[...].
+// One entry of an index expression: x[i], x[a:b:c], x[None], x[...], or an integer array x[idx].
 struct IndexItem {
-  enum class Kind { kInt, kSlice, kNewAxis, kEllipsis };
+  enum class Kind { kInt, kSlice, kNewAxis, kEllipsis, kArray };
   Kind kind = Kind::kInt;
   int64_t index = 0;
   std::optional<int64_t> start, stop, step;
-  static IndexItem at(int64_t i) { return {Kind::kInt, i, {}, {}, {}}; }
+  std::shared_ptr<const Value> array;  // kArray: the index values (an integer array, possibly 0-d)
+  static IndexItem at(int64_t i) { return {Kind::kInt, i, {}, {}, {}, nullptr}; }
   static IndexItem range(std::optional<int64_t> start, std::optional<int64_t> stop,
                          std::optional<int64_t> step = std::nullopt) {
-    return {Kind::kSlice, 0, start, stop, step};
+    return {Kind::kSlice, 0, start, stop, step, nullptr};
   }
-  static IndexItem all() { return {Kind::kSlice, 0, {}, {}, {}}; }
-  static IndexItem newaxis() { return {Kind::kNewAxis, 0, {}, {}, {}}; }
-  static IndexItem ellipsis() { return {Kind::kEllipsis, 0, {}, {}, {}}; }
+  static IndexItem all() { return {Kind::kSlice, 0, {}, {}, {}, nullptr}; }
+  static IndexItem newaxis() { return {Kind::kNewAxis, 0, {}, {}, {}, nullptr}; }
+  static IndexItem ellipsis() { return {Kind::kEllipsis, 0, {}, {}, {}, nullptr}; }
+  static IndexItem of_array(const Value& value);
 };
+// Static indices only: JAX's static-slice strategy.
 Value getitem(const Value& x, const std::vector<IndexItem>& index);
+
+// ---- gather and scatter indexing (numpy_gather.cpp) ----
+// The keywords of .at[idx].get/set/..., jnp.take and take_along_axis; mode is lax.GatherScatterMode's name
+// ("fill", "clip", "promise_in_bounds", ...), nullopt for the function's default.
+struct IndexOptions {
+  std::optional<std::string> mode;
+  std::optional<double> fill_value;
+  bool indices_are_sorted = false;
+  bool unique_indices = false;
+  bool normalize_indices = true;
+};
+// x[idx] for any index: static ones slice, integer arrays gather (indexing.rewriting_take).
+Value getitem_general(const Value& x, const std::vector<IndexItem>& index, const IndexOptions& options = {});
+// The gather path of x[idx] (what .at[idx].get() and array indices use).
+Value gather_index(const Value& x, const std::vector<IndexItem>& index, const IndexOptions& options = {});
+enum class ScatterOp { kSet, kAdd, kSub, kMul, kMin, kMax };
+// x.at[idx].set/add/multiply/min/max(y): scatter._scatter_update.
+Value scatter_update(const Value& x, const std::vector<IndexItem>& index, const Value& y, ScatterOp op,
+                     const IndexOptions& options = {});
+Value take(const Value& a, const Value& indices, std::optional<int64_t> axis, const IndexOptions& options = {});
+Value take_along_axis(const Value& a, const Value& indices, std::optional<int64_t> axis,
+                      const IndexOptions& options = {});
+
+// ---- sorting, triangles and diagonals (numpy_sorting.cpp) ----
+// axis nullopt sorts the flattened array.
+Value sort(const Value& a, std::optional<int64_t> axis = -1, bool stable = true, bool descending = false);
+Value argsort(const Value& a, std::optional<int64_t> axis = -1, bool stable = true, bool descending = false,
+              std::optional<DType> dtype = std::nullopt);
+Value tril(const Value& m, int64_t k = 0);
+Value triu(const Value& m, int64_t k = 0);
+Value diagonal(const Value& a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
+Value diag(const Value& v, int64_t k = 0);
 
 // ---- linear algebra (numpy_linalg.cpp) ----
 Value dot(const Value& a, const Value& b, std::optional<DType> preferred_element_type = std::nullopt);

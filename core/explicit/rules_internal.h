@@ -40,6 +40,7 @@ using Rule = std::function<std::vector<TypeSpec>(const RuleContext&, std::span<c
 void add_rule(const std::string& name, Rule rule);
 void register_value_rules();       // elementwise, dot_general, reductions, cumulative ops
 void register_structural_rules();  // shapes, slicing, gather, creation, constraints, reshard
+void register_indexing_rules();    // the scatter family, sort, top_k
 
 [[nodiscard]] inline Error sharding_type_error(const std::string& message) { return {"ShardingTypeError", message}; }
 

@@ -22,6 +22,7 @@ const Rule* find_rule(const std::string& name) {
   std::call_once(once, [] {
     register_value_rules();
     register_structural_rules();
+    register_indexing_rules();
   });
   const auto it = rule_table().find(name);
   return it == rule_table().end() ? nullptr : &it->second;

@@ -1,5 +1,5 @@
-// Primitives automatic differentiation emits: add_any (cotangent accumulation), scatter-add (gather's
-// transpose) and polygamma (digamma's derivative).
+// Primitives automatic differentiation emits: add_any (cotangent accumulation) and polygamma (digamma's
+// derivative); scatter-add, gather's transpose, is one of the scatter family (scatter.cpp).
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -103,123 +103,6 @@ Primitive polygamma_primitive() {
   return p;
 }
 
-// ---- scatter-add ----
-
-struct ScatterDims {
-  std::vector<int64_t> update_window_dims;
-  std::vector<int64_t> inserted_window_dims;
-  std::vector<int64_t> scatter_dims_to_operand_dims;
-  std::vector<int64_t> operand_batching_dims;
-  std::vector<int64_t> scatter_indices_batching_dims;
-};
-
-ScatterDims scatter_dims(const Params& params) {
-  const auto groups = structural::int_groups(param(params, "dimension_numbers"), "dimension_numbers");
-  if (groups.size() != 5) throw type_error("scatter dimension_numbers must hold 5 tuples of ints");
-  return {groups[0], groups[1], groups[2], groups[3], groups[4]};
-}
-
-bool contains(const std::vector<int64_t>& values, int64_t value) {
-  return std::find(values.begin(), values.end(), value) != values.end();
-}
-
-// XLA's scatter with addition: every update element lands at its window start plus offset; windows
-// starting out of bounds are clamped (CLIP) or dropped (FILL_OR_DROP, PROMISE_IN_BOUNDS).
-template <DType D>
-BufferPtr scatter_add_typed(const Buffer& operand, const Buffer& indices, const Buffer& updates,
-                            const ScatterDims& dims, GatherMode mode) {
-  using Storage = typename DTypeTraits<D>::storage;
-  auto out = structural::new_buffer(D, operand.shape());
-  std::copy(operand.bytes().begin(), operand.bytes().end(), out->mutable_bytes().begin());
-  Storage* dst = out->as_mutable<Storage>().data();
-  const Storage* src = updates.as<Storage>().data();
-  const Shape& operand_shape = operand.shape();
-  const Shape& update_shape = updates.shape();
-  const std::vector<int64_t> operand_strides = structural::row_major_strides(operand_shape);
-  std::vector<std::size_t> window_operand_dims;
-  for (std::size_t d = 0; d < operand_shape.size(); ++d) {
-    const auto dim = static_cast<int64_t>(d);
-    if (!contains(dims.inserted_window_dims, dim) && !contains(dims.operand_batching_dims, dim)) {
-      window_operand_dims.push_back(d);
-    }
-  }
-  std::vector<std::size_t> scatter_update_dims;
-  std::vector<std::size_t> window_update_dims;
-  for (std::size_t d = 0; d < update_shape.size(); ++d) {
-    (contains(dims.update_window_dims, static_cast<int64_t>(d)) ? window_update_dims : scatter_update_dims)
-        .push_back(d);
-  }
-  Shape window_sizes(operand_shape.size(), 1);
-  for (std::size_t i = 0; i < window_update_dims.size(); ++i) {
-    window_sizes[window_operand_dims[i]] = update_shape[window_update_dims[i]];
-  }
-  const std::size_t depth = dims.scatter_dims_to_operand_dims.size();
-  std::vector<int64_t> index(update_shape.size());
-  for (int64_t u = 0; u < updates.size(); ++u) {
-    int64_t rest = u;
-    for (std::size_t d = update_shape.size(); d-- > 0;) {
-      index[d] = rest % update_shape[d];
-      rest /= update_shape[d];
-    }
-    int64_t scatter_flat = 0;
-    for (const std::size_t d : scatter_update_dims) scatter_flat = scatter_flat * update_shape[d] + index[d];
-    std::vector<int64_t> start(operand_shape.size(), 0);
-    bool in_bounds = true;
-    for (std::size_t k = 0; k < depth; ++k) {
-      const auto d = static_cast<std::size_t>(dims.scatter_dims_to_operand_dims[k]);
-      const int64_t raw =
-          structural::scalar_index(indices, scatter_flat * static_cast<int64_t>(depth) + static_cast<int64_t>(k));
-      const int64_t upper = operand_shape[d] - window_sizes[d];
-      if (raw < 0 || raw > upper) in_bounds = false;
-      start[d] = std::clamp<int64_t>(raw, 0, upper);
-    }
-    for (std::size_t i = 0; i < dims.operand_batching_dims.size(); ++i) {
-      const auto d = static_cast<std::size_t>(dims.operand_batching_dims[i]);
-      start[d] = index[scatter_update_dims[static_cast<std::size_t>(dims.scatter_indices_batching_dims[i])]];
-    }
-    if (!in_bounds && mode != GatherMode::kClip) continue;
-    int64_t offset = 0;
-    for (std::size_t d = 0; d < operand_shape.size(); ++d) offset += start[d] * operand_strides[d];
-    for (std::size_t i = 0; i < window_update_dims.size(); ++i) {
-      offset += index[window_update_dims[i]] * operand_strides[window_operand_dims[i]];
-    }
-    const auto at = static_cast<std::size_t>(offset);
-    dst[at] = store<D>(
-        static_cast<typename DTypeTraits<D>::compute>(load<D>(dst[at]) + load<D>(src[static_cast<std::size_t>(u)])));
-  }
-  return out;
-}
-
-Primitive scatter_add_primitive() {
-  Primitive p;
-  p.name = "scatter-add";
-  p.abstract_eval = [](std::span<const Aval> in, const Params&) {
-    if (in.size() != 3) throw type_error("scatter-add takes operand, indices and updates");
-    if (in[0].dtype != in[2].dtype) {
-      throw type_error("scatter_add operand and updates must have the same dtype, got " +
-                       std::string(dtype_name(in[0].dtype)) + " and " + std::string(dtype_name(in[2].dtype)) + ".");
-    }
-    if (!is_integral(in[1].dtype)) throw type_error("scatter_add indices must be integers");
-    Aval out = in[0];
-    out.varying = structural::union_varying(in);
-    return std::vector<Aval>{out};
-  };
-  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params& params) {
-    const ScatterDims dims = scatter_dims(params);
-    const ParamValue* mode_param = find_param(params, "mode");
-    const GatherMode mode = mode_param != nullptr ? parse_gather_mode(*mode_param) : GatherMode::kFillOrDrop;
-    return std::vector<BufferPtr>{visit_dtype(in[0]->dtype(), [&](auto tag) -> BufferPtr {
-      constexpr DType D = decltype(tag)::value;
-      if constexpr (D == DType::kBool) {
-        throw type_error("scatter_add does not accept dtype bool");
-      } else {
-        return scatter_add_typed<D>(*in[0], *in[1], *in[2], dims, mode);
-      }
-    })};
-  };
-  return p;
-}
-
 }  // namespace
 
 ParamValue scatter_dimension_numbers_param(const std::vector<int64_t>& update_window_dims,
@@ -236,7 +119,6 @@ ParamValue scatter_dimension_numbers_param(const std::vector<int64_t>& update_wi
 void register_ad_primitives() {
   register_primitive(add_any_primitive());
   register_primitive(polygamma_primitive());
-  register_primitive(scatter_add_primitive());
 }
 
 }  // namespace shardscope

@@ -14,6 +14,8 @@ void register_structural_primitives() {
   structural::register_reshaping_primitives();
   structural::register_slicing_primitives();
   structural::register_gather_primitive();
+  structural::register_scatter_primitives();
+  structural::register_sort_primitives();
   structural::register_reduction_primitives();
   structural::register_dot_general_primitive();
 }

@@ -20,6 +20,8 @@ namespace shardscope::structural {
 void register_reshaping_primitives();
 void register_slicing_primitives();
 void register_gather_primitive();
+void register_scatter_primitives();
+void register_sort_primitives();
 void register_reduction_primitives();
 void register_dot_general_primitive();
 

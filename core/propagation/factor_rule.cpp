@@ -9,6 +9,7 @@
 
 #include "ir/primitive.h"
 #include "propagation/control_flow_factor_rule.h"
+#include "propagation/indexing_factor_rule.h"
 
 namespace shardscope {
 namespace {
@@ -410,11 +411,15 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
     table["concatenate"] = along_dimension_rule;
     for (const char* name : {"scan", "while", "cond"}) table[name] = control_flow_factor_rule;
     table["split"] = along_dimension_rule;
-    // Computed whole by design: the partitioner gathers their operands (index-driven data movement that
-    // shardscope does not split), and the plan says so with the op's name as the reason.
-    for (const char* name : {"gather", "scatter-add", "scatter", "sort", "argsort", "xla_pmap", "random_seed"}) {
-      table[name] = replicated_rule;
+    // Computed whole by design: the partitioner gathers their operands, and the plan says so with the op's
+    // name as the reason.
+    for (const char* name : {"xla_pmap", "random_seed"}) table[name] = replicated_rule;
+    table["gather"] = gather_factor_rule;
+    for (const char* name : {"scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max"}) {
+      table[name] = scatter_factor_rule;
     }
+    table["sort"] = sort_factor_rule;
+    table["top_k"] = top_k_factor_rule;
     return table;
   }();
   return rules;

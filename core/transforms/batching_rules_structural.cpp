@@ -244,13 +244,26 @@ void register_structural_batch_rules() {
   add("gather", [](JaxprBuilder& builder, std::span<const BatchedValue> args, const Params& params) {
     return gather_batch(builder, args[0], args[1], params);
   });
+  // sort and top_k: every mapped operand's batch dim moved to the front, the sorted dim shifted past it.
+  for (const char* name : {"sort", "top_k"}) {
+    const std::string primitive = name;
+    const std::string key = primitive == "sort" ? "dimension" : "axis";
+    register_batch_rule(primitive, [primitive, key](JaxprBuilder& builder, std::span<const BatchedValue> args,
+                                                    const Params& params, const BatchAxis&) {
+      const int64_t size = mapped_size(args);
+      std::vector<Atom> operands;
+      for (const BatchedValue& arg : args) operands.push_back(bdim_at_front(builder, arg, size));
+      return all_at(builder.bind(primitive, operands, with_param(params, key, param(params, key).as_int(key) + 1)), 0);
+    });
+  }
   // iota has no operands, so it is never mapped: it rebinds as it is.
   register_batch_rule(
       "iota", [](JaxprBuilder& builder, std::span<const BatchedValue> args, const Params& params, const BatchAxis&) {
         return all_at(builder.bind("iota", values(args), params), std::nullopt);
       });
   // JAX batches these through scatter, which the engine lacks: map them one element at a time.
-  for (const char* name : {"dynamic_update_slice", "scatter-add"}) {
+  for (const char* name :
+       {"dynamic_update_slice", "scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max"}) {
     const std::string primitive = name;
     register_batch_rule(primitive, [primitive](JaxprBuilder& builder, std::span<const BatchedValue> args,
                                                const Params& params, const BatchAxis& axis) {

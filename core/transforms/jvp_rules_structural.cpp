@@ -1,6 +1,7 @@
 // JVP rules of the structural, reduction and contraction primitives (mostly linear in their data operands).
 #include <algorithm>
 
+#include "base/error.h"
 #include "ops/structural.h"
 #include "transforms/autodiff_internal.h"
 
@@ -26,6 +27,19 @@ JvpRule linear_in(const std::string& name, std::function<bool(std::size_t index,
     }
     return std::pair{outs, tangents};
   };
+}
+
+// Differentiating through these is not supported yet: constants pass (zero tangents), anything else says so.
+JvpRule unsupported_unless_constant(const std::string& name) {
+  return
+      [name](JaxprBuilder& b, std::span<const Atom> x, std::span<const std::optional<Atom>> t, const Params& params) {
+        for (const std::optional<Atom>& tangent : t) {
+          if (tangent)
+            throw not_implemented_error("differentiation of " + name + " is not supported by shardscope yet");
+        }
+        std::vector<Atom> outs = b.bind(name, {x.begin(), x.end()}, params);
+        return std::pair{outs, std::vector<std::optional<Atom>>(outs.size())};
+      };
 }
 
 std::vector<int64_t> axes_of(const Params& params) { return param(params, "axes").as_ints("axes"); }
@@ -155,7 +169,14 @@ void register_structural_jvp_rules() {
   register_jvp_rule("cummax", single_output_jvp("cummax", cumulative_chooser_tangent));
   register_jvp_rule("cummin", single_output_jvp("cummin", cumulative_chooser_tangent));
   register_jvp_rule("cumprod", single_output_jvp("cumprod", cumprod_tangent));
-  for (const char* name : {"argmax", "argmin", "reduce_and", "reduce_or", "reduce_xor", "iota"}) {
+  // lax.scatter: the tangents scatter like the values (exact for unique indices, which .at[].set gives).
+  for (const char* name : {"scatter", "scatter-sub"}) {
+    register_jvp_rule(name, linear_in(name, [](std::size_t i, std::size_t) { return i != 1; }));
+  }
+  for (const char* name : {"scatter-mul", "scatter-min", "scatter-max", "sort", "top_k"}) {
+    register_jvp_rule(name, unsupported_unless_constant(name));
+  }
+  for (const char* name : {"argmax", "argmin", "reduce_and", "reduce_or", "reduce_xor", "iota", "stop_gradient"}) {
     register_jvp_rule(name, zero_jvp(name));
   }
 }

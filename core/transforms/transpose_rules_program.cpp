@@ -130,15 +130,6 @@ void register_program_transpose_rules() {
       "all_to_all", collective_transpose("all_to_all", [](const Params& p) {
         return replaced(p, {{"split_axis", param(p, "concat_axis")}, {"concat_axis", param(p, "split_axis")}});
       }));
-  register_transpose_rule("scatter-add",
-                          single_output_transpose([](JaxprBuilder&, const Atom& ct, auto primals, auto, const Params&) {
-                            if (!primals[2]) {
-                              throw not_implemented_error(
-                                  "Transpose rule (for reverse-mode differentiation) for 'scatter-add' with respect "
-                                  "to its updates is not implemented");
-                            }
-                            return Cts{ct, {}, {}};
-                          }));
 }
 
 }  // namespace shardscope::ad

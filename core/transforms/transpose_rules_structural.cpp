@@ -256,6 +256,69 @@ void register_slicing_ops() {
       }));
 }
 
+// The cotangent of a scatter's updates: the gather that reads each update's window back out of `ct`
+// (slicing._scatter_add_transpose_rule and _scatter_transpose_rule), zero where windows fell out of bounds.
+Atom scatter_updates_cotangent(JaxprBuilder& b, const Atom& ct, const Atom& indices, const Aval& updates,
+                               const Params& params) {
+  const auto groups = param(params, "dimension_numbers").as_items("dimension_numbers");
+  const auto group = [&](std::size_t i) {
+    return i < groups.size() ? groups[i].as_ints("dimension_numbers") : std::vector<int64_t>{};
+  };
+  const GatherDimensionNumbers numbers{group(0), group(1), group(2), group(3), group(4)};
+  std::vector<int64_t> slice_sizes;
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < atom_aval(ct).rank(); ++i) {
+    const auto dim = static_cast<int64_t>(i);
+    const bool inserted =
+        std::count(numbers.collapsed_slice_dims.begin(), numbers.collapsed_slice_dims.end(), dim) +
+            std::count(numbers.operand_batching_dims.begin(), numbers.operand_batching_dims.end(), dim) >
+        0;
+    slice_sizes.push_back(inserted ? 1 : updates.shape.at(static_cast<std::size_t>(numbers.offset_dims.at(pos++))));
+  }
+  const ParamValue* mode = find_param(params, "mode");
+  const auto flag = [&](const char* key) {
+    const ParamValue* value = find_param(params, key);
+    return value != nullptr ? *value : ParamValue(false);
+  };
+  return b.bind1("gather", {ct, indices},
+                 {{"dimension_numbers", gather_dimension_numbers_param(numbers)},
+                  {"fill_value", int64_t{0}},
+                  {"indices_are_sorted", flag("indices_are_sorted")},
+                  {"mode", mode != nullptr ? *mode : gather_mode_param(GatherMode::kFillOrDrop)},
+                  {"slice_sizes", ParamValue::int_tuple(slice_sizes)},
+                  {"unique_indices", flag("unique_indices")}});
+}
+
+void register_scatter_transposes() {
+  // scatter-add is linear in the operand (the cotangent passes) and in the updates (gathered back).
+  register_transpose_rule("scatter-add", single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto primals,
+                                                                    auto avals, const Params& params) {
+                            if (!primals[1])
+                              throw runtime_error("scatter-add cannot be transposed with respect to its indices");
+                            Cts cts(3);
+                            if (!primals[0]) cts[0] = ct;
+                            if (!primals[2]) cts[2] = scatter_updates_cotangent(b, ct, *primals[1], avals[2], params);
+                            return cts;
+                          }));
+  // scatter overwrites: the operand's cotangent is zero where updates landed; the updates' is read back.
+  register_transpose_rule(
+      "scatter",
+      single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto primals, auto avals, const Params& params) {
+        const ParamValue* unique = find_param(params, "unique_indices");
+        if (unique == nullptr || unique->get_if<bool>() == nullptr || !*unique->get_if<bool>()) {
+          throw not_implemented_error("scatter transpose is only implemented where unique_indices=True");
+        }
+        if (!primals[1]) throw runtime_error("scatter cannot be transposed with respect to its indices");
+        Cts cts(3);
+        if (!primals[0]) {
+          const Atom zeros = full_like(b, Aval::of(avals[2].shape, atom_aval(ct).dtype), 0);
+          cts[0] = b.bind1("scatter", {ct, *primals[1], zeros}, params);
+        }
+        if (!primals[2]) cts[2] = scatter_updates_cotangent(b, ct, *primals[1], avals[2], params);
+        return cts;
+      }));
+}
+
 void register_dot_general() {
   register_transpose_rule(
       "dot_general",
@@ -279,6 +342,7 @@ void register_structural_transpose_rules() {
   register_shape_ops();
   register_slicing_ops();
   register_dot_general();
+  register_scatter_transposes();
 }
 
 }  // namespace shardscope::ad

@@ -182,6 +182,25 @@ void indexing_samples(std::vector<Sample>& out) {
   };
   add(out, "scatter-add", "rows", Family::kIndexing, {f32({8, 4}), i32({4, 1}), f32({4, 4})},
       single("scatter-add", scatter));
+  // Unique rows for the overwriting scatter, so every layout agrees on which update lands last.
+  Params unique = scatter;
+  for (auto& [key, value] : unique) {
+    if (key == "unique_indices") value = true;
+  }
+  add(out, "scatter", "unique rows", Family::kIndexing, {f32({8, 4}), i32({1, 1}), f32({1, 4})},
+      single("scatter", unique));
+  for (const char* name : {"scatter-sub", "scatter-mul", "scatter-min", "scatter-max"}) {
+    add(out, name, "rows", Family::kIndexing, {f32({8, 4}), i32({4, 1}), f32({4, 4})}, single(name, scatter));
+  }
+  const auto sort = [](int64_t dimension, int64_t num_keys) {
+    return Params{{"dimension", dimension}, {"is_stable", true}, {"num_keys", num_keys}};
+  };
+  add(out, "sort", "minor dim", Family::kIndexing, {f32({4, 8})}, single("sort", sort(1, 1)));
+  add(out, "sort", "major dim with a value operand", Family::kIndexing, {f32({8, 4}), i32({8, 4})},
+      single("sort", sort(0, 1)));
+  add(out, "top_k", "minor dim", Family::kIndexing, {f32({4, 8})},
+      single("top_k", {{"axis", int64_t{1}}, {"is_stable", true}, {"k", int64_t{3}}}));
+  add(out, "stop_gradient", "rank 2", Family::kElementwise, {f32({4, 8})}, single("stop_gradient", {}));
 }
 
 void reduction_samples(std::vector<Sample>& out) {

@@ -157,7 +157,7 @@ def _install():
     A.__setitem__ = _setitem
     for name in ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'all', 'any', 'var', 'std', 'cumsum',
                  'cumprod', 'transpose', 'squeeze', 'ravel', 'flatten', 'dot', 'clip', 'round', 'conj', 'swapaxes',
-                 'repeat', 'take']:
+                 'repeat', 'take', 'sort', 'argsort', 'diagonal']:
         setattr(A, name, _method(name))
     A.reshape = lambda self, *shape, order='C': _jnp().reshape(
         self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
@@ -177,7 +177,96 @@ def _install():
     A.global_shards = property(lambda self: [_Shard(*s) for s in self._shards(addressable_only=False)])
     A.addressable_data = _addressable_data
     A.device = _DeviceAttribute()
-    A.at = property(lambda self: _jnp()._IndexUpdateHelper(self))
+    A.at = property(_IndexUpdateHelper)
+
+
+class _IndexUpdateHelper:
+    """x.at: indexable; x.at[idx] gives the _IndexUpdateRef whose methods return updated copies of x."""
+    __slots__ = ('array',)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f'_IndexUpdateHelper({self.array!r})'
+
+
+def _no_out_sharding(out_sharding, method):
+    if out_sharding is not None:
+        raise NotImplementedError(f'x.at[...].{method}(out_sharding=...) is not supported by shardscope')
+
+
+class _IndexUpdateRef:
+    """x.at[idx]: get() gathers, set/add/... scatter (the engine emits JAX's gather and scatter primitives)."""
+    __slots__ = ('array', 'index')
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def __repr__(self):
+        return f'_IndexUpdateRef({self.array!r}, {self.index!r})'
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None, out_sharding=None,
+            wrap_negative_indices=True):
+        _no_out_sharding(out_sharding, 'get')
+        return _shardscope.numpy._at_get(self.array, self.index, mode, fill_value, indices_are_sorted,
+                                         unique_indices)
+
+    def _scatter(self, op, values, indices_are_sorted, unique_indices, mode, out_sharding, method, array=None):
+        _no_out_sharding(out_sharding, method)
+        return _shardscope.numpy._scatter_update(self.array if array is None else array, self.index, values, op,
+                                                 mode, indices_are_sorted, unique_indices)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        return self._scatter('set', values, indices_are_sorted, unique_indices, mode, out_sharding, 'set')
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True):
+        # JAX binds scatter with func as its update computation; here func maps the gathered values, which
+        # agrees wherever indices do not repeat.
+        current = self.get(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                           mode='clip' if mode is None else mode)
+        return self.set(func(current), indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        return self._scatter('add', values, indices_are_sorted, unique_indices, mode, out_sharding, 'add')
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+                 wrap_negative_indices=True):
+        return self._scatter('sub', values, indices_are_sorted, unique_indices, mode, out_sharding, 'subtract')
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+                 wrap_negative_indices=True):
+        return self._scatter('mul', values, indices_are_sorted, unique_indices, mode, out_sharding, 'multiply')
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+               wrap_negative_indices=True):
+        jnp = _jnp()
+        scaled = self._scatter('mul', values, indices_are_sorted, unique_indices, mode, out_sharding, 'divide',
+                               array=jnp.ones_like(self.array))
+        return jnp.divide(self.array, scaled)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+              wrap_negative_indices=True):
+        jnp = _jnp()
+        exponents = self._scatter('mul', values, indices_are_sorted, unique_indices, mode, out_sharding, 'power',
+                                  array=jnp.ones_like(self.array))
+        return jnp.power(self.array, exponents)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        return self._scatter('min', values, indices_are_sorted, unique_indices, mode, out_sharding, 'min')
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+            wrap_negative_indices=True):
+        return self._scatter('max', values, indices_are_sorted, unique_indices, mode, out_sharding, 'max')
 
 
 class _DeviceAttribute:

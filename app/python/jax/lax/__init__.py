@@ -240,6 +240,21 @@ from jax._src.lax_ops import (select, broadcast_in_dim, broadcast, reshape, tran
                               rsqrt, tanh, log, sqrt, logistic, abs, neg, sign, floor, ceil, log1p, expm1)
 
 
+def stop_gradient(x):
+    """lax.stop_gradient over a pytree: each array leaf through the stop_gradient primitive, keys as they are."""
+    import jax.numpy as jnp
+
+    def stop(leaf):
+        if getattr(leaf, 'dtype', None) is not None and str(leaf.dtype).startswith('key<'):
+            return leaf
+        return _shardscope.lax._stop_gradient(jnp.asarray(leaf))
+    return _tree_map(stop, x)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    return tuple(_shardscope.lax.sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1))
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)

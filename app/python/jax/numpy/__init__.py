@@ -170,3 +170,8 @@ def __getattr__(name):
     if engine is not None and hasattr(engine, name):
         return getattr(engine, name)
     raise NotImplementedError(f'jax.numpy.{name} is not supported by shardscope')
+
+
+import importlib as _importlib  # noqa: E402
+
+linalg = _importlib.import_module('jax.numpy.linalg')
