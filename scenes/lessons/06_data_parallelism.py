@@ -71,8 +71,8 @@ for line in text.splitlines():
 # %% [markdown]
 # ## What it costs
 #
-# Per step each device sends and receives about one copy of the gradients, whatever the batch
-# size. Data parallelism stays efficient while the time to compute on the local batch is larger
+# Per step a ring all-reduce has each device send (and receive) almost twice the gradients' size,
+# a reduce-scatter then an all-gather, whatever the batch size. Data parallelism stays efficient while the time to compute on the local batch is larger
 # than the time to all-reduce the gradients, and it needs memory for a full copy of the
 # parameters and optimizer state on every device. Lesson 7 removes that copy.
 

@@ -2,6 +2,7 @@
 #include "support/cell_replay.h"
 
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -22,7 +23,7 @@ std::string shell_quote(const std::string& text) {
 }
 
 // stdout and stderr together, so a cell's traceback lands in that cell's output.
-std::string run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& environment) {
+BinaryRun run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& environment) {
   // Timings are never compared: one loop per %timeit keeps the replay short.
   std::string command = "SHARDSCOPE_TIMEIT_ONCE=1 ";
   for (const auto& [name, value] : environment) command += name + "=" + shell_quote(value) + " ";
@@ -31,15 +32,20 @@ std::string run_binary(const std::vector<std::string>& args, const std::map<std:
   command += " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
-  std::string out;
+  BinaryRun run;
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  ::pclose(pipe);
-  return out;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.output.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
 }
 
 }  // namespace
+
+BinaryRun run_shardscope(const std::vector<std::string>& args, const std::map<std::string, std::string>& environment) {
+  return run_binary(args, environment);
+}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
@@ -91,7 +97,7 @@ std::vector<std::string> replay_cells(const std::vector<std::string>& cells, con
   std::ofstream(path, std::ios::binary) << script;
   std::vector<std::string> args = {"run", path.string()};
   args.insert(args.end(), run_args.begin(), run_args.end());
-  const std::string output = run_binary(args, environment);
+  const std::string output = run_binary(args, environment).output;
   std::filesystem::remove(path);
 
   std::vector<std::string> produced;

@@ -26,4 +26,13 @@ namespace shardscope::testing {
                                                     const std::map<std::string, std::string>& environment,
                                                     const std::string& label);
 
+// Runs the built shardscope binary with `args` and `environment`; its exit status and its stdout and stderr
+// together.
+struct BinaryRun {
+  int status = -1;
+  std::string output;
+};
+[[nodiscard]] BinaryRun run_shardscope(const std::vector<std::string>& args,
+                                       const std::map<std::string, std::string>& environment);
+
 }  // namespace shardscope::testing
