@@ -61,7 +61,8 @@ print(sorted(set(re.findall(r"\b(all-reduce|all-gather|reduce-scatter)\(", text)
 # The gradients are replicated, `P()`, like the parameters, so the update is local and every
 # device ends the step with the same new parameters. Getting there took all-reduces over the
 # `'data'` axis: the partial gradient sums of the eight devices (and the partial sums of the loss)
-# are added together.
+# are added together. (The lines come from shardscope's HLO-like listing, as in lesson 4; the
+# weight gradient's all-reduce shows it transposed, 4x16.)
 
 # %%
 for line in text.splitlines():
