@@ -423,16 +423,28 @@ void bind_numpy(py::module_& m) {
   m.def("tile",
         [](const py::object& x, const py::object& reps) { return wrap(jnp::tile(to_value(x), shape_arg(reps))); });
   m.def("einsum", [](const std::string& subscripts, const py::args& operands, const py::kwargs& kwargs) {
+    std::optional<PartitionSpec> out_spec;
     for (const auto& item : kwargs) {
       const auto key = item.first.cast<std::string>();
+      if (key == "out_sharding" && !item.second.is_none()) {
+        if (py::isinstance<PartitionSpec>(item.second)) {
+          out_spec = item.second.cast<PartitionSpec>();
+        } else if (py::isinstance<NamedSharding>(item.second)) {
+          out_spec = item.second.cast<NamedSharding>().spec;
+        } else {
+          throw py::type_error("jnp.einsum's out_sharding must be a PartitionSpec or a NamedSharding, got " +
+                               py::repr(item.second).cast<std::string>());
+        }
+        continue;
+      }
       // optimize only picks a contraction order; the values are the same.
-      if (key != "optimize" && !(key == "precision" && item.second.is_none())) {
+      if (key != "optimize" && key != "out_sharding" && !(key == "precision" && item.second.is_none())) {
         throw not_implemented_error("jnp.einsum's " + key + " argument is not supported by shardscope");
       }
     }
     std::vector<Value> values;
     for (const py::handle a : operands) values.push_back(to_value(py::reinterpret_borrow<py::object>(a)));
-    return wrap(jnp::einsum(subscripts, values));
+    return wrap(jnp::einsum(subscripts, values, out_spec));
   });
   m.def(
       "tensordot",
@@ -816,10 +828,18 @@ void bind_lax_arrays(py::module_& m) {
   });
   m.def("_dot_general", [](const py::object& lhs, const py::object& rhs, const std::vector<int64_t>& lhs_contract,
                            const std::vector<int64_t>& rhs_contract, const std::vector<int64_t>& lhs_batch,
-                           const std::vector<int64_t>& rhs_batch, const py::object& preferred) {
+                           const std::vector<int64_t>& rhs_batch, const py::object& preferred,
+                           const py::object& out_sharding) {
+    ParamValue sharding = ParamValue::None{};
+    if (py::isinstance<PartitionSpec>(out_sharding)) sharding = out_sharding.cast<PartitionSpec>();
+    if (py::isinstance<NamedSharding>(out_sharding)) sharding = out_sharding.cast<NamedSharding>();
+    if (!out_sharding.is_none() && sharding.is_none()) {
+      throw py::type_error("dot_general's out_sharding must be a PartitionSpec or a NamedSharding, got " +
+                           py::repr(out_sharding).cast<std::string>());
+    }
     return wrap(api::lax::dot_general(to_value(lhs), to_value(rhs),
                                       api::lax::DotDimensionNumbers{lhs_contract, rhs_contract, lhs_batch, rhs_batch},
-                                      dtype_arg(preferred)));
+                                      dtype_arg(preferred), sharding));
   });
   m.def("_conv_general_dilated",
         [](const py::object& lhs, const py::object& rhs, const std::vector<int64_t>& strides, const py::object& padding,

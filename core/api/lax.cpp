@@ -264,7 +264,7 @@ Value cumulative(const std::string& primitive, const Value& x, int64_t axis, boo
 }
 
 Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers& dims,
-                  std::optional<DType> preferred_element_type) {
+                  std::optional<DType> preferred_element_type, const ParamValue& out_sharding) {
   const ParamValue numbers = ParamValue::tuple(
       {ParamValue::tuple({ParamValue::int_tuple(dims.lhs_contract), ParamValue::int_tuple(dims.rhs_contract)}),
        ParamValue::tuple({ParamValue::int_tuple(dims.lhs_batch), ParamValue::int_tuple(dims.rhs_batch)})});
@@ -272,7 +272,7 @@ Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers&
   if (preferred_element_type) preferred = canonicalize_dtype(*preferred_element_type, session().enable_x64);
   return bind1("dot_general", {lhs, rhs},
                {{"dimension_numbers", numbers},
-                {"out_sharding", ParamValue::None{}},
+                {"out_sharding", out_sharding},
                 {"precision", ParamValue::None{}},
                 {"preferred_element_type", preferred}});
 }

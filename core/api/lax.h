@@ -83,8 +83,10 @@ Value cumulative(const std::string& primitive, const Value& x, int64_t axis, boo
 struct DotDimensionNumbers {
   std::vector<int64_t> lhs_contract, rhs_contract, lhs_batch, rhs_batch;
 };
+// `out_sharding`: None, or a PartitionSpec / NamedSharding naming the result's Explicit sharding.
 Value dot_general(const Value& lhs, const Value& rhs, const DotDimensionNumbers& dims,
-                  std::optional<DType> preferred_element_type = std::nullopt);
+                  std::optional<DType> preferred_element_type = std::nullopt,
+                  const ParamValue& out_sharding = ParamValue::None{});
 
 // Collectives (inside shard_map, pmap and vmap bodies), one array at a time: JAX's lax functions with their
 // shortcuts, automatic pvary casts under check_vma, params and errors. The Python layer maps pytrees.

@@ -208,6 +208,8 @@ Value inner(const Value& a, const Value& b);
 Value outer(const Value& a, const Value& b);
 Value einsum(const std::string& subscripts, const Value& a, const Value& b);
 // Any number of operands (contracted left to right), "..." and labels summed away; no diagonals.
-Value einsum(const std::string& subscripts, const std::vector<Value>& operands);
+// `out_spec`: jnp.einsum's out_sharding, typing the last contraction's product under an Explicit mesh.
+Value einsum(const std::string& subscripts, const std::vector<Value>& operands,
+             const std::optional<PartitionSpec>& out_spec = std::nullopt);
 
 }  // namespace shardscope::api::jnp

@@ -11,7 +11,8 @@ namespace shardscope::api::jnp {
 namespace {
 
 // dot_general, then the output cast JAX applies (to the promoted type, weak when both operands are).
-Value contract(const Value& a, const Value& b, const lax::DotDimensionNumbers& dims, std::optional<DType> preferred) {
+Value contract(const Value& a, const Value& b, const lax::DotDimensionNumbers& dims, std::optional<DType> preferred,
+               const ParamValue& out_sharding = ParamValue::None{}) {
   WeakDType out{};
   if (preferred) {
     out = {*preferred, false};
@@ -21,7 +22,8 @@ Value contract(const Value& a, const Value& b, const lax::DotDimensionNumbers& d
   // Before JAX 0.4.14 jnp.dot left preferred_element_type unset (None).
   const bool passes_type = preferred || session().profile.has(JaxFeature::kJnpDotPassesPreferredType);
   return lax::convert_element_type(
-      lax::dot_general(a, b, dims, passes_type ? std::optional<DType>(out.dtype) : std::nullopt), out.dtype, out.weak);
+      lax::dot_general(a, b, dims, passes_type ? std::optional<DType>(out.dtype) : std::nullopt, out_sharding),
+      out.dtype, out.weak);
 }
 
 std::string aval_text(const Value& x) { return x.aval().str_short(false); }
@@ -167,8 +169,10 @@ Value sum_private_labels(const Value& x, std::string& labels, const std::string&
 }
 
 // One pairwise contraction: shared labels still needed later are batch dimensions, the others contract.
+// `out_spec` (the einsum's out_sharding, one entry per output label) types the product when it is the last one.
 Value contract_pair(const Value& x, const std::string& la, const Value& y, const std::string& lb,
-                    const std::string& needed, std::string& result_labels) {
+                    const std::string& needed, std::string& result_labels, const std::string& out,
+                    const std::optional<PartitionSpec>& out_spec) {
   lax::DotDimensionNumbers dims;
   result_labels.clear();
   for (std::size_t i = 0; i < la.size(); ++i) {
@@ -189,7 +193,18 @@ Value contract_pair(const Value& x, const std::string& la, const Value& y, const
   for (const char c : lb) {
     if (la.find(c) == std::string::npos) result_labels += c;
   }
-  return contract(x, y, dims, std::nullopt);
+  ParamValue out_sharding = ParamValue::None{};
+  if (out_spec) {
+    // The product's dims in its own label order take the entries the output gives their labels.
+    std::vector<SpecEntry> entries;
+    for (const char c : result_labels) {
+      const auto at = out.find(c);
+      entries.push_back(at != std::string::npos && at < out_spec->entries().size() ? out_spec->entries()[at]
+                                                                                   : SpecEntry{});
+    }
+    out_sharding = PartitionSpec(std::move(entries));
+  }
+  return contract(x, y, dims, std::nullopt, out_sharding);
 }
 
 // "...ij" with the ellipsis spelled out as labels that cannot clash with letters.
@@ -205,7 +220,8 @@ std::string expand_ellipsis(const std::string& term, int64_t rank, int64_t ellip
 
 }  // namespace
 
-Value einsum(const std::string& spec, const std::vector<Value>& operands) {
+Value einsum(const std::string& spec, const std::vector<Value>& operands,
+             const std::optional<PartitionSpec>& out_spec) {
   std::string subscripts;
   for (const char c : spec) {
     if (c != ' ') subscripts += c;
@@ -276,7 +292,9 @@ Value einsum(const std::string& spec, const std::vector<Value>& operands) {
     std::string needed = out;
     for (std::size_t k = 2; k < labels.size(); ++k) needed += labels[k];
     std::string result_labels;
-    std::vector<Value> next_values{contract_pair(values[0], labels[0], values[1], labels[1], needed, result_labels)};
+    const bool last = values.size() == 2;
+    std::vector<Value> next_values{contract_pair(values[0], labels[0], values[1], labels[1], needed, result_labels, out,
+                                                 last ? out_spec : std::nullopt)};
     std::vector<std::string> next_labels{result_labels};
     for (std::size_t k = 2; k < values.size(); ++k) {
       next_values.push_back(values[k]);
@@ -297,6 +315,8 @@ Value einsum(const std::string& spec, const std::vector<Value>& operands) {
   return identity ? values[0] : lax::transpose(values[0], perm);
 }
 
-Value einsum(const std::string& subscripts, const Value& a, const Value& b) { return einsum(subscripts, {a, b}); }
+Value einsum(const std::string& subscripts, const Value& a, const Value& b) {
+  return einsum(subscripts, {a, b}, std::nullopt);
+}
 
 }  // namespace shardscope::api::jnp

@@ -4,6 +4,7 @@
 
 #include "api/numpy.h"
 #include "base/error.h"
+#include "base/python_format.h"
 
 namespace shardscope::api::jnp {
 namespace {
@@ -163,6 +164,15 @@ Value roll(const Value& x, const std::vector<int64_t>& shifts, const std::option
   if (!axes) return reshape(roll(ravel(x), shifts, std::vector<int64_t>{0}), shape_of(x));
   std::vector<int64_t> canonical;
   for (const int64_t a : *axes) canonical.push_back(canonicalize_axis(a, ndim_of(x)));
+  // An Explicit type sharded along a rolled axis: JAX refuses before slicing.
+  const Aval& aval = x.aval();
+  for (const int64_t a : canonical) {
+    const auto d = static_cast<std::size_t>(a);
+    if (d < aval.dim_axes.size() && !aval.dim_axes[d].empty()) {
+      throw Error{"ShardingTypeError", "`a` cannot be sharded on the axis being rolled over. Got arr type=" +
+                                           aval.str_short(true) + " and axis=" + python_int_tuple(canonical)};
+    }
+  }
   // shift and axis broadcast against each other (numpy's rule: equal lengths or one of them of length 1).
   const std::size_t n = std::max(shifts.size(), canonical.size());
   if ((shifts.size() != n && shifts.size() != 1) || (canonical.size() != n && canonical.size() != 1)) {

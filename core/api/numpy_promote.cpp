@@ -5,6 +5,7 @@
 #include "api/numpy.h"
 #include "api/session.h"
 #include "base/error.h"
+#include "explicit/mesh_context.h"
 
 namespace shardscope::api::jnp {
 namespace {
@@ -97,9 +98,11 @@ std::vector<Value> promote_shapes(const std::string& name, const std::vector<Val
   return out;
 }
 
-Value broadcast_to(const Value& x, const Shape& shape) {
+namespace {
+
+// jnp.broadcast_to's checks: ValueError naming both shapes when `x` cannot broadcast to `shape`.
+void check_broadcast_shape(const Value& x, const Shape& shape) {
   const Shape& from = shape_of(x);
-  if (from == shape) return x;
   if (shape.size() < from.size()) {
     throw value_error("Cannot broadcast to shape with fewer dimensions: arr_shape=" + shape_repr(from) +
                       " shape=" + shape_repr(shape));
@@ -112,10 +115,61 @@ Value broadcast_to(const Value& x, const Shape& shape) {
                         " and requested type=" + wanted.str_short(false));
     }
   }
+}
+
+}  // namespace
+
+Value broadcast_to(const Value& x, const Shape& shape) {
+  const Shape& from = shape_of(x);
+  if (from == shape) return x;
+  check_broadcast_shape(x, shape);
   std::vector<int64_t> dims;
-  for (std::size_t d = lead; d < shape.size(); ++d) dims.push_back(static_cast<int64_t>(d));
+  for (std::size_t d = shape.size() - from.size(); d < shape.size(); ++d) dims.push_back(static_cast<int64_t>(d));
   return lax::broadcast_in_dim(x, shape, dims);
 }
+
+namespace {
+
+using DimAxes = std::vector<std::vector<std::string>>;
+
+// A value's Explicit sharding per dim, all dims unsharded when its type names none.
+DimAxes typed_dim_axes(const Aval& aval) {
+  return aval.dim_axes.size() == aval.rank() ? aval.dim_axes : DimAxes(aval.rank());
+}
+
+bool any_sharded(const DimAxes& dims) {
+  return std::any_of(dims.begin(), dims.end(), [](const auto& axes) { return !axes.empty(); });
+}
+
+// JAX's lax.broadcast_shardings: when every operand's sharding is the trailing part of the highest-rank operand's,
+// that one's sharding; otherwise, dim by dim, the sharding of the operands that are not size 1 there. nullopt when
+// they disagree (the op's own sharding rule reports it).
+std::optional<DimAxes> broadcast_shardings(const std::vector<Value>& values, const Shape& shape) {
+  const auto widest = std::max_element(
+      values.begin(), values.end(), [](const Value& a, const Value& b) { return a.aval().rank() < b.aval().rank(); });
+  const DimAxes widest_axes = typed_dim_axes(widest->aval());
+  const std::size_t rank = widest_axes.size();
+  const bool rank_promotion = std::all_of(values.begin(), values.end(), [&](const Value& v) {
+    const DimAxes own = typed_dim_axes(v.aval());
+    return std::equal(own.begin(), own.end(), widest_axes.begin() + static_cast<std::ptrdiff_t>(rank - own.size()));
+  });
+  if (rank_promotion) return widest_axes;
+  DimAxes out(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    std::optional<std::vector<std::string>> chosen;
+    for (const Value& v : values) {
+      const DimAxes own = typed_dim_axes(v.aval());
+      const std::size_t lead = shape.size() - own.size();
+      if (d < lead || v.aval().shape[d - lead] == 1) continue;
+      if (chosen && *chosen != own[d - lead]) return std::nullopt;
+      chosen = own[d - lead];
+    }
+    if (chosen) out[d] = *chosen;
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<Value> broadcast_arrays(const std::vector<Value>& values) {
   std::vector<Shape> shapes;
@@ -124,8 +178,28 @@ std::vector<Value> broadcast_arrays(const std::vector<Value>& values) {
     return values;
   }
   const Shape shape = broadcast_shapes(shapes);
+  // Under an Explicit mesh the broadcast operands are typed with the shared result sharding, as jnp's
+  // broadcast_arrays passes lax.broadcast_shardings to broadcast_to (a scalar beside a sharded array takes its
+  // sharding).
+  const std::optional<DimAxes> sharding = broadcast_shardings(values, shape);
+  const bool typed = sharding && any_sharded(*sharding) && !is_empty(get_abstract_mesh());
   std::vector<Value> out;
-  for (const Value& value : values) out.push_back(broadcast_to(value, shape));
+  for (const Value& value : values) {
+    const Shape& from = shape_of(value);
+    if (!typed || from == shape || typed_dim_axes(value.aval()) == *sharding) {
+      out.push_back(broadcast_to(value, shape));
+      continue;
+    }
+    check_broadcast_shape(value, shape);
+    std::vector<int64_t> dims;
+    for (std::size_t d = shape.size() - from.size(); d < shape.size(); ++d) dims.push_back(static_cast<int64_t>(d));
+    std::vector<SpecEntry> entries;
+    for (const auto& axes : *sharding) entries.push_back(SpecEntry::of_axes(axes));
+    out.push_back(bind1("broadcast_in_dim", {value},
+                        {{"broadcast_dimensions", ParamValue::int_tuple(dims)},
+                         {"shape", ParamValue::int_tuple(shape)},
+                         {"sharding", PartitionSpec(std::move(entries))}}));
+  }
   return out;
 }
 

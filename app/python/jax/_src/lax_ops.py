@@ -13,8 +13,6 @@ def _ints(values):
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None):
-    if out_sharding is not None:
-        raise NotImplementedError('jax.lax.dot_general with out_sharding is not supported by shardscope')
     try:
         (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     except (TypeError, ValueError):
@@ -22,7 +20,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                         f'((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims, rhs_batch_dims)), got '
                         f'{dimension_numbers}.') from None
     return _shardscope.lax._dot_general(lhs, rhs, _ints(lhs_contract), _ints(rhs_contract), _ints(lhs_batch),
-                                        _ints(rhs_batch), preferred_element_type)
+                                        _ints(rhs_batch), preferred_element_type, out_sharding)
 
 
 def _spec_strings(dimension_numbers):

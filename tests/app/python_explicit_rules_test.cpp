@@ -1,0 +1,75 @@
+// Explicit sharding types from jnp's broadcasting helpers and out_sharding arguments, as JAX 0.11 types them:
+// broadcast operands take lax.broadcast_shardings' result, einsum and dot_general honour out_sharding, and roll
+// refuses a sharded rolled axis.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/python_test_support.h"
+#include "python/host.h"
+
+using python_test::printed;
+using shardscope::python::run_cell;
+
+namespace {
+
+constexpr const char* kPrelude =
+    "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom jax import lax\n"
+    "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType\n"
+    "emesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Explicit))\n"
+    "def types(fn, *args):\n"
+    "    with jax.set_mesh(emesh):\n"
+    "        try:\n"
+    "            out = jax.jit(fn)(*args)\n"
+    "            return [str(jax.typeof(o)) for o in (out if isinstance(out, tuple) else (out,))]\n"
+    "        except Exception as ex:\n"
+    "            return type(ex).__name__ + ': ' + str(ex)\n"
+    "with jax.set_mesh(emesh):\n"
+    "    a = jax.device_put(jnp.arange(64.).reshape(8, 8), P('x', 'y'))\n"
+    "    r = jax.device_put(jnp.arange(64.).reshape(8, 8), P('x', None))\n"
+    "    v = jax.device_put(jnp.arange(8.), P('y'))\n";
+
+}  // namespace
+
+TEST_CASE("a scalar or lower-rank operand broadcast beside a sharded array takes its sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // jnp.where broadcasts the scalar branch with the condition's sharding, so select's operands agree.
+  CHECK(printed("print(types(lambda a: jnp.where(a > 3, a, 0.), a))") == "['float32[8@x,8@y]']\n");
+  CHECK(printed("print(types(lambda a: jnp.where(a > 3, 1., a), a))") == "['float32[8@x,8@y]']\n");
+  // A vector sharded like the matrix's trailing dim is rank promotion: the matrix's sharding for all.
+  CHECK(printed("print(types(lambda a, v: jnp.where(a > 3, v, a), a, v))") == "['float32[8@x,8@y]']\n");
+  // The values are numpy's.
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    out = jax.jit(lambda a: jnp.where(a > 3, a, 0.))(a)\n"
+                "print(np.array_equal(np.asarray(out), np.where(np.arange(64.).reshape(8, 8) > 3, "
+                "np.arange(64.).reshape(8, 8), 0.)))") == "True\n");
+}
+
+TEST_CASE("einsum and dot_general take out_sharding under an Explicit mesh") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // Without out_sharding the sharded contraction is ambiguous: JAX's ShardingTypeError.
+  CHECK(printed("print(types(lambda a, b: jnp.einsum('ij,jk->ik', a, b), a, r).split(':')[0])") ==
+        "ShardingTypeError\n");
+  CHECK(printed("print(types(lambda a, b: jnp.einsum('ij,jk->ik', a, b, out_sharding=P('x', None)), a, r))") ==
+        "['float32[8@x,8]']\n");
+  // The output spec follows the einsum's output labels through the product's own dim order.
+  CHECK(printed("print(types(lambda a, b: jnp.einsum('ij,jk->ki', a, b, out_sharding=P(None, 'x')), a, r))") ==
+        "['float32[8,8@x]']\n");
+  CHECK(printed("print(types(lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())), out_sharding=P('x', 'y')),"
+                " a, r))") == "['float32[8@x,8@y]']\n");
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    out = jax.jit(lambda a, b: jnp.einsum('ij,jk->ik', a, b, out_sharding=P('x', None)))(a, r)\n"
+                "print(np.allclose(np.asarray(out), np.arange(64.).reshape(8, 8) @ np.arange(64.).reshape(8, 8)))") ==
+        "True\n");
+  CHECK(printed("try:\n    lax.dot_general(a, r, (((1,), (0,)), ((), ())), out_sharding=3)\n"
+                "except TypeError as e:\n    print(e)") ==
+        "dot_general's out_sharding must be a PartitionSpec or a NamedSharding, got 3\n");
+}
+
+TEST_CASE("jnp.roll refuses an Explicit sharding along the rolled axis") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(types(lambda a: jnp.roll(a, 1, 0), a))") ==
+        "ShardingTypeError: `a` cannot be sharded on the axis being rolled over. Got arr type=f32[8@x,8@y] and "
+        "axis=(0,)\n");
+  CHECK(printed("print(types(lambda r: jnp.roll(r, 1, 1), r))") == "['float32[8@x,8]']\n");
+}
