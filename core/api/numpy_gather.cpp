@@ -5,7 +5,9 @@
 #include <numeric>
 
 #include "api/numpy.h"
+#include "api/session.h"
 #include "base/error.h"
+#include "explicit/mesh_context.h"
 #include "ops/structural.h"
 
 namespace shardscope::api::jnp {
@@ -95,10 +97,19 @@ struct GatherIndexer {
   bool indices_are_sorted = true;
   std::vector<int64_t> reversed_y_dims;
   std::vector<int64_t> newaxis_dims;
+  // The slice's Explicit sharding per dim (x's for sliced dims, the index arrays' for advanced ones).
+  std::vector<std::vector<std::string>> slice_sharding;
 };
 
+std::vector<std::vector<std::string>> dim_axes_of(const Value& v) {
+  const Aval& aval = v.aval();
+  return aval.dim_axes.size() == aval.rank() ? aval.dim_axes : std::vector<std::vector<std::string>>(aval.rank());
+}
+
 // indexing._index_to_gather.
-GatherIndexer index_to_gather(const Shape& x_shape, const std::vector<IndexItem>& raw_index, bool normalize) {
+GatherIndexer index_to_gather(const Value& x, const std::vector<IndexItem>& raw_index, bool normalize) {
+  const Shape& x_shape = shape_of(x);
+  const std::vector<std::vector<std::string>> x_spec = dim_axes_of(x);
   const auto rank = static_cast<int64_t>(x_shape.size());
   for (const IndexItem& item : raw_index) {
     if (is_array(item) && !is_integral(dtype_of(*item.array))) {
@@ -165,6 +176,8 @@ GatherIndexer index_to_gather(const Shape& x_shape, const std::vector<IndexItem>
       out.dnums.collapsed_slice_dims.insert(out.dnums.collapsed_slice_dims.end(), x_advanced_axes.begin(),
                                             x_advanced_axes.end());
       out.slice_shape.insert(out.slice_shape.end(), shape.begin(), shape.end());
+      const auto arrays_spec = dim_axes_of(arrays[0]);
+      out.slice_sharding.insert(out.slice_sharding.end(), arrays_spec.begin(), arrays_spec.end());
       y_axis += static_cast<int64_t>(shape.size());
       collapsed_y_axis += static_cast<int64_t>(shape.size());
     }
@@ -194,12 +207,14 @@ GatherIndexer index_to_gather(const Shape& x_shape, const std::vector<IndexItem>
       ++x_axis;
     } else if (item.kind == IndexItem::Kind::kNewAxis) {
       out.slice_shape.push_back(1);
+      out.slice_sharding.emplace_back();
       out.newaxis_dims.push_back(y_axis);
       ++y_axis;
     } else {
       const int64_t size = x_shape[static_cast<std::size_t>(x_axis)];
       const CanonicalSlice s = canonicalize_slice(item, size);
       out.slice_shape.push_back(s.size);
+      out.slice_sharding.push_back(x_spec[static_cast<std::size_t>(x_axis)]);
       if (s.step == 1) {
         if (s.size != size) {
           gather_indices.emplace_back(lax::convert_element_type(py_int(s.start), index_dtype),
@@ -278,6 +293,24 @@ Value bind_gather(const Value& operand, const Value& indices, const GatherDimens
                 {"unique_indices", unique}});
 }
 
+// jnp.broadcast_to(y, slice_shape, out_sharding=slice_sharding): under an Explicit mesh the updates are typed
+// with the slice's sharding.
+Value broadcast_to_slice(const Value& y, const Shape& shape, const std::vector<std::vector<std::string>>& sharding) {
+  const bool typed = std::any_of(sharding.begin(), sharding.end(), [](const auto& axes) { return !axes.empty(); }) &&
+                     !is_empty(get_abstract_mesh());
+  if (!typed || dim_axes_of(y) == sharding) return broadcast_to(y, shape);
+  const Shape& from = shape_of(y);
+  if (from.size() > shape.size()) return broadcast_to(y, shape);  // broadcast_to raises JAX's error
+  std::vector<int64_t> dims;
+  for (std::size_t d = shape.size() - from.size(); d < shape.size(); ++d) dims.push_back(static_cast<int64_t>(d));
+  std::vector<SpecEntry> entries;
+  for (const auto& axes : sharding) entries.push_back(SpecEntry::of_axes(axes));
+  return bind1("broadcast_in_dim", {y},
+               {{"broadcast_dimensions", ParamValue::int_tuple(dims)},
+                {"shape", ParamValue::int_tuple(shape)},
+                {"sharding", PartitionSpec(std::move(entries))}});
+}
+
 bool has_array(const std::vector<IndexItem>& index) { return std::any_of(index.begin(), index.end(), is_array); }
 
 }  // namespace
@@ -290,7 +323,7 @@ IndexItem IndexItem::of_array(const Value& value) {
 }
 
 Value gather_index(const Value& x, const std::vector<IndexItem>& index, const IndexOptions& options) {
-  const GatherIndexer indexer = index_to_gather(shape_of(x), index, options.normalize_indices);
+  const GatherIndexer indexer = index_to_gather(x, index, options.normalize_indices);
   if (product(indexer.slice_shape) == 0) return lax::full(indexer.slice_shape, typed_scalar(0, dtype_of(x)));
   Value y = x;
   if (indexer.gather_indices && product(shape_of(*indexer.gather_indices)) != 0) {
@@ -311,13 +344,13 @@ Value getitem_general(const Value& x, const std::vector<IndexItem>& index, const
 Value scatter_update(const Value& x, const std::vector<IndexItem>& index, const Value& y_in, ScatterOp op,
                      const IndexOptions& options) {
   Value y = y_in;
-  const GatherIndexer indexer = index_to_gather(shape_of(x), index, options.normalize_indices);
+  const GatherIndexer indexer = index_to_gather(x, index, options.normalize_indices);
   if (product(indexer.slice_shape) == 0) return x;
   const DType dtype = dtype_of(x);
   const bool weak_type = x.aval().weak_type;
   std::vector<Value> promoted = promote_dtypes({x, y});
   Value operand = promoted[0];
-  y = broadcast_to(promoted[1], indexer.slice_shape);
+  y = broadcast_to_slice(promoted[1], indexer.slice_shape, indexer.slice_sharding);
   if (!indexer.newaxis_dims.empty()) y = lax::squeeze(y, indexer.newaxis_dims);
   if (!indexer.reversed_y_dims.empty()) y = lax::rev(y, indexer.reversed_y_dims);
   const Value indices = indexer.gather_indices ? *indexer.gather_indices : zeros(Shape{0}, DType::kInt32);
