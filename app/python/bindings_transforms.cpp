@@ -12,6 +12,7 @@
 #include "explicit/mesh_context.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "sharding/notation.h"
 #include "sharding/sharding.h"
 
 namespace shardscope::python {
@@ -338,6 +339,17 @@ void bind_lowering(py::module_& m) {
     out["text"] = render_explanations({explanation}, ExplainFormat::kText);
     out["markdown"] = render_explanations({explanation}, ExplainFormat::kMarkdown);
     out["csv"] = render_explanations({explanation}, ExplainFormat::kCsv);
+    return out;
+  });
+  m.def("sharding_notations", [](const NamedSharding& sharding, std::size_t rank) {
+    const ShardingNotations n = sharding_notations(sharding, rank, api::session().profile);
+    py::dict out;
+    out["spec"] = n.spec;
+    out["book"] = n.book;
+    out["shardy"] = n.shardy;
+    out["shardy_mesh"] = n.shardy_mesh;
+    out["hlo"] = n.hlo;
+    out["text"] = notations_text(n);
     return out;
   });
   py::class_<PyCompiled>(m, "Compiled")

@@ -6,6 +6,7 @@
 #include "exec/lowering.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
+#include "sharding/notation.h"
 #include "spmd/collectives.h"
 
 namespace shardscope {
@@ -119,43 +120,7 @@ std::string replica_groups(const Mesh& mesh, const std::vector<std::string>& axe
 }  // namespace
 
 std::string hlo_sharding_text(const Mesh& mesh, const Layout& layout) {
-  std::vector<int64_t> tiles;
-  std::vector<std::size_t> order;  // mesh axes, tiled dims' axes first, then the replicated ones
-  int64_t tiled = 1;
-  for (const auto& axes : layout) {
-    int64_t t = 1;
-    for (const std::string& axis : axes) {
-      t *= mesh.axis_size(axis);
-      order.push_back(*mesh.axis_index(axis));
-    }
-    tiles.push_back(t);
-    tiled *= t;
-  }
-  if (tiled == 1) return "{replicated}";
-  for (std::size_t a = 0; a < mesh.axis_names().size(); ++a) {
-    if (std::find(order.begin(), order.end(), a) == order.end()) order.push_back(a);
-  }
-  const int64_t replication = mesh.size() / tiled;
-  // Walk the mesh with its axes permuted into `order`, row-major, listing each position's flat index.
-  const std::vector<int64_t>& sizes = mesh.axis_sizes();
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (std::size_t a = sizes.size(); a-- > 1;) strides[a - 1] = strides[a] * sizes[a];
-  std::vector<int64_t> counter(order.size(), 0);
-  std::vector<std::string> ids;
-  for (int64_t n = 0; n < mesh.size(); ++n) {
-    int64_t flat = 0;
-    for (std::size_t k = 0; k < order.size(); ++k) flat += counter[k] * strides[order[k]];
-    ids.push_back(std::to_string(flat));
-    for (std::size_t k = order.size(); k-- > 0;) {
-      if (++counter[k] < sizes[order[k]]) break;
-      counter[k] = 0;
-    }
-  }
-  std::vector<std::string> dims;
-  for (const int64_t t : tiles) dims.push_back(std::to_string(t));
-  if (replication > 1) dims.push_back(std::to_string(replication));
-  return "{devices=[" + join(dims, ",") + "]" + join(ids, ",") + (replication > 1 ? " last_tile_dim_replicate" : "") +
-         "}";
+  return hlo_sharding_notation(mesh, layout, false);
 }
 
 std::string lowered_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const std::string& name,

@@ -8,7 +8,7 @@
 Everything here is shardscope's estimate on public hardware figures, never JAX output.
 """
 
-__all__ = ['explain', 'Explanation']
+__all__ = ['explain', 'Explanation', 'notation', 'Notation']
 
 
 class Explanation:
@@ -69,3 +69,38 @@ def explain(fun, *args, hardware=None, **kwargs):
         raise TypeError(f'hardware must be a device kind string, got {type(hardware).__name__}: {hardware!r}')
     import _shardscope
     return Explanation(_shardscope.explain_lowered(lowered._lowered, name, hardware))
+
+
+class Notation:
+    """One sharding in several notations: JAX's spec and type, the scaling book's, Shardy's and XLA's."""
+
+    def __init__(self, data, typeof):
+        self.spec = data['spec']
+        self.typeof = typeof
+        self.book = data['book']
+        self.shardy = data['shardy']
+        self.shardy_mesh = data['shardy_mesh']
+        self.hlo = data['hlo']
+        self._text = data['text']
+
+    def __repr__(self):
+        lines = self._text.rstrip('\n').split('\n')
+        if self.typeof is not None:
+            lines.insert(2, 'jax.typeof:    ' + self.typeof)
+        return '\n'.join(lines)
+
+
+def notation(x, shape=None):
+    """The notations of `x`'s sharding (an array), or of a NamedSharding for an array of `shape`."""
+    import jax
+    import _shardscope
+    from jax.sharding import NamedSharding
+    if isinstance(x, NamedSharding):
+        if shape is None:
+            raise TypeError('notation(sharding) needs the array shape: notation(sharding, shape=(8, 8))')
+        return Notation(_shardscope.sharding_notations(x, len(shape)), None)
+    sharding = getattr(x, 'sharding', None)
+    if not isinstance(sharding, NamedSharding):
+        raise TypeError(f'notation needs an array on a mesh (a NamedSharding), got {type(x).__name__} with '
+                        f'sharding {sharding!r}')
+    return Notation(_shardscope.sharding_notations(sharding, len(x.shape)), str(jax.typeof(x)))
