@@ -335,9 +335,91 @@ Value gather_index(const Value& x, const std::vector<IndexItem>& index, const In
   return indexer.newaxis_dims.empty() ? y : lax::expand_dims(y, indexer.newaxis_dims);
 }
 
+namespace {
+
+// NDIndexer.to_dynamic_slice's domain: scalar array indices, ints, None, ellipsis and unit-step slices.
+bool dynamic_slice_applies(const std::vector<IndexItem>& index, const IndexOptions& options) {
+  if (options.mode && *options.mode != "promise_in_bounds" && *options.mode != "clip" &&
+      *options.mode != "GatherScatterMode.PROMISE_IN_BOUNDS" && *options.mode != "GatherScatterMode.CLIP") {
+    return false;
+  }
+  return std::all_of(index.begin(), index.end(), [](const IndexItem& item) {
+    if (is_array(item)) return ndim_of(*item.array) == 0 && is_integral(dtype_of(*item.array));
+    if (item.kind == IndexItem::Kind::kSlice) return !item.step || *item.step == 1 || *item.step == -1;
+    return true;
+  });
+}
+
+// indexing._dynamic_slice: one dynamic_slice (start indices normalized as slicing._dynamic_slice_indices does),
+// then rev, squeeze and expand_dims.
+Value dynamic_slice_index(const Value& x, const std::vector<IndexItem>& raw_index, bool normalize) {
+  const Shape& shape = shape_of(x);
+  const std::vector<IndexItem> index = expand_ellipses(raw_index, ndim_of(x));
+  std::vector<std::optional<Value>> arrays;  // per start: the array, or nullopt for a static start
+  std::vector<int64_t> statics;
+  std::vector<int64_t> sizes, rev_axes, squeeze_axes, newaxis_dims;
+  int64_t axis = 0;
+  for (const IndexItem& item : index) {
+    if (item.kind == IndexItem::Kind::kNewAxis) {
+      newaxis_dims.push_back(static_cast<int64_t>(sizes.size() - squeeze_axes.size() + newaxis_dims.size()));
+      continue;
+    }
+    const int64_t size = shape[static_cast<std::size_t>(axis)];
+    if (item.kind == IndexItem::Kind::kSlice) {
+      const CanonicalSlice s = canonicalize_slice(item, size);
+      const int64_t stop = s.start + s.step * s.size;
+      if (s.step < 0) {
+        const int64_t new_start = stop + 1;
+        arrays.emplace_back();
+        statics.push_back(new_start);
+        sizes.push_back(std::max<int64_t>(0, s.start + 1 - new_start));
+        rev_axes.push_back(axis);
+      } else {
+        arrays.emplace_back();
+        statics.push_back(s.start);
+        sizes.push_back(s.size);
+      }
+    } else {
+      if (size == 0) {
+        throw Error("IndexError", "index is out of bounds for axis " + std::to_string(axis) + " with size 0");
+      }
+      if (is_array(item)) {
+        arrays.emplace_back(*item.array);
+        statics.push_back(0);
+      } else {
+        arrays.emplace_back();
+        statics.push_back(item.index);
+      }
+      sizes.push_back(1);
+      squeeze_axes.push_back(axis);
+    }
+    ++axis;
+  }
+  std::vector<Value> starts;
+  for (std::size_t d = 0; d < arrays.size(); ++d) {
+    const int64_t size = shape[d];
+    if (!arrays[d]) {
+      const int64_t start = normalize && statics[d] < 0 ? statics[d] + size : statics[d];
+      starts.push_back(typed_scalar(static_cast<double>(start), DType::kInt32));
+      continue;
+    }
+    Value start = arrays.size() > 1 ? lax::convert_element_type(*arrays[d], DType::kInt32) : *arrays[d];
+    if (normalize) start = normalize_index(start, size);
+    starts.push_back(start);
+  }
+  Value result = lax::dynamic_slice(x, starts, sizes);
+  if (!rev_axes.empty()) result = lax::rev(result, rev_axes);
+  if (!squeeze_axes.empty()) result = lax::squeeze(result, squeeze_axes);
+  if (!newaxis_dims.empty()) result = lax::expand_dims(result, newaxis_dims);
+  return result;
+}
+
+}  // namespace
+
 Value getitem_general(const Value& x, const std::vector<IndexItem>& index, const IndexOptions& options) {
-  // Static indices take the static-slice path (and scalar array indices would take dynamic_slice's in JAX).
+  // rewriting_take's strategies in order: a static slice, a dynamic slice for scalar array indices, a gather.
   if (!has_array(index)) return getitem(x, index);
+  if (dynamic_slice_applies(index, options)) return dynamic_slice_index(x, index, options.normalize_indices);
   return gather_index(x, index, options);
 }
 

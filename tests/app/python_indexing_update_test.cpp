@@ -165,6 +165,21 @@ TEST_CASE("make_jaxpr prints JAX 0.11's gather, scatter, sort, top_k and stop_gr
         "{ lambda ; a:f32[5]. let b:f32[5] = stop_gradient a in (b,) }\n");
 }
 
+TEST_CASE("a traced scalar index takes JAX's dynamic_slice path") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(jax.make_jaxpr(lambda v, i: v[i])(jnp.arange(5.), 3))") ==
+        "{ lambda ; a:f32[5] b:i32[]. let\n"
+        "    c:bool[] = lt b 0:i32[]\n"
+        "    d:i32[] = add b 5:i32[]\n"
+        "    e:i32[] = select_n c b d\n"
+        "    f:f32[1] = dynamic_slice[slice_sizes=(1,)] a e\n"
+        "    g:f32[] = squeeze[dimensions=(0,)] f\n"
+        "  in (g,) }\n");
+  CHECK(printed("print(jax.jit(lambda v, i: v[i])(x, -2), jax.jit(lambda v, i: v[i, 1:3])(m, 2), "
+                "jax.jit(lambda v, i: v[None, i, ::-1])(m, 0))") == "6.0 [ 9. 10.] [[3. 2. 1. 0.]]\n");
+  CHECK(printed("print(lax.fori_loop(0, 8, lambda i, c: c + x[i], 0.))") == "28.0\n");
+}
+
 TEST_CASE("under jit on an 8-device mesh the results keep JAX's shardings") {
   REQUIRE(run_cell(kPrelude).ok());
   REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
