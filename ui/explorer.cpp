@@ -56,6 +56,7 @@ std::uint64_t Explorer::run(const std::string& source, bool from_gui) {
   const std::uint64_t id = session.submit(source);
   console.push_back({id, source, from_gui, std::nullopt});
   history.add(source);
+  (void)history.save(history_path(config_dir));  // at once: a crash or a kill never loses what was run
   scroll_console = true;
   return id;
 }

@@ -1,10 +1,12 @@
 // A small command-line option reader: --name value, --name=value and boolean flags.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compat/jax_version.h"
@@ -24,6 +26,13 @@ class Arguments {
 
   [[nodiscard]] std::optional<std::string> value(const std::string& name) const;
   [[nodiscard]] bool flag(const std::string& name) const { return flags_.count(name) != 0; }
+
+  // Typed values: a malformed, non-finite or out-of-range value is a UsageError naming the option and
+  // the value received (the command line's one validation point, docs/boundaries.md).
+  [[nodiscard]] std::optional<double> number(const std::string& name, double low, double high) const;
+  [[nodiscard]] std::optional<int64_t> integer(const std::string& name, int64_t low, int64_t high) const;
+  [[nodiscard]] std::optional<std::vector<int64_t>> int_list(const std::string& name) const;
+  [[nodiscard]] std::optional<std::vector<std::pair<std::string, int64_t>>> axis_sizes(const std::string& name) const;
 
  private:
   std::map<std::string, std::string> values_;

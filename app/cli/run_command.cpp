@@ -145,6 +145,7 @@ int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::o
     apply_python_session_options(arguments);
     const Notebook notebook = load_notebook(request.file);
     const python::InterpreterScope interpreter;
+    python::enter_script(request.file);
     return arguments.flag("--check") ? check_notebook(notebook, out) : run_cells(notebook, out, err);
   });
 }

@@ -1,6 +1,7 @@
 // `shardscope viz`: one shard grid from the command line, exactly as JAX prints it.
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "base/error.h"
 #include "base/text_parse.h"
@@ -38,15 +39,13 @@ namespace {
 ShardingRecipe recipe_from(const Arguments& arguments) {
   ShardingRecipe recipe;
   if (auto v = arguments.value("--devices")) recipe.devices_preset = *v;
-  if (auto v = arguments.value("--mesh")) recipe.mesh_axes = parse_axis_sizes(*v, "--mesh");
+  if (auto v = arguments.axis_sizes("--mesh")) recipe.mesh_axes = *v;
   if (auto v = arguments.value("--axis-types")) recipe.axis_types = parse_axis_types(*v);
-  if (auto v = arguments.value("--device-ids")) recipe.device_ids = parse_int_list(*v, "--device-ids");
+  if (auto v = arguments.int_list("--device-ids")) recipe.device_ids = *v;
   if (auto v = arguments.value("--spec")) recipe.spec_text = *v;
   if (auto v = arguments.value("--memory-kind")) recipe.memory_kind = *v;
-  if (auto v = arguments.value("--single-device")) {
-    const std::vector<int64_t> ids = parse_int_list(*v, "--single-device");
-    if (ids.size() != 1) throw value_error("Invalid --single-device '" + *v + "': expected one device id");
-    recipe.single_device_id = ids[0];
+  if (auto v = arguments.integer("--single-device", 0, std::numeric_limits<int32_t>::max())) {
+    recipe.single_device_id = *v;
   }
   return recipe;
 }
@@ -54,9 +53,10 @@ ShardingRecipe recipe_from(const Arguments& arguments) {
 VizOptions options_from(const Arguments& arguments, bool use_color) {
   VizOptions options;
   options.use_color = use_color;
-  if (auto v = arguments.value("--scale")) options.scale = parse_number(*v, "--scale");
-  if (auto v = arguments.value("--min-width")) options.min_width = static_cast<int>(parse_number(*v, "--min-width"));
-  if (auto v = arguments.value("--max-width")) options.max_width = static_cast<int>(parse_number(*v, "--max-width"));
+  // Positive and bounded: the picture is printed, so it must stay a size a terminal can show.
+  if (auto v = arguments.number("--scale", 0.01, kMaxVizScale)) options.scale = *v;
+  if (auto v = arguments.integer("--min-width", 0, kMaxVizWidth)) options.min_width = static_cast<int>(*v);
+  if (auto v = arguments.integer("--max-width", 1, kMaxVizWidth)) options.max_width = static_cast<int>(*v);
   if (auto v = arguments.value("--color-map")) {
     options.color_map = v->starts_with("#") ? listed_color_map(split(*v, ',')) : named_color_map(*v);
   }
@@ -84,9 +84,9 @@ int run_viz(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         {"--shape", "--devices", "--mesh", "--axis-types", "--device-ids", "--spec", "--single-device", "--memory-kind",
          "--scale", "--min-width", "--max-width", "--color-map", "--svg", "--jax-version", "--labels"},
         {"--color", "--highlight", "--small-multiples", "--uneven", "--print-sharding", "--notation"});
-    const auto shape_text = arguments.value("--shape");
-    if (!shape_text) throw UsageError{"viz needs --shape, e.g. --shape 8,8"};
-    const Shape shape = parse_int_list(*shape_text, "--shape");
+    const auto shape_value = arguments.int_list("--shape");
+    if (!shape_value) throw UsageError{"viz needs --shape, e.g. --shape 8,8"};
+    const Shape& shape = *shape_value;
     const JaxProfile profile = profile_from(arguments);
     const ResolvedSharding resolved = resolve_sharding(recipe_from(arguments), profile);
     const bool use_color = arguments.flag("--color");
@@ -96,9 +96,8 @@ int run_viz(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     // Beyond JAX, asked for explicitly: the same sharding in the scaling book's, Shardy's and XLA's notations.
     if (arguments.flag("--notation")) {
       const auto* named = std::get_if<NamedSharding>(&resolved.sharding);
-      if (named == nullptr) {
+      if (named == nullptr)
         throw UsageError{"--notation needs a mesh sharding (--mesh and --spec), not --single-device"};
-      }
       out << notations_text(sharding_notations(*named, shape.size(), profile));
     }
     if (const auto svg_path = arguments.value("--svg")) {

@@ -479,13 +479,18 @@ void bind_arrays(py::module_& m) {
   });
   m.def(
       "visualize_sharding",
-      [](const Shape& shape, const py::object& sharding, bool use_color, double scale, int min_width, int max_width,
-         const py::object& color_map, bool highlight) {
+      [](const Shape& shape, const py::object& sharding, bool use_color, double scale, const py::object& min_width,
+         const py::object& max_width, const py::object& color_map, bool highlight) {
         VizOptions options;
         options.use_color = use_color;
         options.scale = scale;
-        options.min_width = min_width;
-        options.max_width = max_width;
+        // Python's ints are unbounded: checked before they are narrowed to the layout's ints.
+        const int64_t min_columns = int_argument(min_width, "min_width");
+        const int64_t max_columns = int_argument(max_width, "max_width");
+        check_viz_width("min_width", min_columns);
+        check_viz_width("max_width", max_columns);
+        options.min_width = static_cast<int>(min_columns);
+        options.max_width = static_cast<int>(max_columns);
         options.color_map = color_map_from_python(color_map);
         TextRenderOptions text_options;
         text_options.highlight_numbers = highlight;

@@ -58,6 +58,73 @@ void register_exceptions(py::module_& m) {
   });
 }
 
+// pybind11 answers a call no overload takes with TypeError "f(): incompatible function arguments ... Invoked
+// with: ..." and a dump of every argument. JAX's functions are Python functions, whose misuse reads "f() got an
+// unexpected keyword argument 'x'": the dump is replaced with that text (jax/_src/argument_errors.py).
+[[noreturn]] void raise_argument_error(const std::string& name, py::error_already_set& error, const py::args& args,
+                                       const py::kwargs& kwargs) {
+  if (error.matches(PyExc_TypeError)) {
+    const std::string dump = py::str(error.value());
+    if (dump.find("incompatible function arguments") != std::string::npos ||
+        dump.find("incompatible constructor arguments") != std::string::npos) {
+      try {
+        py::object text = py::module_::import("jax._src.argument_errors").attr("message")(name, dump, args, kwargs);
+        if (!text.is_none()) throw py::type_error(text.cast<std::string>());
+      } catch (const py::error_already_set&) {
+        // The translator is unavailable (user code broke importing): the original error stands.
+      }
+    }
+  }
+  throw std::move(error);
+}
+
+// Wraps a module's public functions, and those of its public submodules, so their argument errors read as
+// Python's. Private ones (`_operators`, `_getitem`) are the shims' hot paths, called with arguments the shims
+// built, and stay direct.
+void translate_argument_errors(py::module_& module) {
+  const py::object type = py::module_::import("builtins").attr("type");
+  const py::object builtin_function = type(py::module_::import("builtins").attr("len"));
+  // pybind11's methods are instancemethod objects in the class dict; Python-defined __init__s are left alone.
+  const py::object instance_method =
+      py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyInstanceMethod_Type));
+  const auto wrap_function = [](const py::object& original, const std::string& name) {
+    return py::cpp_function(
+        [original, name](const py::args& args, const py::kwargs& kwargs) -> py::object {
+          try {
+            return original(*args, **kwargs);
+          } catch (py::error_already_set& error) {
+            raise_argument_error(name, error, args, kwargs);
+          }
+        },
+        py::name(name.c_str()));
+  };
+  for (const auto& item : py::dict(module.attr("__dict__"))) {
+    const std::string name = py::str(item.first);
+    const py::object value = py::reinterpret_borrow<py::object>(item.second);
+    if (py::isinstance(value, builtin_function) && !name.starts_with("_")) {
+      module.attr(name.c_str()) = wrap_function(value, name);
+    } else if (PyType_Check(value.ptr()) != 0 && !name.starts_with("_") && py::hasattr(value, "__init__") &&
+               py::isinstance(value.attr("__dict__").attr("get")("__init__"), instance_method)) {
+      // A class's constructor: NamedSharding('mesh', P()) must read as Python's TypeError too.
+      const py::object original = value.attr("__init__");
+      const std::string qualified = name + ".__init__";
+      value.attr("__init__") = py::cpp_function(
+          [original, qualified](const py::args& args, const py::kwargs& kwargs) -> py::object {
+            try {
+              return original(*args, **kwargs);
+            } catch (py::error_already_set& error) {
+              raise_argument_error(qualified, error, args, kwargs);
+            }
+          },
+          py::name("__init__"), py::is_method(value));
+    } else if (py::isinstance<py::module_>(value) && !name.starts_with("_") &&
+               value.attr("__name__").cast<std::string>().starts_with("_shardscope")) {
+      py::module_ submodule = value.cast<py::module_>();
+      translate_argument_errors(submodule);
+    }
+  }
+}
+
 // Serves the package's modules from the sources compiled into the binary.
 void install_jax() {
   py::dict sources;
@@ -80,6 +147,7 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   py::module_ random = m.def_submodule("random");
   shardscope::python::bind_random(random);
   shardscope::python::bind_debug(m);
+  shardscope::python::translate_argument_errors(m);
   // The package importer, in Python because it is a few lines of importlib glue.
   py::exec(R"(
 def _install_package(sources):

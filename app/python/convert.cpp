@@ -218,4 +218,23 @@ Params params_from_python(const py::dict& params) {
   return out;
 }
 
+int64_t int_argument(const py::handle& value, const char* what) {
+  if (PyBool_Check(value.ptr()) == 0 && PyIndex_Check(value.ptr()) == 0) {
+    throw py::type_error(std::string(what) + ": '" + Py_TYPE(value.ptr())->tp_name +
+                         "' object cannot be interpreted as an integer");
+  }
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long result = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    const std::string message =
+        std::string(what) + "=" + py::repr(index).cast<std::string>() + ": Python int too large to convert to C int64";
+    PyErr_SetString(PyExc_OverflowError, message.c_str());
+    throw py::error_already_set();
+  }
+  if (result == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
+  return static_cast<int64_t>(result);
+}
+
 }  // namespace shardscope::python

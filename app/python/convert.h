@@ -64,6 +64,10 @@ class ActiveTraceScope {
 // Host data for an array: numpy array (or anything np.asarray takes) to a buffer of `dtype` (or its own).
 [[nodiscard]] BufferPtr buffer_from_python(const py::handle& data, std::optional<DType> dtype);
 
+// A Python int (or anything with __index__) for a parameter named `what`: TypeError for other values and
+// OverflowError beyond int64, as CPython's own conversions word them, instead of pybind11's argument dump.
+[[nodiscard]] int64_t int_argument(const py::handle& value, const char* what);
+
 // Equation params from a dict of Python values (None, bool, int, float, str, tuples, dtypes, shardings).
 [[nodiscard]] Params params_from_python(const py::dict& params);
 

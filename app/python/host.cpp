@@ -4,9 +4,11 @@
 #include <pybind11/embed.h>
 
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -31,6 +33,9 @@ std::vector<InstallerEntry>& installers() {
 
 struct InterpreterState {
   std::unique_ptr<py::scoped_interpreter> interpreter;
+  // The host's runtime module, held from the start: user code may break importing (del builtins.__import__)
+  // or drop it from sys.modules, and the host must still run the next cell and shut down.
+  std::optional<py::object> runtime;
   bool stopped = false;
 };
 
@@ -102,6 +107,13 @@ void configure_and_start(InterpreterState& s) {
     PyConfig_Clear(&config);
     throw std::runtime_error("could not configure the Python interpreter's output encoding");
   }
+  // Strict, as python3 on a UTF-8 terminal: print("\udcff") raises UnicodeEncodeError (UTF-8 mode alone would
+  // pass the lone surrogate through as a raw byte).
+  status = PyConfig_SetString(&config, &config.stdio_errors, L"strict");
+  if (PyStatus_Exception(status)) {
+    PyConfig_Clear(&config);
+    throw std::runtime_error("could not configure the Python interpreter's output errors");
+  }
   // The program directory stays off sys.path: a stray numpy.py beside the binary must not shadow numpy.
   s.interpreter = std::make_unique<py::scoped_interpreter>(&config, 0, nullptr, false);
   py::module_ signal = py::module_::import("signal");
@@ -109,12 +121,27 @@ void configure_and_start(InterpreterState& s) {
   chain_sigint_to_engine();
   load_host_modules();
   // Each cell re-arms Python's SIGINT handler (a library may have taken it); the runtime then calls this.
-  py::module_::import("_shardscope_host_runtime").attr("_chain_engine_interrupt") =
-      py::cpp_function(&chain_sigint_to_engine);
+  s.runtime = py::module_::import("_shardscope_host_runtime");
+  s.runtime->attr("_chain_engine_interrupt") = py::cpp_function(&chain_sigint_to_engine);
   for (const InstallerEntry& entry : installers()) entry.install();
 }
 
-std::string text_of(const py::handle& value) { return value.is_none() ? std::string() : value.cast<std::string>(); }
+// UTF-8 of a str that may hold lone surrogates (an error message quoting "\udcff"): escaped as Python's own
+// stderr writes them, where a plain cast would throw out of the host.
+std::string utf8_text(const py::handle& value) {
+  py::object bytes =
+      py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(value.ptr(), "utf-8", "backslashreplace"));
+  if (!bytes) throw py::error_already_set();
+  return bytes.cast<std::string>();
+}
+
+std::string text_of(const py::handle& value) { return value.is_none() ? std::string() : utf8_text(value); }
+
+py::object runtime_module() {
+  InterpreterState& s = state();
+  if (!s.runtime) throw std::logic_error("the Python host is not started");
+  return *s.runtime;
+}
 
 CellResult::Status status_of(const std::string& name) {
   if (name == "error") return CellResult::Status::kError;
@@ -147,17 +174,24 @@ void stop_interpreter() {
   if (!s.interpreter) return;
   {
     py::gil_scoped_acquire gil;
-    try {
-      py::module_ sys = py::module_::import("sys");
-      sys.attr("stdout").attr("flush")();
-      sys.attr("stderr").attr("flush")();
-    } catch (const py::error_already_set&) {
+    for (const char* stream : {"stdout", "stderr"}) {
       // A user may have closed or replaced the streams; nothing is left to flush then.
+      if (PyObject* file = PySys_GetObject(stream); file != nullptr && file != Py_None) {
+        PyObject* flushed = PyObject_CallMethod(file, "flush", nullptr);
+        Py_XDECREF(flushed);
+        PyErr_Clear();
+      }
     }
     // The host's own function goes before finalization: a user's objects that outlive it (a reference held
     // by a library until exit) can keep the runtime module's namespace alive, and with it this function.
-    py::dict runtime = py::module_::import("_shardscope_host_runtime").attr("__dict__");
-    if (runtime.contains("_chain_engine_interrupt")) PyDict_DelItemString(runtime.ptr(), "_chain_engine_interrupt");
+    if (s.runtime) {
+      PyObject* runtime = PyModule_GetDict(s.runtime->ptr());
+      if (runtime != nullptr && PyDict_GetItemString(runtime, "_chain_engine_interrupt") != nullptr) {
+        PyDict_DelItemString(runtime, "_chain_engine_interrupt");
+      }
+      PyErr_Clear();
+      s.runtime.reset();
+    }
   }
   s.interpreter.reset();
   s.stopped = true;
@@ -170,28 +204,38 @@ CellResult run_cell(const std::string& code, const CellOptions& options) {
   clear_cancellation();  // a Ctrl-C pressed while nothing ran must not stop this cell's first program
   CellResult result;
   try {
-    py::object runtime = py::module_::import("_shardscope_host_runtime");
-    py::dict outcome = runtime.attr("run_cell")(code, options.echo);
+    py::dict outcome = runtime_module().attr("run_cell")(code, options.echo);
     result.status = status_of(outcome["status"].cast<std::string>());
     result.stdout_text = text_of(outcome["stdout"]);
     result.stderr_text = text_of(outcome["stderr"]);
-    if (!outcome["output"].is_none()) result.output = outcome["output"].cast<std::string>();
+    if (!outcome["output"].is_none()) result.output = text_of(outcome["output"]);
     result.error = text_of(outcome["error"]);
     result.exit_code = outcome["exit_code"].cast<int>();
   } catch (const py::error_already_set& e) {
     // Only reached when the host itself fails (e.g. a KeyboardInterrupt between two of its lines).
     result.status = e.matches(PyExc_KeyboardInterrupt) ? CellResult::Status::kInterrupted : CellResult::Status::kError;
     result.error = std::string(e.what()) + "\n";
+  } catch (const std::exception& e) {
+    // A value the host could not read back; the session stays usable.
+    result.status = CellResult::Status::kError;
+    result.error = std::string("SystemError: ") + e.what() + "\n";
   }
   return result;
+}
+
+void enter_script(const std::string& path) {
+  start_interpreter();
+  const std::filesystem::path folder = std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+  py::module_ sys = py::module_::import("sys");
+  sys.attr("path").attr("insert")(0, folder.string());
+  sys.attr("argv") = py::list(py::make_tuple(path));
 }
 
 int run_console(const std::string& history_path, const std::string& banner) {
   start_interpreter();
   for (;;) {
     try {
-      py::object runtime = py::module_::import("_shardscope_host_runtime");
-      return runtime.attr("repl")(history_path, banner).cast<int>();
+      return runtime_module().attr("repl")(history_path, banner).cast<int>();
     } catch (const py::error_already_set& e) {
       // A Ctrl-C that lands outside the console's own handling: report it and carry on.
       if (!e.matches(PyExc_KeyboardInterrupt)) throw;

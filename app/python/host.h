@@ -47,6 +47,10 @@ void stop_interpreter();
 // errors in the cell; the session stays usable.
 [[nodiscard]] CellResult run_cell(const std::string& code, const CellOptions& options = {});
 
+// As `python FILE` does before running a script: the script's folder first on sys.path (so a helper module
+// beside it imports) and sys.argv == [FILE].
+void enter_script(const std::string& path);
+
 // Runs the interactive console on the terminal until Ctrl-D or exit(); returns the exit status.
 int run_console(const std::string& history_path, const std::string& banner);
 

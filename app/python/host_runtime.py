@@ -33,6 +33,9 @@ class CaptureStream(io.TextIOBase):
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not " + type(text).__name__)
+        # As a UTF-8 terminal stream does: a lone surrogate ("\udcff") is a UnicodeEncodeError here, in the cell
+        # that printed it, not text the host cannot read back.
+        text.encode("utf-8")
         self._parts.append(text)
         if self._echo is not None:
             self._echo.write(text)
@@ -204,6 +207,9 @@ def run_cell(source, echo=False):
     return result
 
 
+HISTORY_CAP = 10000  # entries the REPL keeps (README: "History and settings")
+
+
 def repl(history_path, banner):
     """An interactive console on the user namespace; returns the exit status."""
     import code
@@ -213,16 +219,24 @@ def repl(history_path, banner):
         import rlcompleter
     except ImportError:
         readline = None
+    history = _History(readline, history_path) if readline is not None and history_path else None
     if readline is not None:
-        readline.set_history_length(10000)
-        try:
-            readline.read_history_file(history_path)
-        except OSError:
-            pass
         readline.set_completer(rlcompleter.Completer(namespace()).complete)
         readline.parse_and_bind("tab: complete")
 
     class Console(code.InteractiveConsole):
+        def raw_input(self, prompt=""):
+            try:
+                line = super().raw_input(prompt)
+                if history is not None:
+                    history.entered()  # on disk at once: a crash or a kill never loses what was typed
+                return line
+            except EOFError:
+                # As python3 -i does: end of input inside a block ends the block, which then runs.
+                if self.buffer:
+                    self.push("")
+                raise
+
         def runsource(self, source, filename="<input>", symbol="single"):
             if source.lstrip().startswith(("%", "!")) and not source.lstrip().startswith("%%"):
                 text = source.lstrip()
@@ -235,7 +249,13 @@ def repl(history_path, banner):
                         raise
                     sys.stderr.write(format_exception(error))
                 return False
-            return super().runsource(source, filename, symbol)
+            try:
+                return super().runsource(source, filename, symbol)
+            except (RecursionError, MemoryError) as error:
+                # Compiling a 10,000-term expression: code.InteractiveConsole lets these escape the console;
+                # python3's own prompt prints them (no frames: nothing ran) and reads the next line.
+                sys.stderr.write("".join(traceback.format_exception_only(type(error), error)))
+                return False
 
     saved_hook = sys.displayhook
     sys.displayhook = pretty.displayhook
@@ -246,16 +266,61 @@ def repl(history_path, banner):
         status = error.code if isinstance(error.code, int) else (0 if error.code is None else 1)
     finally:
         sys.displayhook = saved_hook
-        if readline is not None:
-            _save_history(readline, history_path)
+        if history is not None:
+            history.save()
     return status
 
 
-def _save_history(readline, path):
-    # Written beside the file and renamed over it, so a crash never leaves half a history.
-    temporary = "%s.%d.tmp" % (path, os.getpid())
-    try:
-        readline.write_history_file(temporary)
-        os.replace(temporary, path)
-    except OSError as error:
-        sys.stderr.write("shardscope: could not save history to %s: %s\n" % (path, error))
+class _History:
+    """The REPL's readline history file: loaded with a word when it is cut to the cap, saved after every entry by
+    writing a temporary file beside the real one and renaming it over, so a crash never leaves half a file and a
+    symlinked history keeps its link (the link's target is what gets replaced)."""
+
+    def __init__(self, readline, path):
+        self._readline, self._path, self._failed = readline, path, False
+        readline.set_history_length(HISTORY_CAP)
+        if os.path.isdir(path):
+            self._warn("%s is a directory, not a file: history is neither loaded nor saved" % path)
+            self._failed = True
+            return
+        try:
+            readline.read_history_file(path)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            self._warn("could not read history from %s: %s" % (path, error))
+            return
+        loaded = readline.get_current_history_length()
+        if loaded > HISTORY_CAP:
+            self._warn("%s holds %d entries; keeping the newest %d (the history cap)" % (path, loaded, HISTORY_CAP))
+            # readline only trims when it writes: drop the oldest now so navigation matches what is kept.
+            for _ in range(loaded - HISTORY_CAP):
+                readline.remove_history_item(0)
+
+    def _warn(self, message):
+        sys.stderr.write("shardscope: %s\n" % message)
+
+    def entered(self):
+        self.save()
+
+    def save(self):
+        if self._failed:
+            return
+        target = os.path.realpath(self._path)
+        temporary = "%s.%d.tmp" % (target, os.getpid())
+        try:
+            if os.path.isdir(target):
+                raise IsADirectoryError("is a directory")
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            self._readline.write_history_file(temporary)
+            if os.path.exists(target):
+                os.chmod(temporary, os.stat(target).st_mode & 0o7777)
+            os.replace(temporary, target)
+        except OSError as error:
+            try:
+                os.remove(temporary)
+            except OSError:
+                pass
+            # Said once: the session goes on without a history file rather than repeating the warning.
+            self._warn("could not save history to %s: %s; history is not saved this session" % (self._path, error))
+            self._failed = True

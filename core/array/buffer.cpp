@@ -13,6 +13,7 @@
 #include <mutex>
 #include <new>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 #include "base/half_float.h"
 
@@ -86,12 +87,20 @@ std::size_t allocatable(std::size_t bytes) {
   return bytes;
 }
 
+// Bytes of a buffer of this shape; ValueError naming the shape when the count overflows.
+std::size_t byte_count(const Shape& shape, DType dtype) {
+  const std::optional<int64_t> bytes = multiply_exact(product(shape), static_cast<int64_t>(dtype_size(dtype)));
+  if (!bytes) {
+    throw value_error("an array of shape " + python_int_tuple(shape) + " and dtype " + std::string(dtype_name(dtype)) +
+                      " needs more bytes than an int64 can count (2**63 - 1)");
+  }
+  return static_cast<std::size_t>(*bytes);
+}
+
 }  // namespace
 
 Buffer::Buffer(DType dtype, Shape shape)
-    : dtype_(dtype),
-      shape_(std::move(shape)),
-      bytes_(allocatable(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype))) {
+    : dtype_(dtype), shape_(std::move(shape)), bytes_(allocatable(byte_count(shape_, dtype))) {
   data_ = bytes_.data();
   size_ = bytes_.size();
 }
@@ -202,7 +211,7 @@ StorageOffer::StorageOffer(std::shared_ptr<const Buffer> owner, std::byte* stora
 StorageOffer::~StorageOffer() { t_offer = {}; }
 
 Buffer::Buffer(DType dtype, Shape shape, Uninitialized)
-    : dtype_(dtype), shape_(std::move(shape)), size_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {
+    : dtype_(dtype), shape_(std::move(shape)), size_(byte_count(shape_, dtype)) {
   if (t_offer.storage != nullptr && t_offer.bytes == size_) {
     owner_ = std::move(t_offer.owner);
     data_ = t_offer.storage;
@@ -215,10 +224,10 @@ Buffer::Buffer(DType dtype, Shape shape, Uninitialized)
 
 Buffer::Buffer(DType dtype, Shape shape, std::vector<std::byte> bytes)
     : dtype_(dtype), shape_(std::move(shape)), bytes_(std::move(bytes)) {
-  if (bytes_.size() != static_cast<std::size_t>(product(shape_)) * dtype_size(dtype_)) {
+  if (bytes_.size() != byte_count(shape_, dtype_)) {
     throw value_error("Buffer of shape " + python_int_tuple(shape_) + " and dtype " + std::string(dtype_name(dtype_)) +
-                      " needs " + std::to_string(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype_)) +
-                      " bytes, got " + std::to_string(bytes_.size()));
+                      " needs " + std::to_string(byte_count(shape_, dtype_)) + " bytes, got " +
+                      std::to_string(bytes_.size()));
   }
   data_ = bytes_.data();
   size_ = bytes_.size();
@@ -229,7 +238,7 @@ Buffer::Buffer(DType dtype, Shape shape, std::shared_ptr<const Buffer> owner, st
       shape_(std::move(shape)),
       owner_(std::move(owner)),
       data_(data),
-      size_(static_cast<std::size_t>(product(shape_)) * dtype_size(dtype)) {}
+      size_(byte_count(shape_, dtype)) {}
 
 // Copies own their bytes, whatever the original's storage.
 Buffer::Buffer(const Buffer& other)

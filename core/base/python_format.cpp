@@ -3,6 +3,8 @@
 
 #include <numeric>
 
+#include "base/checked_math.h"
+
 namespace shardscope {
 
 std::string python_string_repr(std::string_view text) {
@@ -57,8 +59,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
-int64_t product(const std::vector<int64_t>& values) {
-  return std::accumulate(values.begin(), values.end(), int64_t{1}, std::multiplies<>());
-}
+int64_t product(const std::vector<int64_t>& values) { return checked_product(values, "shape"); }
 
 }  // namespace shardscope

@@ -28,6 +28,7 @@ using Shape = std::vector<int64_t>;
 
 [[nodiscard]] std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+// The number of elements of a shape; ValueError naming the shape when it overflows int64 (base/checked_math.h).
 [[nodiscard]] int64_t product(const std::vector<int64_t>& values);
 
 }  // namespace shardscope

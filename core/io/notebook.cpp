@@ -92,19 +92,36 @@ std::size_t skip_header(const std::vector<std::string>& lines) {
   return 0;
 }
 
-std::string cell_source(const nlohmann::json& cell) {
-  const nlohmann::json& source = cell.value("source", nlohmann::json(""));
-  if (source.is_string()) return source.get<std::string>();
+// nbformat's multiline strings: a string or a list of strings; `what` names the field in the error.
+std::string json_text(const nlohmann::json& value, const std::string& what) {
+  if (value.is_string()) return value.get<std::string>();
+  if (!value.is_array()) {
+    throw value_error("not a notebook: " + what + " must be a string or a list of strings, got " + value.type_name());
+  }
   std::string joined;
-  for (const auto& piece : source) joined += piece.get<std::string>();
+  for (const auto& piece : value) {
+    if (!piece.is_string()) {
+      throw value_error("not a notebook: " + what + " must be a string or a list of strings, got a list holding " +
+                        std::string(piece.type_name()));
+    }
+    joined += piece.get<std::string>();
+  }
   return joined;
 }
 
-std::string json_text(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  std::string joined;
-  for (const auto& piece : value) joined += piece.get<std::string>();
-  return joined;
+std::string string_field(const nlohmann::json& object, const char* key, const std::string& fallback,
+                         const std::string& what) {
+  if (!object.contains(key)) return fallback;
+  const nlohmann::json& value = object[key];
+  if (!value.is_string()) {
+    throw value_error("not a notebook: " + what + "'s '" + key + "' must be a string, got " + value.type_name());
+  }
+  return value.get<std::string>();
+}
+
+std::string cell_source(const nlohmann::json& cell, const std::string& what) {
+  if (!cell.contains("source")) return "";
+  return json_text(cell["source"], what + "'s 'source'");
 }
 
 void append_with_newline(std::string& out, const std::string& piece) {
@@ -175,23 +192,39 @@ Notebook parse_ipynb(std::string_view json_text_in) {
   if (!document.is_object() || !document.contains("cells") || !document["cells"].is_array())
     throw value_error("not a notebook: no 'cells' list");
   Notebook notebook;
+  std::size_t number = 0;
+  // Every field is checked before it is read: a hand-edited or truncated file gets an error naming the cell
+  // and the field, never the JSON library's own exception.
   for (const auto& cell : document["cells"]) {
+    const std::string what = "cell " + std::to_string(++number);
+    if (!cell.is_object()) throw value_error("not a notebook: " + what + " must be an object, got " + cell.type_name());
     NotebookCell parsed;
-    const std::string type = cell.value("cell_type", "code");
+    const std::string type = string_field(cell, "cell_type", "code", what);
     parsed.kind = type == "code" ? CellKind::kCode : type == "markdown" ? CellKind::kMarkdown : CellKind::kRaw;
-    parsed.source = cell_source(cell);
-    if (parsed.kind == CellKind::kCode && cell.contains("outputs") && !cell["outputs"].empty()) {
+    parsed.source = cell_source(cell, what);
+    const nlohmann::json outputs = cell.contains("outputs") ? cell["outputs"] : nlohmann::json::array();
+    if (!outputs.is_array()) {
+      throw value_error("not a notebook: " + what + "'s 'outputs' must be a list, got " + outputs.type_name());
+    }
+    if (parsed.kind == CellKind::kCode && !outputs.empty()) {
       std::string recorded;
-      for (const auto& output : cell["outputs"]) {
-        const std::string output_type = output.value("output_type", "");
+      for (const auto& output : outputs) {
+        const std::string where = what + "'s output";
+        if (!output.is_object()) {
+          throw value_error("not a notebook: " + where + " must be an object, got " + output.type_name());
+        }
+        const std::string output_type = string_field(output, "output_type", "", where);
         if (output_type == "stream") {
           // Warnings and logs go to stderr; only stdout is compared.
-          if (output.value("name", "stdout") == "stdout") append_with_newline(recorded, json_text(output["text"]));
+          if (string_field(output, "name", "stdout", where) == "stdout" && output.contains("text")) {
+            append_with_newline(recorded, json_text(output["text"], where + "'s 'text'"));
+          }
         } else if (output_type == "execute_result" || output_type == "display_data") {
-          if (output.contains("data") && output["data"].contains("text/plain"))
-            append_with_newline(recorded, json_text(output["data"]["text/plain"]));
+          if (output.contains("data") && output["data"].is_object() && output["data"].contains("text/plain"))
+            append_with_newline(recorded, json_text(output["data"]["text/plain"], where + "'s 'text/plain'"));
         } else if (output_type == "error") {
-          parsed.recorded_error = output.value("ename", "") + ": " + output.value("evalue", "");
+          parsed.recorded_error =
+              string_field(output, "ename", "", where) + ": " + string_field(output, "evalue", "", where);
         }
       }
       parsed.recorded_output = recorded;
@@ -201,13 +234,101 @@ Notebook parse_ipynb(std::string_view json_text_in) {
   return notebook;
 }
 
+namespace {
+
+// PEP 263's cookie, `^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`, on one line; empty when absent.
+std::string coding_cookie(std::string_view line) {
+  const std::size_t start = line.find_first_not_of(" \t\f");
+  if (start == std::string_view::npos || line[start] != '#') return "";
+  for (std::size_t at = line.find("coding", start); at != std::string_view::npos; at = line.find("coding", at + 1)) {
+    std::size_t i = at + 6;
+    if (i >= line.size() || (line[i] != ':' && line[i] != '=')) continue;
+    ++i;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::string name;
+    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) != 0 || line[i] == '-' ||
+                               line[i] == '_' || line[i] == '.')) {
+      name += static_cast<char>(std::tolower(static_cast<unsigned char>(line[i++])));
+    }
+    if (!name.empty()) return name;
+  }
+  return "";
+}
+
+void append_utf8(std::string& out, uint32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// Windows-1252's 0x80-0x9F (0 where the code page leaves a byte undefined).
+constexpr uint32_t kCp1252High[32] = {0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+                                      0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0,      0x017D, 0,
+                                      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+                                      0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
+
+}  // namespace
+
+std::string decode_python_source(std::string bytes) {
+  const bool bom = bytes.starts_with("\xEF\xBB\xBF");
+  if (bom) bytes.erase(0, 3);
+  std::string encoding;
+  std::size_t line_start = 0;
+  for (int line = 0; line < 2 && line_start <= bytes.size() && encoding.empty(); ++line) {
+    const std::size_t end = std::min(bytes.find('\n', line_start), bytes.size());
+    const std::string_view text = std::string_view(bytes).substr(line_start, end - line_start);
+    encoding = coding_cookie(text);
+    // The cookie may sit on the second line only below a first line that is a comment or blank.
+    if (encoding.empty() && text.find_first_not_of(" \t\f\r") != std::string_view::npos &&
+        text[text.find_first_not_of(" \t\f\r")] != '#') {
+      break;
+    }
+    line_start = end + 1;
+  }
+  std::replace(encoding.begin(), encoding.end(), '_', '-');
+  if (encoding.empty() || encoding == "utf-8" || encoding == "utf8" || encoding.starts_with("utf-8-") ||
+      encoding == "ascii" || encoding == "us-ascii") {
+    return bytes;
+  }
+  if (bom) throw Error("SyntaxError", "encoding problem: " + encoding + " with BOM");
+  const bool latin1 = encoding == "latin-1" || encoding == "latin1" || encoding == "iso-8859-1" ||
+                      encoding == "iso8859-1" || encoding == "l1" || encoding.starts_with("iso-8859-1-") ||
+                      encoding.starts_with("latin-1-");
+  const bool cp1252 = encoding == "cp1252" || encoding == "windows-1252";
+  if (!latin1 && !cp1252) throw Error("SyntaxError", "encoding problem: " + encoding);
+  std::string text;
+  text.reserve(bytes.size());
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    uint32_t code = byte;
+    if (cp1252 && byte >= 0x80 && byte < 0xA0) {
+      code = kCp1252High[byte - 0x80];
+      if (code == 0) {
+        throw Error("SyntaxError", "(unicode error) 'charmap' codec can't decode byte 0x" +
+                                       std::string(1, "0123456789abcdef"[byte >> 4]) +
+                                       std::string(1, "0123456789abcdef"[byte & 15]) +
+                                       ": character maps to <undefined>");
+      }
+    }
+    append_utf8(text, code);
+  }
+  return text;
+}
+
 Notebook load_notebook(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error("FileNotFoundError", "[Errno 2] No such file or directory: '" + path + "'");
   std::stringstream contents;
   contents << file.rdbuf();
   if (path.ends_with(".ipynb")) return parse_ipynb(contents.str());
-  return parse_python_script(contents.str());
+  return parse_python_script(decode_python_source(contents.str()));
 }
 
 std::string strip_ansi(std::string_view text) {

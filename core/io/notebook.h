@@ -40,6 +40,11 @@ struct Notebook {
 // Reads FILE and picks the parser by extension (.ipynb, anything else is Python). OSError if unreadable.
 [[nodiscard]] Notebook load_notebook(const std::string& path);
 
+// A .py file's bytes as UTF-8 text, as CPython reads a source file: a UTF-8 byte-order mark is dropped and a
+// PEP 263 `coding:` comment in the first two lines is honoured (UTF-8, ASCII, Latin-1 and Windows-1252 are
+// decoded; another declared encoding is CPython's SyntaxError "encoding problem: NAME").
+[[nodiscard]] std::string decode_python_source(std::string bytes);
+
 // Removes ANSI SGR escape sequences (`ESC [ ... m`), as the notebook text outputs carry them.
 [[nodiscard]] std::string strip_ansi(std::string_view text);
 

@@ -71,13 +71,6 @@ std::vector<std::vector<int64_t>> int_groups(const ParamValue& value, const std:
 
 std::string int_tuple(const std::vector<int64_t>& values) { return python_int_tuple(values); }
 
-void check_shapelike(const std::string& fun_name, const std::string& arg_name, const std::vector<int64_t>& values) {
-  if (std::any_of(values.begin(), values.end(), [](int64_t v) { return v < 0; })) {
-    throw type_error(fun_name + " " + arg_name + " must have every element be nonnegative, got " + int_tuple(values) +
-                     ".");
-  }
-}
-
 std::string aval_str(const Aval& aval) { return (aval.weak_type ? "~" : "") + aval.str_short(false); }
 
 Aval derived_aval(const Aval& like, Shape shape, DType dtype, bool weak_type) {

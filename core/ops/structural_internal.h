@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "array/buffer.h"
+#include "base/checked_math.h"
 #include "compat/jax_version.h"
 #include "ir/primitive.h"
 
@@ -41,8 +42,7 @@ void register_dot_general_primitive();
 // ---- Python-style text for error messages ---------------------------------------------------
 
 [[nodiscard]] std::string int_tuple(const std::vector<int64_t>& values);  // "(1, 2)", "(3,)"
-// lax._check_shapelike: TypeError unless every entry is a nonnegative int.
-void check_shapelike(const std::string& fun_name, const std::string& arg_name, const std::vector<int64_t>& values);
+using shardscope::check_shapelike;                                        // base/checked_math.h
 // str(ShapedArray) in the newest JAX: "float32[3,4]", with "~" in front of weak types.
 [[nodiscard]] std::string aval_str(const Aval& aval);
 

@@ -13,6 +13,7 @@
 // kernel runs on each device with the body's local shapes, which is what JAX does there.
 #include <algorithm>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 #include "ir/primitive.h"
 #include "ops/elementwise_common.h"
@@ -175,6 +176,7 @@ Primitive random_split_primitive() {
   p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
     check_arity("random_split", in, 1);
     Shape extra = param(params, "shape").as_ints("shape");
+    check_shapelike("iota", "shape", extra);  // JAX's threefry split counts the keys with lax.iota(shape)
     extra.push_back(2);
     return std::vector<Aval>{keyed_result(in[0], extra, DType::kUInt32)};
   };

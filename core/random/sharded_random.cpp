@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "base/checked_math.h"
 #include "base/error.h"
 
 namespace shardscope::random {
@@ -114,6 +115,7 @@ Array prng_key(int64_t seed, const Sharding& sharding, const JaxProfile& profile
 
 Array split(const Array& key, std::span<const int64_t> shape, const Sharding& sharding, const JaxProfile& profile,
             const GenerationConfig& config) {
+  check_shapelike("iota", "shape", shape);  // JAX's threefry split counts the keys with lax.iota(shape)
   const std::optional<Key> k = sampler_key(key, "split");
   return generate({with_key_dim(shape), DType::kUInt32, false}, sharding, profile, !k,
                   [&](const Block& block, const Shape& local) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "base/error.h"
 
@@ -104,8 +105,36 @@ void finish_panel(VizPanel& panel) {
 
 }  // namespace
 
+namespace {
+std::string shown(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+}  // namespace
+
+void check_viz_options(const VizOptions& options) {
+  if (std::isnan(options.scale)) throw value_error("cannot convert float NaN to integer");
+  if (std::isinf(options.scale)) throw Error("OverflowError", "cannot convert float infinity to integer");
+  if (options.scale > kMaxVizScale) {
+    throw value_error("visualize_sharding: scale=" + shown(options.scale) + " would draw cells more than " +
+                      std::to_string(static_cast<int>(10 * kMaxVizScale)) + " lines tall; use a scale of at most " +
+                      shown(kMaxVizScale));
+  }
+  check_viz_width("min_width", options.min_width);
+  check_viz_width("max_width", options.max_width);
+}
+
+void check_viz_width(std::string_view name, int64_t value) {
+  if (value < 0 || value > kMaxVizWidth) {
+    throw value_error("visualize_sharding: " + std::string(name) + "=" + std::to_string(value) +
+                      " is out of range; use a width from 0 to " + std::to_string(kMaxVizWidth) + " columns");
+  }
+}
+
 VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const VizOptions& options,
                          const JaxProfile& profile) {
+  check_viz_options(options);
   const std::size_t rank = shape.size();
   if ((rank > 2 || rank < 1) && !options.small_multiples) {
     throw value_error("`visualize_sharding` only works for shapes with 1 and 2 dimensions.");

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sharding/sharding.h"
@@ -72,6 +73,17 @@ struct VizLayout {
   std::vector<VizPanel> panels;
   std::vector<std::string> notes;  // beyond-JAX remarks printed under the picture
 };
+
+// The largest picture visualize_sharding draws: JAX would try to print any size (and a scale of 1e9 never
+// finishes), so scale and widths beyond these are a ValueError naming the keyword and the value.
+inline constexpr double kMaxVizScale = 100.0;  // cells up to 1000 lines tall
+inline constexpr int kMaxVizWidth = 10000;     // columns
+
+// Raises what JAX raises for scale (int(10 * scale): ValueError for NaN, OverflowError for infinity) and a
+// ValueError for values beyond the limits above or negative widths.
+void check_viz_options(const VizOptions& options);
+// The width check alone, for callers holding a wider integer than VizOptions stores (Python's ints).
+void check_viz_width(std::string_view name, int64_t value);
 
 // Computes the picture jax.debug.visualize_sharding(shape, sharding, ...) draws. Raises JAX's errors
 // (ValueError for ranks other than 1 and 2, IndivisibleError for uneven shards) unless the matching

@@ -151,6 +151,40 @@ TEST_CASE("bad input exits non-zero with JAX's message or one naming the value")
   CHECK(run_cli({"frobnicate"}).status == 2);
 }
 
+TEST_CASE("command-line values are finite and in range, or a usage error naming the flag and the value") {
+  // Each of these hung, allocated gigabytes or printed a C++ library's message before (issue 17).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--scale", "nan"}, "invalid --scale 'nan'"},
+      {{"--scale", "inf"}, "invalid --scale 'inf'"},
+      {{"--scale", "1e9"}, "invalid --scale '1e9'"},
+      {{"--scale", "-1"}, "invalid --scale '-1'"},
+      {{"--scale", "big"}, "invalid --scale 'big'"},
+      {{"--max-width", "1e18"}, "invalid --max-width '1e18'"},
+      {{"--min-width", "-5"}, "invalid --min-width '-5'"},
+      {{"--min-width", "2.5"}, "invalid --min-width '2.5'"},
+      {{"--mesh", "x=9223372036854775807,y=2"}, "invalid --mesh 'x=9223372036854775807,y=2'"},
+      {{"--mesh", "x=4294967296,y=4294967296"}, "more elements than an int64 can count"},
+      {{"--mesh", "x=99999999999999999999"}, "invalid --mesh 'x=99999999999999999999'"},
+      {{"--device-ids", "0,-1"}, "invalid --device-ids '0,-1'"},
+      {{"--single-device", "1e30"}, "invalid --single-device '1e30'"},
+  };
+  for (const auto& [extra, fragment] : cases) {
+    std::vector<std::string> args = {"viz", "--shape", "8,8"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CAPTURE(fragment);
+    const CliResult result = run_cli(args);
+    CHECK(result.status == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err.starts_with("shardscope: "));
+    CHECK(result.err.find(fragment) != std::string::npos);
+  }
+  const CliResult shape = run_cli({"viz", "--shape", "4294967296,4294967296"});
+  CHECK(shape.status == 2);
+  CHECK(shape.err.find("invalid --shape '4294967296,4294967296'") != std::string::npos);
+  // The bounds themselves are accepted.
+  CHECK(run_cli({"viz", "--shape", "8", "--scale", "100", "--max-width", "10000", "--min-width", "0"}).status == 0);
+}
+
 TEST_CASE("beyond-JAX options are explicit and marked") {
   const CliResult rank3 = run_cli({"viz", "--devices", "cpu:8", "--mesh", "x=2,y=4", "--spec", "P('x', None, 'y')",
                                    "--shape", "4,3,8", "--small-multiples"});

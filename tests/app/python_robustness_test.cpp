@@ -15,6 +15,16 @@ using shardscope::python::CellResult;
 using shardscope::python::run_cell;
 
 namespace {
+std::string python_printed(const std::string& code) {
+  const CellResult result = run_cell(code);
+  CAPTURE(code);
+  CAPTURE(result.error);
+  CHECK(result.ok());
+  return result.stdout_text;
+}
+}  // namespace
+
+namespace {
 
 struct FailureCase {
   const char* name;
@@ -58,6 +68,50 @@ const std::vector<FailureCase>& failure_cases() {
       {"jit returning a string", "jax.jit(lambda x: 'abc')(1.0)", "TypeError", "which is not a valid JAX type"},
       {"string in_shardings", "jax.jit(lambda x: x, in_shardings='x')", "TypeError",
        "in_shardings leaf specifications are expected to be PartitionSpec instances or None, but got x"},
+      // Issue 17's abuse campaign: JAX's exception type and text, never an engine internal or pybind11's dump.
+      {"NaN scale", "jax.debug.visualize_array_sharding(jnp.ones((8, 8)), scale=float('nan'))", "ValueError",
+       "cannot convert float NaN to integer"},
+      {"infinite scale", "jax.debug.visualize_array_sharding(jnp.ones((8, 8)), scale=float('inf'))", "OverflowError",
+       "cannot convert float infinity to integer"},
+      {"huge scale", "jax.debug.visualize_array_sharding(jnp.ones((8, 8)), scale=1e9)", "ValueError", "scale=1e+09"},
+      {"huge max_width", "jax.debug.visualize_array_sharding(jnp.ones((8, 8)), max_width=10**18)", "ValueError",
+       "max_width=1000000000000000000"},
+      {"max_width beyond int64", "jax.debug.visualize_array_sharding(jnp.ones((8, 8)), max_width=10**30)",
+       "OverflowError", "max_width="},
+      {"lone surrogate printed", "print('\\udcff')", "UnicodeEncodeError", "surrogates not allowed"},
+      {"split into a negative number of keys", "jax.random.split(jax.random.key(0), -1)", "TypeError",
+       "iota shape must have every element be nonnegative, got (-1,)."},
+      {"shape overflowing int64", "jnp.zeros((2**32, 2**32))", "ValueError",
+       "(4294967296, 4294967296) has more elements than an int64 can count"},
+      {"byte count overflowing int64", "jnp.zeros((2**31, 2**31))", "ValueError", "needs more bytes than an int64"},
+      {"seed beyond int64", "jax.random.key(2**80)", "OverflowError", "Python int too large to convert to C long"},
+      {"truth value of an array", "bool(jnp.ones(3))", "ValueError",
+       "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"},
+      {"truth value of an empty array", "bool(jnp.ones(0))", "ValueError", "The truth value of an empty array"},
+      {"int of a vector", "int(jnp.ones(2))", "TypeError",
+       "Only scalar arrays can be converted to Python scalars; got arr.ndim=1"},
+      {"bool of a tracer", "jax.jit(lambda x: 1 if x else 0)(jnp.ones(()))", "jax.errors.TracerBoolConversionError",
+       "Attempted boolean conversion of traced array with shape float32[]."},
+      {"int of a tracer", "jax.jit(lambda x: int(x))(jnp.ones(()))", "jax.errors.ConcretizationTypeError",
+       "The problem arose with the `int` function."},
+      {"boolean mask under jit", "jax.jit(lambda x: x[x > 0])(jnp.arange(3))",
+       "jax.errors.NonConcreteBooleanIndexError", "Array boolean indices must be concrete; got ShapedArray(bool[3])"},
+      {"one-argument where under jit", "jax.jit(lambda c: jnp.where(c))(jnp.ones(3) > 0)",
+       "jax.errors.ConcretizationTypeError", "The size argument of jnp.nonzero must be statically specified"},
+      {"grad argnums beyond the arguments", "jax.grad(lambda x: x.sum(), argnums=3)(jnp.ones(3))", "TypeError",
+       "differentiating with respect to argnums=3 requires at least 4 positional arguments"},
+      {"grad of a non-callable", "jax.grad(3)", "TypeError", "Expected a callable value, got 3"},
+      {"devices of a backend the preset lacks", "jax.devices('gpu')", "RuntimeError",
+       "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present. Platforms "
+       "present are: tpu"},
+      {"devices of an unknown backend", "jax.devices('metal')", "RuntimeError",
+       "Unknown backend metal. Available backends are ['tpu']"},
+      {"unknown config option", "jax.config.update('jax_bogus_flag', 1)", "AttributeError",
+       "Unrecognized config option: jax_bogus_flag"},
+      {"unexpected keyword of a binding", "jnp.ones(3, bogus=1)", "TypeError",
+       "ones() got an unexpected keyword argument 'bogus'"},
+      {"too many positionals of a binding", "jnp.ones(3, None, None, None, None)", "TypeError",
+       "positional arguments but 5 were given"},
       {"PartitionSpec in_shardings without a mesh", "jax.jit(lambda x: x, in_shardings=P('x'))(jnp.ones(8))",
        "RuntimeError", "jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to in_shardings"},
       {"integer PartitionSpec entry", "P(1)", "TypeError", ""},
@@ -68,7 +122,8 @@ const std::vector<FailureCase>& failure_cases() {
       {"unhashable static argument", "jax.jit(lambda x, n: x * n, static_argnums=1)(1.0, [2])", "ValueError",
        "Non-hashable static arguments are not supported"},
       {"too many jit arguments", "jax.jit(lambda x: x)(1.0, 2.0)", "TypeError", "takes 1 positional argument"},
-      {"Python bool of a tracer", "@jax.jit\ndef f(x):\n    return 1 if x > 0 else 2\nf(1.0)", "TypeError", ""},
+      {"Python bool of a tracer", "@jax.jit\ndef f(x):\n    return 1 if x > 0 else 2\nf(1.0)",
+       "jax.errors.TracerBoolConversionError", "Attempted boolean conversion of traced array with shape bool[]."},
       {"vmap over inconsistent sizes", "jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))", "ValueError",
        "vmap got inconsistent sizes for array axes to be mapped"},
       {"grad of a non-scalar function", "jax.grad(lambda x: x)(jnp.ones(3))", "TypeError",
@@ -149,7 +204,8 @@ void check_session_alive() {
 TEST_CASE("bad input fails with JAX's exception and the session goes on") {
   REQUIRE(run_cell(kPrelude).ok());
   for (const FailureCase& c : failure_cases()) {
-    CAPTURE(c.name);
+    const std::string name = c.name;
+    CAPTURE(name);
     const CellResult result = run_cell(c.code);
     CHECK(result.status == CellResult::Status::kError);
     CAPTURE(result.error);
@@ -157,6 +213,47 @@ TEST_CASE("bad input fails with JAX's exception and the session goes on") {
     CHECK(result.error.find(c.fragment) != std::string::npos);
     check_session_alive();
   }
+}
+
+TEST_CASE("bad input never reaches Python as pybind11's argument dump") {
+  REQUIRE(run_cell(kPrelude).ok());
+  for (const FailureCase& c : failure_cases()) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const CellResult result = run_cell(c.code);
+    CHECK(result.error.find("incompatible function arguments") == std::string::npos);
+    CHECK(result.error.find("Invoked with") == std::string::npos);
+  }
+}
+
+TEST_CASE("calls JAX accepts are accepted: numpy's method forms, initial= and where=, copy=, big seeds' errors") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(python_printed("x = jnp.arange(6.).reshape(2, 3)\n"
+                       "print(x.transpose(1, 0).shape, x.transpose((1, 0)).shape, x.transpose().shape)") ==
+        "(3, 2) (3, 2) (3, 2)\n");
+  CHECK(
+      python_printed("print(x.max(initial=5.0), x.max(axis=0, initial=4.0), jnp.max(jnp.zeros((0,)), initial=3.0))") ==
+      "5.0 [4. 4. 5.] 3.0\n");
+  CHECK(python_printed("print(x.sum(where=x > 2), x.max(where=x < 3, initial=-1.0), jnp.sum(x, 0, jnp.int32))") ==
+        "12.0 2.0 [3 5 7]\n");
+  CHECK(python_printed("print(jnp.array(np.ones(3), copy=False), jnp.array(1.0, ndmin=2).shape, "
+                       "jnp.asarray([1, 2], copy=True))") == "[1. 1. 1.] (1, 1) [1 2]\n");
+  const CellResult no_initial = run_cell("jnp.max(x, where=x > 1)");
+  CHECK(no_initial.error.find("ValueError: reduction operation max does not have an identity") != std::string::npos);
+  CHECK(python_printed("print(jax.random.key_data(jax.random.key(2**40)).shape, jax.grad(lambda a, b: a * b, "
+                       "argnums=-1)(2.0, 3.0))") == "(2,) 2.0\n");
+  CHECK(python_printed("print(jax.config.jax_enable_x64, len(jax.devices('tpu')))") == "False 8\n");
+  check_session_alive();
+}
+
+TEST_CASE("a deleted builtins.__import__ breaks the user's imports, not the host") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("import builtins\nsaved_import = builtins.__import__\ndel builtins.__import__").ok());
+  const CellResult broken = run_cell("import math");
+  CHECK(broken.status == CellResult::Status::kError);
+  CHECK(broken.error.find("ImportError") != std::string::npos);
+  REQUIRE(run_cell("builtins.__import__ = saved_import").ok());
+  check_session_alive();
 }
 
 TEST_CASE("KeyboardInterrupt and SystemExit inside transformed functions end only the cell") {

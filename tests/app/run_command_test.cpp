@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -150,6 +151,122 @@ TEST_CASE("run validates its options like the other commands") {
   CHECK(missing.status == 1);
   CHECK(missing.err.starts_with("FileNotFoundError: "));
   CHECK(run_cli({"run", file, "--check"}).status == 2);  // a .py has no recorded outputs
+}
+
+TEST_CASE("a script is read as python3 reads it: BOM, PEP 263 coding line, its folder on sys.path") {
+  const std::string bom = write_file("bom.py", "\xEF\xBB\xBFprint('bom')\n");
+  CHECK(run_cli({"run", bom}).out == "bom\n");
+  const std::string latin = write_file("latin.py", "# -*- coding: latin-1 -*-\nprint('caf\xE9')\n");
+  CHECK(run_cli({"run", latin}).out == "caf\xC3\xA9\n");
+  const std::string windows = write_file("windows.py", "#!/usr/bin/env python3\n# coding=cp1252\nprint('\x80')\n");
+  CHECK(run_cli({"run", windows}).out == "\xE2\x82\xAC\n");
+  const CliResult unknown = run_cli({"run", write_file("koi.py", "# coding: koi8-r\nprint(1)\n")});
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err == "SyntaxError: encoding problem: koi8-r\n");
+  std::filesystem::create_directories(temp_dir() / "tutorial");
+  write_file("tutorial/helper_for_run_test.py", "VALUE = 42\n");
+  const std::string main = write_file("tutorial/main.py",
+                                      "import sys, helper_for_run_test\n"
+                                      "print(helper_for_run_test.VALUE, sys.argv[0].endswith('main.py'))\n");
+  CHECK(run_cli({"run", main}).out == "42 True\n");
+}
+
+TEST_CASE("a malformed notebook is an error naming the cell and the field") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"cells": [{"cell_type": "code", "source": 7}]})",
+       "ValueError: not a notebook: cell 1's 'source' must be a string or a list of strings, got number\n"},
+      {R"({"cells": [{"cell_type": "code", "source": "1"}, 5]})",
+       "ValueError: not a notebook: cell 2 must be an object, got number\n"},
+      {R"({"cells": [{"cell_type": "code", "source": ["x = 1", 3]}]})",
+       "ValueError: not a notebook: cell 1's 'source' must be a string or a list of strings, got a list holding "
+       "number\n"},
+      {R"({"cells": [{"cell_type": "code", "source": "", "outputs": [{"output_type": "stream", "text": {}}]}]})",
+       "ValueError: not a notebook: cell 1's output's 'text' must be a string or a list of strings, got object\n"},
+      {R"({"cells": [{"cell_type": "code", "source": "", "outputs": [{"output_type": "error", "ename": 1}]}]})",
+       "ValueError: not a notebook: cell 1's output's 'ename' must be a string, got number\n"},
+  };
+  for (const auto& [json, expected] : cases) {
+    CAPTURE(json);
+    const CliResult result = run_cli({"run", write_file("malformed.ipynb", json)});
+    CHECK(result.status == 1);
+    CHECK(result.err == expected);
+  }
+}
+
+TEST_CASE("output Python cannot encode fails the cell, not the run") {
+  const std::string file = write_file("surrogate.py", "# %%\nprint('\\udcff')\n# %%\nprint('after')\n");
+  const CliResult result = run_cli({"run", file});
+  CHECK(result.status == 1);
+  CHECK(result.out == "after\n");
+  CHECK(result.err.find("UnicodeEncodeError: 'utf-8' codec can't encode character '\\udcff' in position 0: "
+                        "surrogates not allowed") != std::string::npos);
+  const CliResult no_import =
+      run_cli({"run", write_file("noimport.py", "import builtins\ndel builtins.__import__\nprint('survived')\n")});
+  CHECK(no_import.status == 0);
+  CHECK(no_import.out == "survived\n");
+  CHECK(no_import.err.empty());
+}
+
+TEST_CASE("the REPL survives a 10,000-term expression and runs a block cut off by end of input") {
+  std::string terms = "1";
+  for (int i = 1; i < 10000; ++i) terms += "+1";
+  const std::string input =
+      write_file("repl_input.txt", "x = " + terms + "\nprint('alive')\nfor i in range(2):\n    print(i)");
+  const CliResult result = run_cli(
+      {"repl"}, "SHARDSCOPE_CONFIG_DIR=" + shell_quote((temp_dir() / "config").string()) + " <" + shell_quote(input));
+  CHECK(result.status == 0);
+  CHECK(result.err.find("RecursionError: maximum recursion depth exceeded during compilation") != std::string::npos);
+  CHECK(result.out.find("alive") != std::string::npos);
+  CHECK(result.out.find("0\n1\n") != std::string::npos);
+}
+
+TEST_CASE("REPL history: in the config folder, the old file moved there, symlinks kept, a cap that is announced") {
+  const std::filesystem::path root = temp_dir() / "history";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "home");
+  std::filesystem::create_directories(root / "config");
+  const std::string input = write_file("history_input.txt", "print(40 + 2)\n");
+  const auto repl = [&]() {
+    return run_cli({"repl"}, "HOME=" + shell_quote((root / "home").string()) + " SHARDSCOPE_CONFIG_DIR=" +
+                                 shell_quote((root / "config").string()) + " <" + shell_quote(input));
+  };
+  const auto read = [](const std::filesystem::path& path) {
+    std::stringstream text;
+    text << std::ifstream(path).rdbuf();
+    return text.str();
+  };
+  std::ofstream(root / "home" / ".shardscope_history") << "old_entry\n";
+  const CliResult migrated = repl();
+  CHECK(migrated.out.find("42") != std::string::npos);
+  CHECK(migrated.err.find("moved history from") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(root / "home" / ".shardscope_history"));
+  CHECK(read(root / "config" / "repl_history") == "old_entry\n");
+  // A symlinked history stays a symlink; its target is what is rewritten.
+  std::filesystem::remove(root / "config" / "repl_history");
+  std::ofstream(root / "kept_history") << "linked_entry\n";
+  std::filesystem::create_symlink(root / "kept_history", root / "config" / "repl_history");
+  CHECK(repl().status == 0);
+  CHECK(std::filesystem::is_symlink(root / "config" / "repl_history"));
+  CHECK(read(root / "kept_history") == "linked_entry\n");
+  // A directory in its place: said once, and nothing written beside it.
+  std::filesystem::remove(root / "config" / "repl_history");
+  std::filesystem::create_directories(root / "config" / "repl_history");
+  const CliResult directory = repl();
+  CHECK(directory.err.find("is a directory, not a file: history is neither loaded nor saved") != std::string::npos);
+  CHECK(directory.out.find("42") != std::string::npos);
+  CHECK(std::distance(std::filesystem::directory_iterator(root / "config"), std::filesystem::directory_iterator()) ==
+        1);
+  // Past the cap: the newest 10,000 entries are kept, and the user is told.
+  std::filesystem::remove_all(root / "config" / "repl_history");
+  {
+    std::ofstream big(root / "config" / "repl_history");
+    for (int i = 0; i < 20000; ++i) big << "entry_" << i << "\n";
+  }
+  const CliResult capped = repl();
+  CHECK(capped.err.find("holds 20000 entries; keeping the newest 10000 (the history cap)") != std::string::npos);
+  const std::string kept = read(root / "config" / "repl_history");
+  CHECK(kept.starts_with("entry_10000\n"));
+  CHECK(std::count(kept.begin(), kept.end(), '\n') == 10000);
 }
 
 TEST_CASE("sys.exit in a script ends the run with its status") {

@@ -60,9 +60,12 @@ bool History::save(const std::string& path) const {
 
 bool write_file_atomically(const std::string& path, const std::string& content) {
   std::error_code ignored;
-  const std::filesystem::path target(path);
+  // A symlinked file keeps its link: the link's target is what gets replaced. A directory is never replaced.
+  std::filesystem::path target(path);
+  if (std::filesystem::is_symlink(target, ignored)) target = std::filesystem::weakly_canonical(target, ignored);
+  if (std::filesystem::is_directory(target, ignored)) return false;
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ignored);
-  const std::string temporary = path + "." + std::to_string(getpid()) + ".tmp";
+  const std::string temporary = target.string() + "." + std::to_string(getpid()) + ".tmp";
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
     if (!file) return false;

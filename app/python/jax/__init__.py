@@ -49,21 +49,39 @@ def _name_array_class():
 _name_array_class()
 
 
+def _backend_devices(backend):
+    """The devices of `backend`, or JAX's RuntimeError (xla_bridge.get_backend) when the preset has none."""
+    found = list(_shardscope.devices())
+    if backend is None or not isinstance(backend, str):
+        return found
+    present = found[0].platform
+    # The simulated GPUs are CUDA's, as jax reports them; 'gpu' is the alias naming any of those.
+    names = {'gpu': 'cuda', 'cuda': 'cuda', 'rocm': 'rocm'}
+    platform = {'gpu': 'cuda'}.get(present, present)
+    wanted = names.get(backend, backend)
+    if backend == 'gpu' and platform != 'cuda':
+        raise RuntimeError(f"Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+                           f"present. Platforms present are: {platform}")
+    if wanted != platform:
+        raise RuntimeError(f"Unknown backend {wanted}. Available backends are {[platform]}")
+    return found
+
+
 def devices(backend=None):
-    return list(_shardscope.devices())
+    return _backend_devices(backend)
 
 
 def local_devices(process_index=None, backend=None):
     index = 0 if process_index is None else process_index
-    return [d for d in _shardscope.devices() if d.process_index == index]
+    return [d for d in _backend_devices(backend) if d.process_index == index]
 
 
 def device_count(backend=None):
-    return len(_shardscope.devices())
+    return len(_backend_devices(backend))
 
 
 def local_device_count(backend=None):
-    return len(local_devices())
+    return len(local_devices(backend=backend))
 
 
 def process_index(backend=None):
@@ -159,7 +177,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'jax' has no attribute '{name}'")
 
 
-from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental, dtypes  # noqa: E402,F401
+from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental, dtypes, errors  # noqa: E402,F401
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 from jax._src.control_flow import checkpoint, remat, checkpoint_policies  # noqa: E402,F401
 from jax import ad_checkpoint  # noqa: E402,F401

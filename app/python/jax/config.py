@@ -2,12 +2,68 @@
 import _shardscope
 
 
+# The option names JAX defines (jax/_src/config.py and the modules that add flags), and ones older releases had:
+# update() and attribute reads raise JAX's AttributeError for any other name.
+_KNOWN_OPTIONS = frozenset({
+    'jax_allow_f16_reductions', 'jax_array', 'jax_array_garbage_collection_guard', 'jax_auto_pcast',
+    'jax_backend_target', 'jax_bcoo_cusparse_lowering', 'jax_captured_constants_report_frames',
+    'jax_captured_constants_warn_bytes', 'jax_check_proxy_envs', 'jax_check_static_indices',
+    'jax_check_tracer_leaks', 'jax_compilation_cache_check_contents', 'jax_compilation_cache_dir',
+    'jax_compilation_cache_expect_pgle', 'jax_compilation_cache_include_metadata_in_key',
+    'jax_compilation_cache_max_size', 'jax_compiler_detailed_logging_min_ops', 'jax_compiler_enable_remat_pass',
+    'jax_cond', 'jax_coordination_service', 'jax_cpu_collectives_implementation', 'jax_cpu_enable_async_dispatch',
+    'jax_cpu_enable_gloo_collectives', 'jax_cpu_get_global_topology_timeout_minutes',
+    'jax_cpu_get_local_topology_timeout_minutes', 'jax_cross_host_transfer_socket_address',
+    'jax_cross_host_transfer_timeout_seconds', 'jax_cross_host_transfer_transfer_size',
+    'jax_cross_host_transport_addresses', 'jax_cuda_visible_devices', 'jax_custom_jvp3', 'jax_custom_vjp3',
+    'jax_data_dependent_tracing_fallback', 'jax_debug_infs', 'jax_debug_key_reuse',
+    'jax_debug_leaked_clients_on_clear_backends', 'jax_debug_log_modules', 'jax_debug_nans', 'jax_default_device',
+    'jax_default_dtype_bits', 'jax_default_matmul_precision', 'jax_default_prng_impl', 'jax_disable_bwd_checks',
+    'jax_disable_jit', 'jax_disable_most_optimizations', 'jax_disable_vmap_shmap_error',
+    'jax_disallow_mesh_context_manager', 'jax_distributed_debug', 'jax_dump_ir_modes', 'jax_dump_ir_to',
+    'jax_dynamic_shapes', 'jax_eager_pmap', 'jax_embedded_constants_max_bytes', 'jax_enable_checks',
+    'jax_enable_compilation_cache', 'jax_enable_custom_prng', 'jax_enable_memories', 'jax_enable_mlir',
+    'jax_enable_pgle', 'jax_enable_preemption_service', 'jax_enable_recoverability', 'jax_enable_x64',
+    'jax_error_checking_behavior_divide', 'jax_error_checking_behavior_nan', 'jax_error_checking_behavior_oob',
+    'jax_experimental_name_stack', 'jax_experimental_unsafe_xla_runtime_errors', 'jax_explain_cache_misses',
+    'jax_explicit_x64_dtypes', 'jax_export_calling_convention_version', 'jax_export_deserialize_expired_versions',
+    'jax_export_ignore_forward_compatibility', 'jax_force_dcn_cross_host_transfers', 'jax_high_dynamic_range_gumbel',
+    'jax_hlo_source_file_canonicalization_regex', 'jax_include_debug_info_in_dumps',
+    'jax_include_full_tracebacks_in_locations', 'jax_jit_pjit_api_merge', 'jax_legacy_prng_key',
+    'jax_log_checkpoint_residuals', 'jax_log_compiles', 'jax_logging_level', 'jax_memory_fitting_level',
+    'jax_mesh_context_manager_enabled', 'jax_mock_gpu_topology', 'jax_mosaic_allow_hlo', 'jax_mutable_array_checks',
+    'jax_no_execution', 'jax_no_tracing', 'jax_num_cpu_devices', 'jax_num_generated_cases',
+    'jax_numpy_dtype_promotion', 'jax_numpy_rank_promotion', 'jax_oneapi_visible_devices', 'jax_optimization_level',
+    'jax_pallas_auto_assign_collective_ids', 'jax_pallas_enable_debug_checks', 'jax_pallas_poison_buffers',
+    'jax_pallas_use_mosaic_gpu', 'jax_pallas_verbose_errors', 'jax_parallel_functions_output_gda',
+    'jax_persistent_cache_enable_xla_caches', 'jax_persistent_cache_min_compile_time_secs',
+    'jax_persistent_cache_min_entry_size_bytes', 'jax_pgle_aggregation_percentile', 'jax_pgle_profiling_runs',
+    'jax_pjrt_client_create_options', 'jax_platform_name', 'jax_platforms', 'jax_pmap_no_rank_reduction',
+    'jax_pmap_shmap_merge', 'jax_pprint_use_color', 'jax_ragged_dot_use_gpu_pallas_triton_lowering',
+    'jax_ragged_dot_use_ragged_dot_instruction', 'jax_raise_on_ppermute_sort_diff',
+    'jax_raise_persistent_cache_errors', 'jax_random_seed_offset', 'jax_remat3', 'jax_remat_barrier_no_cotangents',
+    'jax_remove_custom_partitioning_ptr_from_cache_key', 'jax_remove_size_one_mesh_axis_from_type',
+    'jax_rocm_visible_devices', 'jax_scan3', 'jax_send_traceback_to_runtime', 'jax_serialization_version',
+    'jax_sharding_in_types', 'jax_share_binary_between_hosts', 'jax_share_binary_between_hosts_timeout_ms',
+    'jax_skip_slow_tests', 'jax_softmax_custom_jvp', 'jax_sort_devices_by_process_index', 'jax_source_url_schema',
+    'jax_spmd_mode', 'jax_test_dut', 'jax_test_num_threads', 'jax_test_with_persistent_compilation_cache',
+    'jax_thread_guard', 'jax_threefry_gpu_kernel_lowering', 'jax_threefry_partitionable', 'jax_traceback_filtering',
+    'jax_traceback_in_locations_limit', 'jax_tracer_error_num_traceback_frames', 'jax_transfer_guard',
+    'jax_transfer_guard_device_to_device', 'jax_transfer_guard_device_to_host', 'jax_transfer_guard_host_to_device',
+    'jax_use_cpp_shard_args', 'jax_use_direct_linearize', 'jax_use_emit_pipeline_primitive',
+    'jax_use_hlo_logistic_lowering', 'jax_use_magma', 'jax_use_pjrt_c_api_on_tpu', 'jax_use_rgv3',
+    'jax_use_shardy_partitioner', 'jax_use_simplified_jaxpr_constants', 'jax_xla_backend', 'jax_xla_profile_version'
+})
+
+
 class _Config:
     def __init__(self):
         self._values = {'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None,
                         'jax_num_cpu_devices': -1, 'jax_default_prng_impl': 'threefry2x32'}
 
     def update(self, name, value):
+        if name not in _KNOWN_OPTIONS and name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
         elif name == 'jax_threefry_partitionable':
@@ -25,11 +81,15 @@ class _Config:
         self._values[name] = value
 
     def __getattr__(self, name):
-        if name.startswith('jax_'):
+        if name in _KNOWN_OPTIONS or name in self._values:
             return self._values.get(name)
+        if name.startswith('jax_'):
+            raise AttributeError(f"Unrecognized config option: {name}")
         raise AttributeError(name)
 
     def read(self, name):
+        if name not in _KNOWN_OPTIONS and name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
         return self._values.get(name)
 
 

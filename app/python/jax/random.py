@@ -27,7 +27,7 @@ def PRNGKey(seed, *, impl=None):
         # Inside a trace: random_seed then random_unwrap, the equations JAX shows for a raw key.
         typed = _shardscope.bind('random_seed', [seed], {'impl': _IMPL_PARAM})[0]
         return _shardscope.bind('random_unwrap', [typed], {})[0]
-    return _engine.PRNGKey(int(seed))
+    return _engine.PRNGKey(_seed_int(seed))
 
 
 _IMPL_PARAM = 'fry'
@@ -42,6 +42,12 @@ def _check_seed(name, seed):
                         'Use jax.vmap for batching')
 
 
+def _seed_int(seed):
+    # JAX's random_seed converts a Python int with np.int64 first: beyond int64 that is numpy's OverflowError.
+    import numpy as np
+    return int(np.int64(seed)) if isinstance(seed, int) else int(seed)
+
+
 def key(seed, *, impl=None, dtype=None):
     """A typed key array of shape () and dtype key<fry> over the same two words PRNGKey gives."""
     if not _shardscope.jax_has('typed_prng_keys'):
@@ -54,7 +60,7 @@ def key(seed, *, impl=None, dtype=None):
     _check_seed('key', seed)
     if _traced(seed):
         return _prng.PRNGKeyArray(spec, _shardscope.bind('random_seed', [seed], {'impl': _IMPL_PARAM})[0])
-    return _prng.PRNGKeyArray(spec, _engine.PRNGKey(int(seed)))
+    return _prng.PRNGKeyArray(spec, _engine.PRNGKey(_seed_int(seed)))
 
 
 def _data(key):

@@ -106,3 +106,28 @@ TEST_CASE("output comparison ignores colour and trailing blank lines") {
   CHECK(missing->line == 2);
   CHECK(missing->actual == "<no line>");
 }
+
+TEST_CASE("python sources are decoded as CPython reads them: BOM, PEP 263 cookie") {
+  CHECK(decode_python_source("\xEF\xBB\xBFx = 1\n") == "x = 1\n");
+  CHECK(decode_python_source("# -*- coding: latin-1 -*-\ns = '\xE9'\n") ==
+        "# -*- coding: latin-1 -*-\ns = '\xC3\xA9'\n");
+  CHECK(decode_python_source("#!/usr/bin/python\n# vim: set fileencoding=cp1252 :\n'\x80'") ==
+        "#!/usr/bin/python\n# vim: set fileencoding=cp1252 :\n'\xE2\x82\xAC'");
+  CHECK(decode_python_source("# coding: utf-8\n'\xC3\xA9'") == "# coding: utf-8\n'\xC3\xA9'");
+  // A cookie below a line of code is not one.
+  CHECK(decode_python_source("x = 1\n# coding: latin-1\n'\xE9'") == "x = 1\n# coding: latin-1\n'\xE9'");
+  CHECK_THROWS_WITH_AS((void)decode_python_source("# coding: koi8-r\n"), "encoding problem: koi8-r", Error);
+  CHECK_THROWS_WITH_AS((void)decode_python_source("\xEF\xBB\xBF# coding: latin-1\n"),
+                       "encoding problem: latin-1 with BOM", Error);
+}
+
+TEST_CASE("a malformed ipynb names the cell and the field") {
+  CHECK_THROWS_WITH_AS((void)parse_ipynb(R"({"cells": [{"source": 7}]})"),
+                       "not a notebook: cell 1's 'source' must be a string or a list of strings, got number", Error);
+  CHECK_THROWS_WITH_AS((void)parse_ipynb(R"({"cells": [{"source": ""}, []]})"),
+                       "not a notebook: cell 2 must be an object, got array", Error);
+  CHECK_THROWS_WITH_AS((void)parse_ipynb(R"({"cells": [{"source": "", "outputs": 3}]})"),
+                       "not a notebook: cell 1's 'outputs' must be a list, got number", Error);
+  CHECK(parse_ipynb(R"({"cells": [{"source": ["a", "b"], "outputs": [{"output_type": "stream"}]}]})").cells[0].source ==
+        "ab");
+}

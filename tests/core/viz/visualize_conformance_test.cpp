@@ -1,6 +1,9 @@
 // Conformance: every recorded visualize_sharding output of real JAX, byte for byte, and its errors.
 #include <doctest/doctest.h>
 
+#include <limits>
+#include <utility>
+
 #include "base/error.h"
 #include "support/oracle_cases.h"
 #include "viz/text_renderer.h"
@@ -68,6 +71,36 @@ TEST_CASE("shape errors raise JAX's ValueError before anything is drawn") {
       CHECK(std::string(e.what()) == error_case["message"].get<std::string>());
     }
   }
+}
+
+TEST_CASE("scale and widths: JAX's errors for NaN and infinity, a ValueError past the drawable limits") {
+  const JaxProfile profile;
+  const auto& first = visualize_cases_document()["cases"][0];
+  const auto error_of = [&](VizOptions options) -> std::pair<std::string, std::string> {
+    try {
+      (void)compute_layout({8, 8}, case_sharding(first, profile), options, profile);
+    } catch (const Error& e) {
+      return {e.python_type(), e.what()};
+    }
+    return {"", ""};
+  };
+  VizOptions options;
+  options.scale = std::numeric_limits<double>::quiet_NaN();
+  CHECK(error_of(options) == std::pair<std::string, std::string>{"ValueError", "cannot convert float NaN to integer"});
+  options.scale = std::numeric_limits<double>::infinity();
+  CHECK(error_of(options) ==
+        std::pair<std::string, std::string>{"OverflowError", "cannot convert float infinity to integer"});
+  options.scale = 1e9;
+  CHECK(error_of(options).second.find("scale=1e+09") != std::string::npos);
+  options = VizOptions{};
+  options.max_width = kMaxVizWidth + 1;
+  CHECK(error_of(options).second.find("max_width=10001 is out of range") != std::string::npos);
+  options.max_width = 80;
+  options.min_width = -1;
+  CHECK(error_of(options).first == "ValueError");
+  options.min_width = 9;
+  options.scale = kMaxVizScale;
+  CHECK(error_of(options).first.empty());
 }
 
 TEST_CASE("uneven shards raise IndivisibleError with the recorded message") {

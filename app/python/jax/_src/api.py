@@ -1,5 +1,6 @@
 # jit, vmap, grad, jvp, pmap, shard_map and make_jaxpr: pytrees flattened here, the work done by the engine.
 import functools
+import operator
 import inspect
 
 import _shardscope
@@ -101,11 +102,43 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     return batched
 
 
+def _check_callable(fun):
+    if isinstance(fun, staticmethod):
+        raise TypeError(f"staticmethod arguments are not supported, got {fun}")
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _ensure_index(x):
+    try:
+        return operator.index(x)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _grad_argnums(argnums, args):
+    """JAX's checks on argnums against the call (value_and_grad_f, _ensure_inbounds); negatives resolved."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    max_argnum = max(nums) if nums else -1
+    if max_argnum >= len(args):
+        raise TypeError(f"differentiating with respect to {argnums=} requires at least "
+                        f"{max_argnum + 1} positional arguments to be passed by the caller, "
+                        f"but got only {len(args)} positional arguments.")
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise ValueError("Positional argument indices, e.g. for `static_argnums`, must have "
+                             "value greater than or equal to -len(args) and less than len(args), "
+                             f"but got value {i} for len(args) == {len(args)}.")
+    return tuple(i % len(args) for i in nums)
+
+
 def _grad_impl(fun, argnums, has_aux, with_value):
+    _check_callable(fun)
+    argnums = _ensure_index(argnums)
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
 
     def wrapped(*args, **kwargs):
+        nums = _grad_argnums(argnums, args)
         # Every differentiated argument may be a pytree: its leaves become separate flat arguments.
         flat_args, trees, positions = [], [], []
         for i, arg in enumerate(args):

@@ -48,23 +48,46 @@ def _format(self, spec):
 
 
 def _array(self, dtype=None, copy=None):
+    if self._is_tracer:
+        from jax.errors import TracerArrayConversionError
+        raise TracerArrayConversionError(self)
     value = self._value()
     return value.astype(dtype) if dtype is not None else value
 
 
-def _concrete_error(self, what):
-    raise TypeError(f'Abstract tracer value encountered where concrete value is expected: {self!r}\n'
-                    f'The problem arose with the `{what}` function.')
-
-
 def _scalar(kind):
+    """JAX's conversions: core.check_*_conversion on the shape first, then the tracer's concretization error."""
+    from jax import errors
+    name = getattr(kind, '__name__', str(kind))
+
     def convert(self):
-        if self._is_tracer:
-            _concrete_error(self, kind.__name__)
-        if self.size != 1:
-            raise TypeError(f'only length-1 arrays can be converted to Python scalars')
+        if kind is bool:
+            if self.size == 0:
+                raise ValueError('The truth value of an empty array is ambiguous. Use `array.size > 0` to check '
+                                 'that an array is not empty.')
+            if self.size > 1:
+                raise ValueError('The truth value of an array with more than one element is ambiguous. '
+                                 'Use a.any() or a.all()')
+            if self._is_tracer:
+                raise errors.TracerBoolConversionError(self)
+        elif kind is _index:
+            if self.shape != () or not self._dtype_name.startswith(('int', 'uint')):
+                raise TypeError('Only integer scalar arrays can be converted to a scalar index.')
+            if self._is_tracer:
+                raise errors.TracerIntegerConversionError(self)
+        else:
+            if self.ndim > 0:
+                raise TypeError(f'Only scalar arrays can be converted to Python scalars; got arr.ndim={self.ndim}')
+            if self._is_tracer:
+                raise errors.ConcretizationTypeError(
+                    self, f'The problem arose with the `{name}` function. If trying to convert the data type of a '
+                          f'value, try using `x.astype({name})` or `jnp.array(x, {name})` instead.')
         return kind(self._value().reshape(()))
     return convert
+
+
+def _index(value):
+    return int(value)
 
 
 def _binary(name, swap=False):
@@ -125,6 +148,15 @@ def _addressable_data(self, index):
     return shards[0 if self.sharding.is_fully_replicated else index][3]
 
 
+def _getitem(self, index):
+    # JAX's _expand_bool_indices: a boolean index must be concrete, since it decides the result's shape.
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, ArrayImpl) and item._is_tracer and item._dtype_name == 'bool':
+            from jax.errors import NonConcreteBooleanIndexError
+            raise NonConcreteBooleanIndexError(f'ShapedArray({item._aval_str})')
+    return _jnp()._getitem(self, index)
+
+
 def _install():
     A = ArrayImpl
     A.__repr__ = _repr
@@ -135,7 +167,7 @@ def _install():
     A.__float__ = _scalar(float)
     A.__int__ = _scalar(int)
     A.__bool__ = _scalar(bool)
-    A.__index__ = _scalar(int)
+    A.__index__ = _scalar(_index)
     A.__complex__ = _scalar(complex)
     A.__len__ = lambda self: self.shape[0] if self.ndim else (_ for _ in ()).throw(TypeError('len() of unsized object'))
     A.__iter__ = lambda self: (self[i] for i in range(self.shape[0]))
@@ -153,7 +185,7 @@ def _install():
     A.__pos__ = _method('positive')
     A.__abs__ = _method('abs')
     A.__invert__ = _method('invert')
-    A.__getitem__ = lambda self, index: _jnp()._getitem(self, index)
+    A.__getitem__ = _getitem
     A.__setitem__ = _setitem
     for name in ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin', 'all', 'any', 'var', 'std', 'cumsum',
                  'cumprod', 'transpose', 'squeeze', 'ravel', 'flatten', 'dot', 'clip', 'round', 'conj', 'swapaxes',
@@ -162,6 +194,8 @@ def _install():
     A.reshape = lambda self, *shape, order='C': _jnp().reshape(
         self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
     A.astype = lambda self, dtype: _jnp().astype(self, dtype)
+    from jax._src.numpy_signatures import transpose_method
+    A.transpose = transpose_method
     A.T = property(lambda self: _jnp().transpose(self))
     A.real = property(lambda self: self)
     A.item = lambda self, *args: self._value().item(*args)

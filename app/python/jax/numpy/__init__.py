@@ -66,8 +66,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 def nonzero(a, *, size=None, fill_value=None):
     # The output shape depends on the values: only concrete arrays (or a static size) can answer.
     if getattr(a, '_is_tracer', False):
-        raise NotImplementedError('jax.numpy.nonzero (and one-argument where) of a traced value is not supported by '
-                                  'shardscope; JAX needs a static size= there')
+        if size is None:
+            # JAX's text: the count of nonzero entries (an int32 scalar) is what is not concrete.
+            from jax.errors import ConcretizationTypeError, _ShapeOnly
+            raise ConcretizationTypeError(_ShapeOnly('int32[]'), 'The size argument of jnp.nonzero must be statically '
+                                          'specified to use jnp.nonzero within JAX transformations.')
+        raise NotImplementedError('jax.numpy.nonzero (and one-argument where) of a traced value with size= is not '
+                                  'supported by shardscope yet')
     found = _np.nonzero(_np.asarray(a))
     if size is not None:
         fill = 0 if fill_value is None else fill_value
@@ -161,6 +166,9 @@ def fliplr(m):
 
 def flipud(m):
     return flip(m, 0)
+
+
+from jax._src.numpy_signatures import sum, prod, max, min, amax, amin, array, asarray  # noqa: E402,F401,A004
 
 
 def __getattr__(name):

@@ -1,0 +1,107 @@
+# jnp functions whose JAX signatures take more than the engine's bindings: the extra arguments are applied here,
+# following jax/_src/numpy/reductions.py and lax_numpy.py, and the engine does the work.
+import _shardscope
+
+_engine = _shardscope.numpy
+
+
+def _jnp():
+    import jax.numpy as jnp
+    return jnp
+
+
+def _reduction(name, identity, combine):
+    """jnp.<name>(a, axis, out, keepdims, initial, where): the mask fills with the identity (JAX's init_val) and
+    `initial` is combined with the result afterwards, as JAX's _reduction does."""
+    base = getattr(_engine, name)
+    has_identity = identity is not None
+
+    def reduce(a, axis=None, out=None, keepdims=False, initial=None, where=None, **kwargs):
+        if initial is None and where is None:
+            return base(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        return _masked(a, axis, out, keepdims, initial, where, kwargs)
+
+    def _masked(a, axis, out, keepdims, initial, where, kwargs):
+        jnp = _jnp()
+        if out is not None:
+            raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+        a = jnp.asarray(a)
+        if initial is None and not has_identity and where is not None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                             f"where mask one has to specify 'initial'")
+        fill = identity(a.dtype) if has_identity else initial
+        if where is not None:
+            a = jnp.where(where, a, jnp.asarray(fill, dtype=a.dtype))
+        axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+        empty = any(a.shape[d] == 0 for d in axes)
+        if empty and not has_identity:
+            # No element to reduce: the result is `initial` everywhere (the reduction's identity then).
+            shape = tuple(1 if d in {x % a.ndim for x in axes} else n for d, n in enumerate(a.shape))
+            result = jnp.full(shape, initial, dtype=a.dtype)
+            return result if keepdims else jnp.squeeze(result, axis=tuple(x % a.ndim for x in axes))
+        result = base(a, axis=axis, keepdims=keepdims, **kwargs)
+        if initial is not None:
+            initial_arr = jnp.asarray(initial, dtype=result.dtype)
+            if initial_arr.shape != ():
+                raise ValueError(f"initial value must be a scalar. Got array of shape {initial_arr.shape}")
+            result = combine(jnp, initial_arr, result)
+        return result
+    if has_identity:
+        # sum and prod take dtype second, as numpy's do.
+        def reduce_with_dtype(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+                              promote_integers=True):
+            extra = {} if dtype is None else {'dtype': dtype}
+            return reduce(a, axis, out, keepdims, initial, where, **extra)
+        chosen = reduce_with_dtype
+    else:
+        chosen = reduce
+    chosen.__name__ = chosen.__qualname__ = name
+    return chosen
+
+
+def _zero(dtype):
+    return 0
+
+
+def _one(dtype):
+    return 1
+
+
+sum = _reduction('sum', _zero, lambda jnp, a, b: jnp.add(a, b))  # noqa: A001
+prod = _reduction('prod', _one, lambda jnp, a, b: jnp.multiply(a, b))
+max = _reduction('max', None, lambda jnp, a, b: jnp.maximum(a, b))  # noqa: A001
+min = _reduction('min', None, lambda jnp, a, b: jnp.minimum(a, b))  # noqa: A001
+amax = _reduction('amax', None, lambda jnp, a, b: jnp.maximum(a, b))
+amin = _reduction('amin', None, lambda jnp, a, b: jnp.minimum(a, b))
+
+
+def array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None, out_sharding=None):
+    """JAX's jnp.array: copy has no effect on immutable arrays; ndmin adds leading axes; device places it."""
+    if order is not None and order != 'K':
+        raise NotImplementedError("Only implemented for order='K'")
+    result = _engine.array(object, dtype)
+    return _finish(result, ndmin, device, out_sharding)
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
+    if order is not None and order != 'K':
+        raise NotImplementedError("Only implemented for order='K'")
+    return _finish(_engine.asarray(a, dtype), 0, device, out_sharding)
+
+
+def _finish(result, ndmin, device, out_sharding):
+    ndmin = int(ndmin)
+    if ndmin > result.ndim:
+        result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
+    target = device if device is not None else out_sharding
+    if target is not None:
+        import jax
+        result = jax.device_put(result, target)
+    return result
+
+
+def transpose_method(self, *axes):
+    """x.transpose(): numpy's forms, x.transpose(), x.transpose((1, 0)) and x.transpose(1, 0)."""
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return _jnp().transpose(self, axes if axes else None)
