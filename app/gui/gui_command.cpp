@@ -27,16 +27,9 @@ std::string default_scenes_dir() {
   return SHARDSCOPE_SCENES_DIR;
 }
 
-double number_option(const Arguments& arguments, const std::string& name, double fallback) {
-  const auto text = arguments.value(name);
-  if (!text) return fallback;
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(*text, &used);
-    if (used == text->size() && value >= 0) return value;
-  } catch (const std::exception&) {
-  }
-  throw UsageError{name + " takes a non-negative number, got '" + *text + "'"};
+// Finite and bounded (arguments.h): an infinite --png-scale or --timeout would exhaust memory or never end.
+double number_option(const Arguments& arguments, const std::string& name, double fallback, double high = 1e6) {
+  return arguments.number(name, 0, high).value_or(fallback);
 }
 
 ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
@@ -97,10 +90,11 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.export_svg = arguments.value("--export-svg");
   options.export_png = arguments.value("--export-png");
   options.stats = arguments.value("--stats");
-  options.png_scale = static_cast<float>(number_option(arguments, "--png-scale", 1.0));
+  options.png_scale = static_cast<float>(number_option(arguments, "--png-scale", 1.0, 16.0));
   if (options.png_scale <= 0) throw UsageError{"--png-scale must be positive"};
-  if (arguments.value("--interrupt-after")) options.interrupt_after = number_option(arguments, "--interrupt-after", 0);
-  options.timeout_seconds = number_option(arguments, "--timeout", 300);
+  if (arguments.value("--interrupt-after"))
+    options.interrupt_after = number_option(arguments, "--interrupt-after", 0, 86400.0);
+  options.timeout_seconds = number_option(arguments, "--timeout", 300, 86400.0);
   options.config_dir = arguments.value("--config-dir").value_or(ui::default_config_dir());
   options.scenes_dir = arguments.value("--scenes-dir").value_or(default_scenes_dir());
   if (const auto size = arguments.value("--size")) {
@@ -108,8 +102,9 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     int height = 0;
     char x = 0;
     std::istringstream stream(*size);
-    if (!(stream >> width >> x >> height) || x != 'x' || width < 320 || height < 240 || !stream.eof()) {
-      throw UsageError{"--size takes WIDTHxHEIGHT (at least 320x240), got '" + *size + "'"};
+    if (!(stream >> width >> x >> height) || x != 'x' || width < 320 || height < 240 || width > 16384 ||
+        height > 16384 || !stream.eof()) {
+      throw UsageError{"--size takes WIDTHxHEIGHT (from 320x240 to 16384x16384), got '" + *size + "'"};
     }
     options.width = width;
     options.height = height;

@@ -181,6 +181,15 @@ TEST_CASE("command-line values are finite and in range, or a usage error naming 
   const CliResult shape = run_cli({"viz", "--shape", "4294967296,4294967296"});
   CHECK(shape.status == 2);
   CHECK(shape.err.find("invalid --shape '4294967296,4294967296'") != std::string::npos);
+  // The window's numeric options are checked before any window opens (no display needed to see them refused).
+  for (const std::vector<std::string>& gui : std::vector<std::vector<std::string>>{
+           {"--png-scale", "inf"}, {"--timeout", "1e300"}, {"--interrupt-after", "nan"}, {"--size", "100000x100000"}}) {
+    std::vector<std::string> args = {"gui"};
+    args.insert(args.end(), gui.begin(), gui.end());
+    const CliResult result = run_cli(args);
+    CHECK(result.status == 2);
+    CHECK(result.err.find(gui[1]) != std::string::npos);
+  }
   // The bounds themselves are accepted.
   CHECK(run_cli({"viz", "--shape", "8", "--scale", "100", "--max-width", "10000", "--min-width", "0"}).status == 0);
 }
