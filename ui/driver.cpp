@@ -65,6 +65,7 @@ void Driver::before_frame(double now) {
       if (options_.select) explorer_.select(*options_.select);
       if (options_.device_view) explorer_.canvas.device_view = true;
       if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
+      if (options_.program_view) explorer_.program_mode = *options_.program_view;
       step_ = Step::kApply;
       break;
     case Step::kApply:
@@ -169,6 +170,7 @@ void Driver::write_stats(double now) const {
                         {"lowered", program.lowered},
                         {"values", value_table_text(program.values)},
                         {"collective_table", collective_table_text(collective_rows(program.collectives))},
+                        {"explain", program.explain},
                         {"collectives", collectives}};
   }
   nlohmann::json trees = nlohmann::json::array();

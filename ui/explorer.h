@@ -136,7 +136,7 @@ class Explorer {
   float png_scale = 2.0f;
   float ui_scale = 1.0f;  // HiDPI content scale
   bool show_help = false;
-  int program_mode = 1;                    // program view: 0 jaxpr, 1 values with shardings, 2 lowered text
+  int program_mode = 1;  // program view: 0 jaxpr, 1 values with shardings, 2 lowered text, 3 explain (estimates)
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
   std::string open_path;                   // File > Open's text field
   std::string svg_path = "shardscope-canvas.svg";

@@ -76,6 +76,7 @@ struct ProgramInfo {
   std::string lowered;           // jit on a mesh: jit(f).lower(...).as_text() form, mhlo.sharding on every value
   std::vector<ValueRow> values;  // jit: every value with its layout; shard_map: arguments and results
   std::vector<CollectiveRecord> collectives;
+  std::string explain;  // jit on a mesh: shardscope's estimate, as `shardscope explain` prints it (beyond JAX)
 };
 
 // Names the generated Python lines may use: what the namespace binds them to.

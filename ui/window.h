@@ -29,6 +29,7 @@ struct WindowOptions {
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
   std::optional<std::string> editor_tab;
+  std::optional<int> program_view;            // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran  // Spec, Mesh, Program
                                               // or Scenes, shown once the cells ran
   bool light_theme = false;

@@ -1,6 +1,7 @@
 // `shardscope gui`: the explorer window over the embedded Python session, and the no-argument launch.
 #include <pybind11/embed.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -16,10 +17,11 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {
-    "--devices",    "--jax-version", "--select",   "--size",           "--screenshot", "--export-svg",
-    "--export-png", "--png-scale",   "--stats",    "--config-dir",     "--scenes-dir", "--interrupt-after",
-    "--timeout",    "--editor-tab",  "--ui-scale", "--switch-devices", "--mouse",      "--wheel"};
+constexpr const char* kValued[] = {"--devices",    "--jax-version", "--select",      "--size",
+                                   "--screenshot", "--export-svg",  "--export-png",  "--png-scale",
+                                   "--stats",      "--config-dir",  "--scenes-dir",  "--interrupt-after",
+                                   "--timeout",    "--editor-tab",  "--ui-scale",    "--switch-devices",
+                                   "--mouse",      "--wheel",       "--program-view"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
 
 std::string default_scenes_dir() {
@@ -61,6 +63,13 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     if (*options.ui_scale < 0.5F || *options.ui_scale > 4.0F) {
       throw UsageError{"--ui-scale must be between 0.5 and 4, got " + *arguments.value("--ui-scale")};
     }
+  }
+  if (const auto view = arguments.value("--program-view")) {
+    const std::vector<std::string> views = {"Jaxpr", "Values", "Lowered", "Explain"};
+    const auto at = std::find(views.begin(), views.end(), *view);
+    if (at == views.end())
+      throw UsageError{"--program-view takes Jaxpr, Values, Lowered or Explain, got '" + *view + "'"};
+    options.program_view = static_cast<int>(at - views.begin());
   }
   if (options.editor_tab && *options.editor_tab != "Spec" && *options.editor_tab != "Mesh" &&
       *options.editor_tab != "Program" && *options.editor_tab != "Scenes") {

@@ -11,6 +11,7 @@
 #include "api/transforms.h"
 #include "api/typeof.h"
 #include "base/python_format.h"
+#include "cost/explain.h"
 #include "exec/cancellation.h"
 #include "exec/lowering.h"
 #include "ir/jaxpr_printer.h"
@@ -193,6 +194,16 @@ ui::ProgramInfo program_info(const api::ProgramRunRecord& run, const JaxProfile&
     plan.mesh = run.mesh;
     plan.layouts = *run.layouts;
     info.lowered = lowered_text(*run.program, plan, run.name, profile);
+    if (run.args.size() == run.program->invars.size()) {
+      try {
+        const Lowered lowered(run.program, run.args, run.lowering, profile);
+        ProgramExplanation explanation = explain_compiled(lowered.compile(), run.name);
+        explanation.runs = 1;  // the run this view shows
+        info.explain = render_explanations({explanation}, ExplainFormat::kText);
+      } catch (const std::exception& e) {
+        info.explain = std::string("# shardscope explain: this program cannot be priced: ") + e.what() + "\n";
+      }
+    }
   }
   return info;
 }

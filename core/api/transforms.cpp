@@ -124,8 +124,9 @@ std::mutex last_run_mutex;
 std::shared_ptr<const ProgramRunRecord> last_run;
 
 // Runs the program and keeps its name and communication log as the last run.
-// Logs a run for `shardscope explain`: the arguments' types and placements, as lowering would receive them.
-void log_run(const JitProgram& program, const std::vector<Array>& inputs, const JitOptions& options) {
+// A run's arguments and shardings as lowering receives them (for `shardscope explain` and the window).
+std::pair<std::vector<ShapeDtypeStruct>, LoweringOptions> lowering_inputs(const std::vector<Array>& inputs,
+                                                                          const JitOptions& options) {
   std::vector<ShapeDtypeStruct> args;
   args.reserve(inputs.size());
   for (const Array& input : inputs) {
@@ -141,18 +142,26 @@ void log_run(const JitProgram& program, const std::vector<Array>& inputs, const 
   lowering.in_shardings = options.in_shardings;
   lowering.out_shardings = options.out_shardings;
   lowering.arg_names = options.arg_names;
-  log_program(options.name, program.program, std::move(args), lowering, true);
+  return {std::move(args), std::move(lowering)};
 }
 
 std::vector<Value> run_and_record(const JitProgram& program, const std::vector<Array>& inputs,
                                   const JitOptions& options) {
-  if (program_logging()) log_run(program, inputs, options);
+  auto [args, lowering] = lowering_inputs(inputs, options);
+  if (program_logging()) log_program(options.name, program.program, args, lowering, true);
   JitRun run = run_jit(*program.program, inputs, options, session().profile);
   std::vector<Sharding> out_shardings;
   out_shardings.reserve(run.outputs.size());
   for (const Array& out : run.outputs) out_shardings.push_back(out.sharding());
-  auto record = std::make_shared<const ProgramRunRecord>(ProgramRunRecord{
-      options.name, program.program, std::move(run.log), std::move(out_shardings), run.layouts, run.mesh, {}});
+  auto record = std::make_shared<const ProgramRunRecord>(ProgramRunRecord{options.name,
+                                                                          program.program,
+                                                                          std::move(run.log),
+                                                                          std::move(out_shardings),
+                                                                          run.layouts,
+                                                                          run.mesh,
+                                                                          {},
+                                                                          std::move(args),
+                                                                          std::move(lowering)});
   {
     const std::lock_guard lock(last_run_mutex);
     last_run = std::move(record);
@@ -165,8 +174,8 @@ void record_shard_map_run(const JaxprPtr& body, const ShardMapSpec& spec, CommLo
                           const std::vector<Array>& outputs) {
   std::vector<Sharding> out_shardings;
   for (const Array& out : outputs) out_shardings.push_back(out.sharding());
-  auto record = std::make_shared<const ProgramRunRecord>(
-      ProgramRunRecord{spec.function_name, body, std::move(log), std::move(out_shardings), nullptr, spec.mesh, spec});
+  auto record = std::make_shared<const ProgramRunRecord>(ProgramRunRecord{
+      spec.function_name, body, std::move(log), std::move(out_shardings), nullptr, spec.mesh, spec, {}, {}});
   const std::lock_guard lock(last_run_mutex);
   last_run = std::move(record);
 }

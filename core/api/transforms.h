@@ -8,6 +8,7 @@
 
 #include "api/trace.h"
 #include "exec/jit.h"
+#include "exec/lowering.h"
 #include "exec/pmap.h"
 #include "exec/shard_map.h"
 
@@ -52,6 +53,10 @@ struct ProgramRunRecord {
   std::shared_ptr<const LayoutMap> layouts;  // jit: the layout of every value of `program` on `mesh`
   std::optional<Mesh> mesh;                  // jit: absent when the program ran on one device
   std::optional<ShardMapSpec> shard_map;     // set when `program` is a shard_map body (per-device values)
+  // jit: the arguments' types and placements and the call's shardings, so the program can be lowered again and
+  // explained (the window's Explain view prices exactly what `shardscope explain` prices).
+  std::vector<ShapeDtypeStruct> args;
+  LoweringOptions lowering;
 };
 [[nodiscard]] std::shared_ptr<const ProgramRunRecord> last_program_run();
 

@@ -120,8 +120,8 @@ CollectiveTime collective_time(CollectiveKind kind, int64_t group_size, double b
     }
     time.latency_seconds = hops * hop;
     time.algorithm = std::string(wrap ? "bidirectional ring" : "one-way line") + " over " + topology.link + " (" +
-                     std::to_string(topology.physical_axes) + " torus axis" +
-                     (topology.physical_axes == 1 ? "" : "es") + "): " + kind_formula(kind, wrap);
+                     std::to_string(topology.physical_axes) +
+                     (topology.physical_axes == 1 ? " torus axis" : " torus axes") + "): " + kind_formula(kind, wrap);
   }
   time.seconds = std::max(time.latency_seconds, time.bandwidth_seconds);
   return time;

@@ -30,6 +30,46 @@ std::vector<std::string> layout_axes(const Layout& layout) {
   return axes;
 }
 
+std::string quoted_axes(const std::vector<std::string>& axes) {
+  std::vector<std::string> quoted;
+  for (const std::string& axis : axes) quoted.push_back("'" + axis + "'");
+  return join_with(quoted, ", ");
+}
+
+// Why a collective runs, from the plan: the op and the operand layout that required it, and where that layout
+// came from (propagation's origin), e.g. "sharding_constraint needs operand 0 as P(None, 'y'); it is
+// P('x', None), from dot_general from operand 0".
+std::string why(const PlannedCollective& c, const Jaxpr& program, const PartitionPlan& plan,
+                const std::vector<EquationPlan>& decided) {
+  if (c.equation >= program.eqns.size() || c.equation >= decided.size()) return c.origin;
+  const Eqn& eqn = program.eqns[c.equation];
+  const std::string& op = eqn.primitive->name;
+  if (c.origin.find(" in shard_map body") != std::string::npos || c.origin.find(" body") != std::string::npos) {
+    return c.origin;
+  }
+  const auto origin_of = [&](int64_t id) -> std::string {
+    const auto it = plan.layouts.find(id);
+    return it == plan.layouts.end() || it->second.origin.empty() ? "" : ", from " + it->second.origin;
+  };
+  if (c.operand >= 0 && static_cast<std::size_t>(c.operand) < eqn.inputs.size()) {
+    const auto operand = static_cast<std::size_t>(c.operand);
+    const Layout from = layout_in(plan.layouts, eqn.inputs[operand]);
+    const Layout& to = decided[c.equation].operands.at(operand);
+    return op + " needs operand " + std::to_string(operand) + " as " + layout_text(to) + "; it is " +
+           layout_text(from) + origin_of(c.var_id);
+  }
+  if (c.kind == CollectiveKind::kAllReduce && c.origin.ends_with("partial results")) {
+    return op + (op == "dot_general" ? " contracts" : " reduces") + " a dim sharded over " + quoted_axes(c.axes) +
+           ": each device holds a partial result, summed across the group";
+  }
+  for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+    if (eqn.outputs[r].id != c.var_id) continue;
+    return op + " makes its result as " + layout_text(decided[c.equation].produced.at(r)) + "; it moves to " +
+           layout_text(layout_in(plan.layouts, Atom{eqn.outputs[r]})) + origin_of(c.var_id);
+  }
+  return c.origin;
+}
+
 std::string groups_text(const CollectiveRecord& record) {
   if (record.groups.empty()) return "";
   constexpr std::size_t kShown = 2;
@@ -191,6 +231,8 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
   out.hardware = report.hardware;
   out.device_count = plan.mesh ? static_cast<int64_t>(plan.mesh->devices().size()) : 1;
 
+  const std::vector<EquationPlan> decided =
+      plan.mesh ? plan_equations(program, plan.layouts, *plan.mesh) : std::vector<EquationPlan>{};
   std::vector<ExplainRow> collective_rows;
   for (std::size_t c = 0; c < plan.collectives.size() && c < report.collectives.size(); ++c) {
     const PlannedCollective& planned = plan.collectives[c];
@@ -204,7 +246,7 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     row.bytes_per_device = estimate.max_bytes_sent;
     row.seconds = estimate.seconds;
     row.bound = estimate.latency_seconds > estimate.bandwidth_seconds ? "latency" : "bandwidth";
-    row.reason = planned.origin;
+    row.reason = why(planned, program, plan, decided);
     row.groups = c < log.records().size() ? groups_text(log.records()[c]) : "";
     row.algorithm = estimate.algorithm;
     row.equation = planned.equation;

@@ -56,9 +56,10 @@ void draw_program_view(Explorer& explorer) {
   ImGui::Text("Last %s program: %s", program->kind.c_str(), program->name.c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("|");
-  const char* modes[] = {"Jaxpr", "Values", "Lowered"};
-  for (int mode = 0; mode < 3; ++mode) {
-    const bool unavailable = (mode == 1 && program->values.empty()) || (mode == 2 && program->lowered.empty());
+  const char* modes[] = {"Jaxpr", "Values", "Lowered", "Explain"};
+  for (int mode = 0; mode < 4; ++mode) {
+    const bool unavailable = (mode == 1 && program->values.empty()) || (mode == 2 && program->lowered.empty()) ||
+                             (mode == 3 && program->explain.empty());
     if (unavailable) continue;
     ImGui::SameLine();
     if (ImGui::RadioButton(modes[mode], explorer.program_mode == mode)) explorer.program_mode = mode;
@@ -76,6 +77,9 @@ void draw_program_view(Explorer& explorer) {
     values_table(program->values, height);
   } else if (mode == 2 && !program->lowered.empty()) {
     text_box("##program_lowered", program->lowered, height, explorer.fonts.mono);
+  } else if (mode == 3 && !program->explain.empty()) {
+    // shardscope's estimate, the same rows `shardscope explain` prints: why each collective runs and what it costs.
+    text_box("##program_explain", program->explain, height, explorer.fonts.mono);
   } else {
     text_box("##program_text", program->text, height, explorer.fonts.mono);
   }
