@@ -122,3 +122,15 @@ except TypeError as e:
   CHECK(run.output.find("['program', 'row', 'kind', 'op']\n") != std::string::npos);
   CHECK(run.output.find("TypeError: hardware must be a device kind string, got int: 3\n") != std::string::npos);
 }
+
+TEST_CASE("the README's explain example runs and prices both of its programs") {
+  const std::string example = std::string(SHARDSCOPE_SOURCE_DIR) + "/examples/explain_layer.py";
+  const std::string csv_path = temp_path("readme.csv").string();
+  const auto run =
+      run_shardscope({"explain", example, "--devices", "tpu-v5e-8", "--format", "csv", "--output", csv_path}, {});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const std::string csv = read_text(csv_path);
+  CHECK(csv.find("\nlayer,0,all-reduce,dot_general,model,49152,") != std::string::npos);
+  CHECK(csv.find("\ngram,1,all-gather,dot_general,model,100663296,") != std::string::npos);
+}
