@@ -226,6 +226,13 @@ TEST_CASE("Explicit mode: JAX's sharding rules and errors for sort, top_k, scatt
       "ShardingTypeError Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the "
       "scatter update as out sharding could not be resolved unambiguously (or would require collectives on inputs). "
       "Got operand=ShapedArray(float32[8@x,8@y]), indices=ShapedArray(int32[1]), updates=ShapedArray(float32[8@y])\n");
+  // out_sharding= runs the update or lookup with the Explicit axes made Auto and types the result.
+  CHECK(printed("with jax.set_mesh(em):\n"
+                "    out = jax.jit(lambda b: b.at[0].set(1., out_sharding=P('x', 'y')))(eb)\n"
+                "    print(jax.typeof(out), np.asarray(out)[:2, :2].tolist())\n"
+                "    out = jax.jit(lambda b: b.at[jnp.array([0, 3])].get(out_sharding=P(None, 'y')))(eb)\n"
+                "    print(jax.typeof(out), np.asarray(out)[:, :2].tolist())") ==
+        "float32[8@x,8@y] [[1.0, 1.0], [8.0, 9.0]]\nfloat32[2,8@y] [[0.0, 1.0], [24.0, 25.0]]\n");
   CHECK(printed("with jax.set_mesh(em):\n    attempt(lambda: lax.top_k(eb, 2))") ==
         "ShardingTypeError The input should be unsharded over the axis along which to compute the top_k values. Got "
         "input type=float32[8@x,8@y] and axis=1\n");

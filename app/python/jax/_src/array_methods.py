@@ -228,9 +228,24 @@ class _IndexUpdateHelper:
         return f'_IndexUpdateHelper({self.array!r})'
 
 
-def _no_out_sharding(out_sharding, method):
-    if out_sharding is not None:
-        raise NotImplementedError(f'x.at[...].{method}(out_sharding=...) is not supported by shardscope')
+def _with_out_sharding(call, array, index, out_sharding):
+    """call(array, index), or with out_sharding= run under auto_axes over the mesh's Explicit axes and typed
+    out_sharding, as _scatter_update and rewriting_take do; the index's arrays go in as arguments."""
+    if out_sharding is None:
+        return call(array, index)
+    from jax._src.sharding_in_types import auto_axes
+    items = index if isinstance(index, tuple) else (index,)
+    positions = [i for i, item in enumerate(items) if isinstance(item, (ArrayImpl, np.ndarray))]
+
+    def inner(a, *arrays):
+        rebuilt = list(items)
+        for i, value in zip(positions, arrays):
+            rebuilt[i] = value
+        return call(a, tuple(rebuilt) if isinstance(index, tuple) else rebuilt[0])
+    mesh = getattr(out_sharding, 'mesh', None)
+    kinds = getattr(mesh, 'axis_types', None)
+    axes = None if kinds is None else [n for n, kind in zip(mesh.axis_names, kinds) if 'Explicit' in str(kind)]
+    return auto_axes(inner, axes=axes, out_sharding=out_sharding)(array, *[items[i] for i in positions])
 
 
 class _IndexUpdateRef:
@@ -245,14 +260,15 @@ class _IndexUpdateRef:
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None, out_sharding=None,
             wrap_negative_indices=True):
-        _no_out_sharding(out_sharding, 'get')
-        return _shardscope.numpy._at_get(self.array, self.index, mode, fill_value, indices_are_sorted,
-                                         unique_indices)
+        return _with_out_sharding(
+            lambda a, index: _shardscope.numpy._at_get(a, index, mode, fill_value, indices_are_sorted,
+                                                       unique_indices), self.array, self.index, out_sharding)
 
     def _scatter(self, op, values, indices_are_sorted, unique_indices, mode, out_sharding, method, array=None):
-        _no_out_sharding(out_sharding, method)
-        return _shardscope.numpy._scatter_update(self.array if array is None else array, self.index, values, op,
-                                                 mode, indices_are_sorted, unique_indices)
+        return _with_out_sharding(
+            lambda a, index: _shardscope.numpy._scatter_update(a, index, values, op, mode, indices_are_sorted,
+                                                               unique_indices),
+            self.array if array is None else array, self.index, out_sharding)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
             wrap_negative_indices=True):
