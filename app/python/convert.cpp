@@ -106,7 +106,22 @@ DType dtype_from_python(const py::handle& object) {
     name = py::str(numpy().attr("dtype")(candidate).attr("name")).cast<std::string>();
   }
   const std::optional<DType> dtype = parse_dtype(name);
-  if (!dtype) throw type_error("Cannot interpret '" + py::repr(candidate).cast<std::string>() + "' as a data type");
+  if (!dtype) {
+    // Complex dtypes, which JAX has and the engine does not simulate, are a missing feature, said as such;
+    // anything else (object, strings, unknown names) is the TypeError JAX gives too.
+    std::string known;
+    try {
+      const py::object numpy_type = numpy().attr("dtype")(candidate);
+      if (numpy_type.attr("kind").cast<std::string>() == "c") known = py::str(numpy_type.attr("name"));
+    } catch (const py::error_already_set&) {
+    }
+    if (!known.empty()) {
+      throw not_implemented_error("arrays of dtype " + known +
+                                  " are not supported by shardscope yet (it simulates bool, integer and floating "
+                                  "dtypes)");
+    }
+    throw type_error("Cannot interpret '" + py::repr(candidate).cast<std::string>() + "' as a data type");
+  }
   return canonicalize_dtype(*dtype, api::session().enable_x64);
 }
 
