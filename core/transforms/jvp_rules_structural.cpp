@@ -29,6 +29,60 @@ JvpRule linear_in(const std::string& name, std::function<bool(std::size_t index,
   };
 }
 
+// t[..., idx, ...] along `dim` with idx of t's shape (or shorter along dim): take_along_axis's gather, the other
+// dims batching dims.
+Atom take_along(JaxprBuilder& b, const Atom& t, const Atom& idx, int64_t dim) {
+  Shape index_shape = av(idx).shape;
+  GatherDimensionNumbers numbers{{}, {dim}, {dim}, {}, {}};
+  std::vector<int64_t> slice_sizes;
+  for (std::size_t d = 0; d < index_shape.size(); ++d) {
+    slice_sizes.push_back(av(t).shape[d] == 0 ? 0 : 1);
+    if (static_cast<int64_t>(d) == dim) continue;
+    numbers.operand_batching_dims.push_back(static_cast<int64_t>(d));
+    numbers.start_indices_batching_dims.push_back(static_cast<int64_t>(d));
+  }
+  index_shape.push_back(1);
+  return b.bind1("gather", {t, reshape(b, idx, index_shape)},
+                 {{"dimension_numbers", gather_dimension_numbers_param(numbers)},
+                  {"fill_value", ParamValue::None{}},
+                  {"indices_are_sorted", false},
+                  {"mode", gather_mode_param(GatherMode::kPromiseInBounds)},
+                  {"slice_sizes", ParamValue::int_tuple(slice_sizes)},
+                  {"unique_indices", false}});
+}
+
+// lax._sort_jvp: sort an iota along with the operands; each tangent is permuted as its operand was.
+std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> sort_jvp(JaxprBuilder& b, std::span<const Atom> x,
+                                                                        std::span<const std::optional<Atom>> t,
+                                                                        const Params& params) {
+  const int64_t dim = param(params, "dimension").as_int("dimension");
+  std::vector<Atom> operands(x.begin(), x.end());
+  operands.push_back(b.bind1("iota", {},
+                             {{"dimension", dim},
+                              {"dtype", DType::kInt32},
+                              {"shape", ParamValue::int_tuple(av(x[0]).shape)},
+                              {"sharding", ParamValue::None{}}}));
+  std::vector<Atom> sorted = b.bind("sort", operands, params);
+  const Atom permutation = sorted.back();
+  sorted.pop_back();
+  std::vector<std::optional<Atom>> tangents;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    tangents.push_back(t[i] ? std::optional<Atom>(take_along(b, *t[i], permutation, dim)) : std::nullopt);
+  }
+  return {sorted, tangents};
+}
+
+// lax._top_k_jvp: the tangents at the indices top_k chose.
+std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>> top_k_jvp(JaxprBuilder& b, std::span<const Atom> x,
+                                                                         std::span<const std::optional<Atom>> t,
+                                                                         const Params& params) {
+  const int64_t axis = param(params, "axis").as_int("axis");
+  std::vector<Atom> outs = b.bind("top_k", {x[0]}, params);
+  std::vector<std::optional<Atom>> tangents(2);
+  if (t[0]) tangents[0] = take_along(b, *t[0], outs[1], axis);
+  return {outs, tangents};
+}
+
 // Differentiating through these is not supported yet: constants pass (zero tangents), anything else says so.
 JvpRule unsupported_unless_constant(const std::string& name) {
   return
@@ -173,9 +227,11 @@ void register_structural_jvp_rules() {
   for (const char* name : {"scatter", "scatter-sub"}) {
     register_jvp_rule(name, linear_in(name, [](std::size_t i, std::size_t) { return i != 1; }));
   }
-  for (const char* name : {"scatter-mul", "scatter-min", "scatter-max", "sort", "top_k"}) {
+  for (const char* name : {"scatter-mul", "scatter-min", "scatter-max"}) {
     register_jvp_rule(name, unsupported_unless_constant(name));
   }
+  register_jvp_rule("sort", sort_jvp);
+  register_jvp_rule("top_k", top_k_jvp);
   for (const char* name : {"argmax", "argmin", "reduce_and", "reduce_or", "reduce_xor", "iota", "stop_gradient"}) {
     register_jvp_rule(name, zero_jvp(name));
   }

@@ -100,6 +100,12 @@ TEST_CASE("grad and vmap through gathers, scatters and sorts") {
   CHECK(printed("print(jax.grad(lambda y: x.at[jnp.array([1, 1])].add(y * 3.).sum())(jnp.ones(2)))") == "[3. 3.]\n");
   CHECK(printed("print(jax.vmap(lambda v, i: v.at[i].set(-1.))(jnp.ones((2, 3)), jnp.array([0, 2])))") ==
         "[[-1.  1.  1.]\n [ 1.  1. -1.]]\n");
+  // sort's and top_k's tangents follow the permutation they chose (lax._sort_jvp, _top_k_jvp).
+  CHECK(printed("v = jnp.array([3., 1., 2., 5.])\n"
+                "print(jax.grad(lambda v: (jnp.sort(v) * jnp.arange(4.)).sum())(v), "
+                "jax.grad(lambda v: lax.top_k(v, 2)[0].sum())(v), "
+                "jax.grad(lambda v: jnp.sort(v.reshape(2, 2), axis=0)[0].sum())(v))") ==
+        "[2. 0. 1. 3.] [1. 0. 0. 1.] [0. 1. 1. 0.]\n");
   CHECK(printed("print(jax.vmap(jnp.sort)(jnp.array([[3., 1., 2.], [0., -1., 5.]])))") ==
         "[[ 1.  2.  3.]\n [-1.  0.  5.]]\n");
 }
