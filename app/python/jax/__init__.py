@@ -23,6 +23,7 @@ _configure_from_environment()
 __version__ = _shardscope.jax_version()
 
 from jax._src import array_methods as _array_methods  # noqa: E402  (installs jax.Array's methods)
+from jax._src import memories as _memories  # noqa: E402,F401  (installs Device.default_memory etc.)
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map)  # noqa: E402
 from jax._src.mesh_context import set_mesh  # noqa: E402
 from jax._src.sharding_in_types import reshard  # noqa: E402,F401

@@ -1,5 +1,5 @@
 # jax.errors: JAX's own exception classes, with the messages and documentation links JAX gives them.
-__all__ = ['JAXTypeError', 'JAXIndexError', 'ConcretizationTypeError', 'NonConcreteBooleanIndexError',
+__all__ = ['JaxRuntimeError', 'JAXTypeError', 'JAXIndexError', 'ConcretizationTypeError', 'NonConcreteBooleanIndexError',
            'TracerArrayConversionError', 'TracerBoolConversionError', 'TracerIntegerConversionError',
            'UnexpectedTracerError', 'KeyReuseError']
 
@@ -65,7 +65,11 @@ class KeyReuseError(JAXTypeError):
     pass
 
 
-for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, NonConcreteBooleanIndexError,
+class JaxRuntimeError(RuntimeError):
+    """A runtime error from the compiler or a device (jaxlib's XlaRuntimeError); messages start with a status code."""
+
+
+for _cls in (JaxRuntimeError, JAXTypeError, JAXIndexError, ConcretizationTypeError, NonConcreteBooleanIndexError,
              TracerArrayConversionError, TracerBoolConversionError, TracerIntegerConversionError,
              UnexpectedTracerError, KeyReuseError):
     _cls.__module__ = 'jax.errors'
