@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <set>
 
 #include "base/error.h"
 #include "ui/model/history.h"
@@ -47,16 +49,27 @@ Explorer::Explorer(Session& s, std::string config, std::string scenes)
 
 Explorer::~Explorer() = default;
 
+namespace {
+// Said once per file and run: the window goes on without saving rather than repeating the warning.
+void warn_unsaved(const std::string& what, const std::string& path) {
+  static std::set<std::string> warned;
+  if (!warned.insert(path).second) return;
+  std::cerr << "shardscope: could not save " << what << " to " << path
+            << " (a directory, or a folder that cannot be written); the window carries on without it\n";
+}
+}  // namespace
+
 void Explorer::save_settings_and_history() const {
-  (void)save_settings(settings, settings_path(config_dir));
-  (void)history.save(history_path(config_dir));
+  if (!save_settings(settings, settings_path(config_dir))) warn_unsaved("window settings", settings_path(config_dir));
+  if (!history.save(history_path(config_dir))) warn_unsaved("console history", history_path(config_dir));
 }
 
 std::uint64_t Explorer::run(const std::string& source, bool from_gui) {
   const std::uint64_t id = session.submit(source);
   console.push_back({id, source, from_gui, std::nullopt});
   history.add(source);
-  (void)history.save(history_path(config_dir));  // at once: a crash or a kill never loses what was run
+  // At once: a crash or a kill never loses what was run.
+  if (!history.save(history_path(config_dir))) warn_unsaved("console history", history_path(config_dir));
   scroll_console = true;
   return id;
 }

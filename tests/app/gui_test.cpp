@@ -204,3 +204,29 @@ TEST_CASE("shardscope with no arguments opens the window on the default scene") 
   CHECK(read(dir.file("out.txt")).find("Sharding an 8192x8192") == std::string::npos);
   CHECK(read(dir.file("config/history.jsonl")).find("make_mesh((2, 4)") != std::string::npos);
 }
+
+TEST_CASE("a scene's NaN scale fails its cell, not the window; an unwritable history is said once") {
+  Workdir dir;
+  dir.write("scene.py", std::string(kScene) +
+                            "\n# %%\njax.debug.visualize_array_sharding(x, scale=float('nan'))\n"
+                            "# %%\nprint('\\udcff')\n");
+  fs::create_directories(dir.path / "config" / "history.jsonl");  // a directory where the file belongs
+  const Run run = run_gui(dir, "scene.py --run-all --size 1600x1000 --screenshot shot.png", "timeout 120 ");
+  INFO(run.out);
+  CHECK(run.status == 0);
+  CHECK(fs::file_size(dir.file("shot.png")) > 1000);
+  const std::string warning = "could not save console history to";
+  const std::size_t first = run.out.find(warning);
+  CHECK(first != std::string::npos);
+  CHECK(run.out.find(warning, first + 1) == std::string::npos);
+  CHECK(fs::is_directory(dir.path / "config" / "history.jsonl"));
+}
+
+TEST_CASE("a symlinked window history stays a symlink; its target holds the cells run") {
+  Workdir dir;
+  dir.write("kept.jsonl", "");
+  fs::create_symlink(dir.path / "kept.jsonl", dir.path / "config" / "history.jsonl");
+  run_standard_scene(dir, "");
+  CHECK(fs::is_symlink(dir.path / "config" / "history.jsonl"));
+  CHECK(read(dir.file("kept.jsonl")).find("make_mesh((2, 4)") != std::string::npos);
+}
