@@ -229,6 +229,22 @@ void register_core_cost_rules() {
   register_cost_rule("scatter-add", [](const CostInputs& in) { return scatter_cost(in, 1); });
   register_cost_rule("scatter_add", [](const CostInputs& in) { return scatter_cost(in, 1); });
   register_cost_rule("scatter", [](const CostInputs& in) { return scatter_cost(in, 0); });
+  // The combining scatters apply their combiner once per update element, as scatter-add does.
+  for (const char* name : {"scatter-sub", "scatter-mul", "scatter-min", "scatter-max"}) {
+    register_cost_rule(name, [](const CostInputs& in) { return scatter_cost(in, 1); });
+  }
+  // A comparison sort: about n log2 n comparisons over the sorted operand, plus reading and writing it.
+  for (const char* name : {"sort", "top_k"}) {
+    register_cost_rule(name, [](const CostInputs& in) {
+      OpCost cost = memory_traffic(in);
+      if (!in.operands.empty()) {
+        const auto n = static_cast<double>(product(in.operands[0].shape));
+        cost.flops = n * std::max(1.0, std::log2(std::max(n, 2.0)));
+      }
+      return cost;
+    });
+  }
+  register_cost_rule("stop_gradient", memory_traffic);
   register_cost_rule("jit", nested_program_cost);
   register_cost_rule("pjit", nested_program_cost);
   // Mapped programs: the body is traced on per-device types, so its cost is what each device runs.

@@ -5,10 +5,8 @@
 
 #include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "cost/cost_rules.h"
 #include "ops/structural.h"
 #include "ops/structural_internal.h"
-#include "trace/builder.h"
 
 namespace shardscope {
 namespace structural {
@@ -296,10 +294,16 @@ Kernel scatter_kernel(Combine how) {
 
 // lax._reduction_jaxpr of the combiner on scalars of the operand's dtype: what update_jaxpr prints.
 ParamValue update_jaxpr(const std::string& combiner, DType dtype) {
-  JaxprBuilder builder;
-  const Var a = builder.arg(Aval::of({}, dtype));
-  const Var b = builder.arg(Aval::of({}, dtype));
-  return ParamValue::JaxprRef(builder.build({builder.bind1(combiner, {a, b})}));
+  const Primitive* primitive = find_primitive(combiner);
+  if (primitive == nullptr) throw runtime_error("scatter combiner '" + combiner + "' is not registered");
+  auto jaxpr = std::make_shared<Jaxpr>();
+  const Var a = new_var(Aval::of({}, dtype));
+  const Var b = new_var(Aval::of({}, dtype));
+  const Var out = new_var(Aval::of({}, dtype));
+  jaxpr->invars = {a, b};
+  jaxpr->eqns.push_back(Eqn{primitive, {}, {Atom{a}, Atom{b}}, {out}});
+  jaxpr->outvars = {Atom{out}};
+  return ParamValue::JaxprRef(std::move(jaxpr));
 }
 
 // ScatterDimensionNumbers and GatherScatterMode print as their Python reprs; the batching fields exist from
@@ -336,11 +340,6 @@ std::function<Params(const Eqn&, const JaxProfile&)> scatter_printer(std::string
 }
 
 // Reads the operand once, writes it, and reads the indices and updates; one combine per update element.
-OpCost scatter_cost(const CostInputs& in, double combiner_flops) {
-  OpCost cost = memory_traffic(in);
-  if (in.operands.size() == 3) cost.flops = combiner_flops * static_cast<double>(product(in.operands[2].shape));
-  return cost;
-}
 
 }  // namespace
 
@@ -357,10 +356,6 @@ void register_scatter_primitives() {
     register_single_result(
         name, [name](std::span<const Aval> avals, const Params& params) { return scatter_rule(name, avals, params); },
         scatter_kernel(member.how), scatter_printer(member.combiner));
-    // The cost table has rules for scatter and scatter-add; the combining members cost like scatter-add.
-    if (find_cost_rule(name) == nullptr) {
-      register_cost_rule(name, [](const CostInputs& in) { return scatter_cost(in, 1); });
-    }
   }
 }
 

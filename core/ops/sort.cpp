@@ -6,7 +6,6 @@
 
 #include "base/dtype_dispatch.h"
 #include "base/error.h"
-#include "cost/cost_rules.h"
 #include "ops/structural_internal.h"
 
 namespace shardscope {
@@ -206,14 +205,6 @@ std::vector<BufferPtr> top_k_kernel(std::span<const BufferPtr> inputs, std::span
 }
 
 // n log n comparisons per line, every operand read and written once.
-OpCost sort_cost(const CostInputs& in) {
-  OpCost cost = memory_traffic(in);
-  if (!in.operands.empty()) {
-    const auto n = static_cast<double>(product(in.operands[0].shape));
-    cost.flops = n * std::max(1.0, std::log2(std::max(n, 2.0)));
-  }
-  return cost;
-}
 
 }  // namespace
 
@@ -246,11 +237,6 @@ void register_sort_primitives() {
     return std::vector<BufferPtr>{inputs[0]};
   };
   register_primitive(std::move(stop_gradient));
-
-  for (const char* name : {"sort", "top_k"}) {
-    if (find_cost_rule(name) == nullptr) register_cost_rule(name, sort_cost);
-  }
-  if (find_cost_rule("stop_gradient") == nullptr) register_cost_rule("stop_gradient", memory_traffic);
 }
 
 }  // namespace structural
