@@ -113,4 +113,22 @@ std::optional<std::vector<std::pair<std::string, int64_t>>> Arguments::axis_size
   });
 }
 
+FileRequest split_file_argument(const std::vector<std::string>& args, const std::set<std::string>& valued,
+                                const std::string& missing) {
+  FileRequest request;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.starts_with("--")) {
+      request.options.push_back(arg);
+      if (valued.count(arg) != 0 && i + 1 < args.size()) request.options.push_back(args[++i]);
+    } else if (request.file.empty()) {
+      request.file = arg;
+    } else {
+      throw UsageError{"unexpected argument '" + arg + "'"};
+    }
+  }
+  if (request.file.empty()) throw UsageError{missing};
+  return request;
+}
+
 }  // namespace shardscope::cli

@@ -39,6 +39,15 @@ class Arguments {
   std::set<std::string> flags_;
 };
 
+// A command that takes one FILE among its options (run, explain): FILE may come before or after the options,
+// and an option's value is never taken for it. UsageError `missing` without a FILE, or for a second one.
+struct FileRequest {
+  std::string file;
+  std::vector<std::string> options;
+};
+[[nodiscard]] FileRequest split_file_argument(const std::vector<std::string>& args, const std::set<std::string>& valued,
+                                              const std::string& missing);
+
 // The profile named by --jax-version, or the newest.
 [[nodiscard]] JaxProfile profile_from(const Arguments& arguments);
 

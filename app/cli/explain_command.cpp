@@ -15,28 +15,6 @@
 namespace shardscope::cli {
 namespace {
 
-struct ExplainRequest {
-  std::string file;
-  std::vector<std::string> options;
-};
-
-ExplainRequest split_arguments(const std::vector<std::string>& args, const std::set<std::string>& valued) {
-  ExplainRequest request;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.starts_with("--")) {
-      request.options.push_back(arg);
-      if (valued.count(arg) != 0 && i + 1 < args.size()) request.options.push_back(args[++i]);
-    } else if (request.file.empty()) {
-      request.file = arg;
-    } else {
-      throw UsageError{"unexpected argument '" + arg + "'"};
-    }
-  }
-  if (request.file.empty()) throw UsageError{"explain needs a FILE (.py or .ipynb)"};
-  return request;
-}
-
 // Runs every cell; the script's own output goes to `script_out` (stderr when the report is a document on stdout).
 bool run_script(const Notebook& notebook, std::ostream& script_out, std::ostream& err) {
   bool ok = true;
@@ -58,7 +36,7 @@ bool run_script(const Notebook& notebook, std::ostream& script_out, std::ostream
 int run_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&] {
     const std::set<std::string> valued = {"--devices", "--jax-version", "--format", "--hardware", "--output"};
-    const ExplainRequest request = split_arguments(args, valued);
+    const FileRequest request = split_file_argument(args, valued, "explain needs a FILE (.py or .ipynb)");
     const Arguments arguments(request.options, valued, {});
     apply_python_session_options(arguments);
     const std::string format_text = arguments.value("--format").value_or("text");

@@ -18,29 +18,6 @@ namespace {
 
 constexpr int kInterruptedStatus = 130;  // what a shell reports for a SIGINT-ended program
 
-struct RunRequest {
-  std::string file;
-  std::vector<std::string> options;
-};
-
-// FILE may come before or after the options; option values are not taken for it.
-RunRequest split_file_argument(const std::vector<std::string>& args, const std::set<std::string>& valued) {
-  RunRequest request;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.starts_with("--")) {
-      request.options.push_back(arg);
-      if (valued.count(arg) != 0 && i + 1 < args.size()) request.options.push_back(args[++i]);
-    } else if (request.file.empty()) {
-      request.file = arg;
-    } else {
-      throw UsageError{"unexpected argument '" + arg + "'"};
-    }
-  }
-  if (request.file.empty()) throw UsageError{"run needs a FILE (.py or .ipynb)"};
-  return request;
-}
-
 // The last line of a traceback: `TypeName: message`.
 std::string exception_line(const std::string& traceback) {
   std::string text = traceback;
@@ -140,7 +117,7 @@ void apply_python_session_options(const Arguments& arguments) {
 int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&] {
     const std::set<std::string> valued = {"--devices", "--jax-version"};
-    const RunRequest request = split_file_argument(args, valued);
+    const FileRequest request = split_file_argument(args, valued, "run needs a FILE (.py or .ipynb)");
     const Arguments arguments(request.options, valued, {"--check"});
     apply_python_session_options(arguments);
     const Notebook notebook = load_notebook(request.file);

@@ -6,18 +6,14 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/python_format.h"
 #include "cost/compiled_cost.h"
+#include "cost/program_cost.h"
 #include "exec/partition_plan.h"
 #include "ir/primitive.h"
 
 namespace shardscope {
 namespace {
-
-std::string join_with(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
-  return out;
-}
 
 // The mesh axes a layout shards over, in order of first use.
 std::vector<std::string> layout_axes(const Layout& layout) {
@@ -33,7 +29,7 @@ std::vector<std::string> layout_axes(const Layout& layout) {
 std::string quoted_axes(const std::vector<std::string>& axes) {
   std::vector<std::string> quoted;
   for (const std::string& axis : axes) quoted.push_back("'" + axis + "'");
-  return join_with(quoted, ", ");
+  return join(quoted, ", ");
 }
 
 // Why a collective runs, from the plan: the op and the operand layout that required it, and where that layout
@@ -77,10 +73,10 @@ std::string groups_text(const CollectiveRecord& record) {
   for (std::size_t g = 0; g < record.groups.size() && g < kShown; ++g) {
     std::vector<std::string> ids;
     for (const int64_t id : record.groups[g]) ids.push_back(std::to_string(id));
-    shown.push_back("{" + join_with(ids, ",") + "}");
+    shown.push_back("{" + join(ids, ",") + "}");
   }
   std::string text = std::to_string(record.groups.size()) + (record.groups.size() == 1 ? " group of " : " groups of ") +
-                     std::to_string(record.groups.front().size()) + ": " + join_with(shown, " ");
+                     std::to_string(record.groups.front().size()) + ": " + join(shown, " ");
   if (record.groups.size() > kShown) text += " ...";
   return text;
 }
@@ -91,20 +87,7 @@ std::string number(double value) {
   return buffer;
 }
 
-std::string seconds_text(double seconds) {
-  if (seconds <= 0) return "0";
-  char buffer[32];
-  if (seconds >= 1) {
-    std::snprintf(buffer, sizeof buffer, "%.3g s", seconds);
-  } else if (seconds >= 1e-3) {
-    std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
-  } else if (seconds >= 1e-6) {
-    std::snprintf(buffer, sizeof buffer, "%.3g us", seconds * 1e6);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.3g ns", seconds * 1e9);
-  }
-  return buffer;
-}
+std::string seconds_text(double seconds) { return seconds <= 0 ? "0" : format_seconds(seconds); }
 
 std::string flops_text(double flops) {
   if (flops <= 0) return "0";
@@ -240,7 +223,7 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     ExplainRow row;
     row.kind = collective_name(planned.kind);
     row.op = planned.equation < program.eqns.size() ? program.eqns[planned.equation].primitive->name : "output";
-    row.axes = join_with(planned.axes, "+");
+    row.axes = join(planned.axes, "+");
     row.sharding = planned.local_operand.str_short(true) + " -> " + planned.local_result.str_short(true);
     row.local_type = planned.local_result.str_short(true);
     row.bytes_per_device = estimate.max_bytes_sent;
@@ -276,7 +259,7 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
       const auto it = plan.layouts.find(eqn.outputs.front().id);
       if (it != plan.layouts.end()) {
         row.sharding = layout_text(it->second.layout);
-        row.axes = join_with(layout_axes(it->second.layout), "+");
+        row.axes = join(layout_axes(it->second.layout), "+");
         row.reason = it->second.origin;
       }
     }

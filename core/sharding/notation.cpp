@@ -4,26 +4,22 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/python_format.h"
+
 namespace shardscope {
 namespace {
-
-std::string join_with(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
-  return out;
-}
 
 std::string quoted_axes(const std::vector<std::string>& axes) {
   std::vector<std::string> quoted;
   for (const std::string& axis : axes) quoted.push_back("\"" + axis + "\"");
-  return "{" + join_with(quoted, ", ") + "}";
+  return "{" + join(quoted, ", ") + "}";
 }
 
 // "X", "{XY}" for one-letter axes, "{data,model}" otherwise.
 std::string subscript(const std::vector<std::string>& axes) {
   if (axes.size() == 1) return axes.front().size() == 1 ? axes.front() : "{" + axes.front() + "}";
   const bool letters = std::all_of(axes.begin(), axes.end(), [](const std::string& a) { return a.size() == 1; });
-  return "{" + join_with(axes, letters ? "" : ",") + "}";
+  return "{" + join(axes, letters ? "" : ",") + "}";
 }
 
 std::string dim_letter(std::size_t d) {
@@ -50,7 +46,7 @@ std::string book_notation(const std::vector<std::vector<std::string>>& dim_axes,
   for (std::size_t d = 0; d < dim_axes.size(); ++d) {
     dims.push_back(dim_letter(d) + (dim_axes[d].empty() ? "" : "_" + subscript(dim_axes[d])));
   }
-  std::string out = array_name + "[" + join_with(dims, ", ") + "]";
+  std::string out = array_name + "[" + join(dims, ", ") + "]";
   if (!unreduced.empty()) out += "{U_" + subscript(unreduced) + "}";
   return out;
 }
@@ -59,7 +55,7 @@ std::string shardy_notation(const std::vector<std::vector<std::string>>& dim_axe
                             const std::vector<std::string>& unreduced, const std::string& mesh_name) {
   std::vector<std::string> dims;
   for (const auto& axes : dim_axes) dims.push_back(quoted_axes(axes));
-  std::string out = "#sdy.sharding<@" + mesh_name + ", [" + join_with(dims, ", ") + "]";
+  std::string out = "#sdy.sharding<@" + mesh_name + ", [" + join(dims, ", ") + "]";
   if (!unreduced.empty()) out += ", unreduced=" + quoted_axes(unreduced);
   return out + ">";
 }
@@ -69,7 +65,7 @@ std::string shardy_mesh_notation(const Mesh& mesh, const std::string& mesh_name)
   for (std::size_t a = 0; a < mesh.axis_names().size(); ++a) {
     axes.push_back("\"" + mesh.axis_names()[a] + "\"=" + std::to_string(mesh.axis_sizes()[a]));
   }
-  return "sdy.mesh @" + mesh_name + " = <[" + join_with(axes, ", ") + "]>";
+  return "sdy.mesh @" + mesh_name + " = <[" + join(axes, ", ") + "]>";
 }
 
 std::string hlo_sharding_notation(const Mesh& mesh, const std::vector<std::vector<std::string>>& dim_axes, bool iota) {
@@ -95,7 +91,7 @@ std::string hlo_sharding_notation(const Mesh& mesh, const std::vector<std::vecto
   for (const int64_t t : tiles) dims.push_back(std::to_string(t));
   if (replication > 1) dims.push_back(std::to_string(replication));
   const std::string suffix = replication > 1 ? " last_tile_dim_replicate}" : "}";
-  const std::string head = "{devices=[" + join_with(dims, ",") + "]";
+  const std::string head = "{devices=[" + join(dims, ",") + "]";
   if (iota) {
     // The tile assignment is the mesh's iota with its axes transposed into `order`. Size-1 axes drop out, and
     // axes that stay neighbours in the same order merge, as XLA canonicalises the reshape dims.
@@ -144,7 +140,7 @@ std::string hlo_sharding_notation(const Mesh& mesh, const std::vector<std::vecto
     std::vector<std::string> perm_text;
     for (const int64_t r : reshape) reshape_text.push_back(std::to_string(r));
     for (const int64_t p : perm) perm_text.push_back(std::to_string(p));
-    return head + "<=[" + join_with(reshape_text, ",") + "]T(" + join_with(perm_text, ",") + ")" + suffix;
+    return head + "<=[" + join(reshape_text, ",") + "]T(" + join(perm_text, ",") + ")" + suffix;
   }
   // Walk the mesh with its axes permuted into `order`, row-major, listing each position's flat index.
   std::vector<int64_t> strides(sizes.size(), 1);
@@ -160,7 +156,7 @@ std::string hlo_sharding_notation(const Mesh& mesh, const std::vector<std::vecto
       counter[k] = 0;
     }
   }
-  return head + join_with(ids, ",") + suffix;
+  return head + join(ids, ",") + suffix;
 }
 
 ShardingNotations sharding_notations(const NamedSharding& sharding, std::size_t rank, const JaxProfile& profile) {
