@@ -61,14 +61,15 @@ Value gelu(const Value& x, bool approximate) {
 }
 
 Value softmax(const Value& x, int64_t axis) {
-  const Value x_max = max_with_neg_inf(x, axis);
+  // JAX shifts by the max under stop_gradient: the shift cancels in the value, so its derivative is dropped.
+  const Value x_max = lax::stop_gradient(max_with_neg_inf(x, axis));
   const Value unnormalized = jnp::exp(jnp::subtract(x, x_max));
   return jnp::true_divide(unnormalized, jnp::sum(unnormalized, std::vector<int64_t>{axis}, std::nullopt, true));
 }
 
 Value log_softmax(const Value& x, int64_t axis) {
   return jitted("log_softmax", {x}, [axis](const std::vector<Value>& in) -> std::vector<Value> {
-    const Value shifted = jnp::subtract(in[0], max_with_neg_inf(in[0], axis));
+    const Value shifted = jnp::subtract(in[0], lax::stop_gradient(max_with_neg_inf(in[0], axis)));
     const Value total = jnp::log(jnp::sum(jnp::exp(shifted), std::vector<int64_t>{axis}, std::nullopt, true));
     return {jnp::subtract(shifted, total)};
   })[0];
@@ -238,7 +239,7 @@ Value glu(const Value& x, int64_t axis) {
 
 Value softmax(const Value& x, const jnp::Axis& axis, const std::optional<Value>& where) {
   const std::vector<int64_t> dims = axes_of(x, axis);
-  const Value x_max = masked_max(x, dims, where);
+  const Value x_max = lax::stop_gradient(masked_max(x, dims, where));
   const Value safe =
       where ? jnp::where(*where, x, typed_scalar(-std::numeric_limits<double>::infinity(), dtype_of(x))) : x;
   const Value unnormalized = jnp::exp(jnp::subtract(safe, x_max));
@@ -253,7 +254,7 @@ Value log_softmax(const Value& x, const jnp::Axis& axis, const std::optional<Val
   return jit1("log_softmax", inputs, [&axis, masked](const std::vector<Value>& in) {
     const std::optional<Value> mask = masked ? std::optional<Value>(in[1]) : std::nullopt;
     const std::vector<int64_t> dims = axes_of(in[0], axis);
-    const Value x_max = masked_max(in[0], dims, mask);
+    const Value x_max = lax::stop_gradient(masked_max(in[0], dims, mask));
     const Value safe =
         mask ? jnp::where(*mask, in[0], typed_scalar(-std::numeric_limits<double>::infinity(), dtype_of(in[0])))
              : in[0];
