@@ -108,6 +108,12 @@ void translate_argument_errors(py::module_& module) {
       // A class's constructor: NamedSharding('mesh', P()) must read as Python's TypeError too.
       const py::object original = value.attr("__init__");
       const std::string qualified = name + ".__init__";
+      // A debug build of pybind11 warns (FutureWarning) about any __init__ not made with py::init; this one only
+      // forwards to the py::init constructor it replaces, so the warning is silenced while it is made.
+      const py::object warnings = py::module_::import("warnings");
+      const py::object silenced = warnings.attr("catch_warnings")();
+      silenced.attr("__enter__")();
+      warnings.attr("simplefilter")("ignore", py::handle(PyExc_FutureWarning));
       value.attr("__init__") = py::cpp_function(
           [original, qualified](const py::args& args, const py::kwargs& kwargs) -> py::object {
             try {
@@ -117,6 +123,7 @@ void translate_argument_errors(py::module_& module) {
             }
           },
           py::name("__init__"), py::is_method(value));
+      silenced.attr("__exit__")(py::none(), py::none(), py::none());
     } else if (py::isinstance<py::module_>(value) && !name.starts_with("_") &&
                value.attr("__name__").cast<std::string>().starts_with("_shardscope")) {
       py::module_ submodule = value.cast<py::module_>();
