@@ -95,7 +95,7 @@ class Planner {
     const auto* var = std::get_if<Var>(&value);
     const int64_t var_id = var == nullptr ? -1 : var->id;
     if (from == to || global.rank() == 0) return;
-    for (const ReshardStep& step : reshard_steps(from, to)) {
+    for (const ReshardStep& step : reshard_steps(from, to, mesh_)) {
       add({equation, step.kind, step.axes, step.dimension, step.concat_dimension,
            local_under(global, step.before, mesh_), local_under(global, step.after, mesh_), origin, var_id, operand});
     }

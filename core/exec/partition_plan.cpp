@@ -8,6 +8,7 @@
 
 #include "exec/shard_map.h"
 #include "ir/layout_constraint.h"
+#include "ir/param.h"
 #include "ir/primitive.h"
 #include "propagation/factor_rule.h"
 
@@ -41,6 +42,41 @@ EquationPlan manual_plan(const Eqn& eqn, const Mesh& mesh) {
     plan.produced.push_back(manual_boundary_layout(spec.out_specs.at(r), spec.mesh, mesh, eqn.outputs[r].aval.rank()));
   }
   return plan;
+}
+
+// XLA sorts along a sharded dimension without gathering it: an all-to-all first moves that dimension's axes onto
+// another dimension that splits evenly over them (the largest such, the first on ties), the sort runs locally, and
+// the result moves back to its layout the same way. The operands and the kernel's layout change; the result's
+// propagated layout does not.
+void move_sorted_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh, EquationPlan& plan) {
+  if (eqn.primitive->name != "sort" || eqn.inputs.empty() || plan.operands.empty()) return;
+  const int64_t dimension = param(eqn.params, "dimension").as_int("dimension");
+  const Aval& aval = atom_aval(eqn.inputs[0]);
+  const Layout held = layout_in(layouts, eqn.inputs[0]);
+  if (dimension < 0 || static_cast<std::size_t>(dimension) >= held.size()) return;
+  const std::vector<std::string>& moving = held[static_cast<std::size_t>(dimension)];
+  if (moving.empty()) return;
+  const Layout& required = plan.operands[0];
+  for (const auto& axes : required) {
+    for (const std::string& axis : moving) {
+      if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return;
+    }
+  }
+  std::optional<std::size_t> target;
+  for (std::size_t d = 0; d < aval.rank(); ++d) {
+    if (static_cast<int64_t>(d) == dimension) continue;
+    const int64_t tiles = mesh.axes_size(required[d]) * mesh.axes_size(moving);
+    if (aval.shape[d] % tiles != 0) continue;
+    if (!target || aval.shape[d] > aval.shape[*target]) target = d;
+  }
+  if (!target) return;
+  for (Layout& operand : plan.operands) {
+    if (operand.size() != aval.rank()) return;
+  }
+  for (Layout& operand : plan.operands) operand[*target].insert(operand[*target].end(), moving.begin(), moving.end());
+  for (Layout& produced : plan.produced) {
+    if (produced.size() == aval.rank()) produced = plan.operands[0];
+  }
 }
 
 EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
@@ -97,6 +133,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     }
     plan.produced.push_back(std::move(layout));
   }
+  move_sorted_axes_aside(eqn, layouts, mesh, plan);
   if (eqn.outputs.size() == 1) {
     const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});
     for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "base/error.h"
 #include "spmd/collectives.h"
@@ -55,6 +56,62 @@ Array assemble(const Array& source, const Sharding& target, const DeviceBuffers&
     shards.push_back({index[d].device, index[d].index, index[d].replica_id, buffers[d]});
   }
   return Array::from_shards(source.aval(), target, std::move(shards));
+}
+
+// The axes of the dims that change, in mesh order, when `from` and `to` use the same axes and tile every dim into
+// as many blocks: only which device holds which block differs, so each device sends its block once.
+std::optional<std::vector<std::string>> permuted_axes(const Layout& from, const Layout& to, const Mesh& mesh) {
+  if (from.size() != to.size()) return std::nullopt;
+  std::vector<std::string> used_from;
+  std::vector<std::string> used_to;
+  std::vector<std::string> changed;
+  for (std::size_t d = 0; d < from.size(); ++d) {
+    if (mesh.axes_size(from[d]) != mesh.axes_size(to[d])) return std::nullopt;
+    used_from.insert(used_from.end(), from[d].begin(), from[d].end());
+    used_to.insert(used_to.end(), to[d].begin(), to[d].end());
+    if (from[d] != to[d]) changed.insert(changed.end(), from[d].begin(), from[d].end());
+  }
+  std::sort(used_from.begin(), used_from.end());
+  std::sort(used_to.begin(), used_to.end());
+  if (used_from != used_to || changed.empty()) return std::nullopt;
+  std::vector<std::string> ordered;
+  for (const std::string& axis : mesh.axis_names()) {
+    if (std::find(changed.begin(), changed.end(), axis) != changed.end()) ordered.push_back(axis);
+  }
+  return ordered;
+}
+
+// Each device receives the block it holds under the target layout from the device that holds that block now; the
+// pairs are the same in every group of devices that differ only along `axes`.
+DeviceBuffers permute_blocks(const Mesh& mesh, const Shape& shape, const ReshardStep& step, const DeviceBuffers& held,
+                             const JaxProfile& profile, CommLog* log, const std::string& origin) {
+  const std::vector<DeviceIndex> before =
+      devices_indices_map(sharding_of_layout(mesh, step.before, std::nullopt), shape, profile);
+  const std::vector<DeviceIndex> after =
+      devices_indices_map(sharding_of_layout(mesh, step.after, std::nullopt), shape, profile);
+  const std::vector<std::vector<std::size_t>> groups = axis_groups(mesh, step.axes);
+  const std::vector<std::size_t>& group = groups.front();
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (std::size_t destination = 0; destination < group.size(); ++destination) {
+    const DeviceIndex& wanted = after[group[destination]];
+    if (before[group[destination]].index == wanted.index) continue;
+    for (std::size_t source = 0; source < group.size(); ++source) {
+      if (before[group[source]].index == wanted.index) {
+        pairs.emplace_back(static_cast<int64_t>(source), static_cast<int64_t>(destination));
+        break;
+      }
+    }
+  }
+  DeviceBuffers moved = collective_permute(mesh, step.axes, held, pairs, log, origin);
+  // Devices that already hold their target block keep it (they are no destination of the permute).
+  for (const auto& members : groups) {
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const bool receives = std::any_of(pairs.begin(), pairs.end(),
+                                        [&](const auto& pair) { return pair.second == static_cast<int64_t>(m); });
+      if (!receives) moved[members[m]] = held[members[m]];
+    }
+  }
+  return moved;
 }
 
 }  // namespace
@@ -111,10 +168,14 @@ NamedSharding sharding_of_layout(const Mesh& mesh, const Layout& layout, std::op
   return NamedSharding{mesh, PartitionSpec(std::move(entries)), std::move(memory_kind)};
 }
 
-std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to) {
+std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to, const Mesh& mesh) {
   std::vector<ReshardStep> steps;
   if (from == to) return steps;
   const std::size_t rank = from.size();
+  if (const std::optional<std::vector<std::string>> permuted = permuted_axes(from, to, mesh)) {
+    steps.push_back({CollectiveKind::kCollectivePermute, *permuted, -1, -1, from, to});
+    return steps;
+  }
   // One group of axes leaving the end of dimension i for the end of dimension j: a single all-to-all.
   for (std::size_t i = 0; i < rank; ++i) {
     for (std::size_t j = 0; j < rank; ++j) {
@@ -153,9 +214,12 @@ DeviceBuffers reshard_buffers(const Mesh& mesh, const Shape& shape, const Layout
   if (from == to) return held;
   DeviceBuffers buffers = held;
   Layout kept = from;
-  for (const ReshardStep& step : reshard_steps(from, to)) {
+  for (const ReshardStep& step : reshard_steps(from, to, mesh)) {
     if (step.kind == CollectiveKind::kAllToAll) {
       return all_to_all(mesh, step.axes, buffers, step.dimension, step.concat_dimension, log, origin);
+    }
+    if (step.kind == CollectiveKind::kCollectivePermute) {
+      return permute_blocks(mesh, shape, step, buffers, profile, log, origin);
     }
     buffers = all_gather(mesh, step.axes, buffers, step.dimension, true, log, origin);
     kept = step.after;

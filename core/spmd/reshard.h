@@ -33,11 +33,12 @@ struct ReshardStep {
   Layout after;
 };
 
-// The collectives XLA's partitioner uses to go from `from` to `to`: one all-to-all when a group of axes moves
-// from the end of one dimension to the end of another, otherwise an all-gather of each axis that goes away
-// (minor-most first); axes that only arrive cost a local slice, not a step. Execution (reshard_buffers) and
-// lowering both follow these steps.
-[[nodiscard]] std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to);
+// The collectives XLA's partitioner uses to go from `from` to `to` on `mesh`: one all-to-all when a group of axes
+// moves from the end of one dimension to the end of another; one collective-permute when the same axes tile every
+// dimension into as many blocks as before, in another device order (a 2x2 mesh's P('x', 'y') -> P('y', 'x'));
+// otherwise an all-gather of each axis that goes away (minor-most first). Axes that only arrive cost a local
+// slice, not a step. Execution (reshard_buffers) and lowering both follow these steps.
+[[nodiscard]] std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to, const Mesh& mesh);
 
 // Moves per-device blocks of a `shape` array from layout `from` to layout `to` on `mesh`, choosing the
 // collectives XLA would (see reshard below). Buffers are in mesh order.

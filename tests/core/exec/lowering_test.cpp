@@ -4,9 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "cost/compiled_cost.h"
 #include "device/presets.h"
+#include "exec/jit.h"
 #include "trace/builder.h"
 
 using namespace shardscope;
@@ -211,4 +214,40 @@ TEST_CASE("calling the compiled program gives the jit result") {
     CHECK(result->element_as_double(j) == expected);
   }
   CHECK(run.outputs[0].sharding() == compiled.output_shardings()[0]);
+}
+
+TEST_CASE("a sort along a sharded dim moves that dim's axes onto another dim and back with all-to-alls") {
+  const Mesh mesh = mesh_of("cpu:8", {4, 2}, {"data", "model"});
+  for (const std::string spec : {"P('data', 'model')", "P('data', None)"}) {
+    CAPTURE(spec);
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const JaxprPtr jaxpr =
+        b.build({b.bind1("sort", {x}, {{"dimension", int64_t{0}}, {"is_stable", true}, {"num_keys", int64_t{1}}})});
+    const NamedSharding in = named(mesh, spec);
+    const Compiled compiled = Lowered(jaxpr, {sds({8, 8}, in)}, {}, kProfile).compile();
+    const CommLog planned = compiled.plan().comm_log();
+    REQUIRE(planned.records().size() == 2);
+    for (const CollectiveRecord& record : planned.records()) {
+      CHECK(record.kind == CollectiveKind::kAllToAll);
+      CHECK(record.axes == std::vector<std::string>{"data"});
+    }
+    // The sorted result keeps the operand's layout, and the run moves data exactly as planned.
+    const Array input = filled({8, 8}, in);
+    const JitRun run = run_jit(*jaxpr, {input}, {}, kProfile);
+    REQUIRE(run.outputs.size() == 1);
+    CHECK(run.outputs[0].sharding() == Sharding{in});
+    REQUIRE(run.log.records().size() == 2);
+    CHECK(run.log.records()[0].bytes_sent == planned.records()[0].bytes_sent);
+    const BufferPtr whole_buffer = input.gather();
+    const BufferPtr sorted_buffer = run.outputs[0].gather();
+    const auto whole = whole_buffer->as<float>();
+    const auto sorted = sorted_buffer->as<float>();
+    for (std::size_t column = 0; column < 8; ++column) {
+      std::vector<float> expected;
+      for (std::size_t row = 0; row < 8; ++row) expected.push_back(whole[row * 8 + column]);
+      std::sort(expected.begin(), expected.end());
+      for (std::size_t row = 0; row < 8; ++row) CHECK(sorted[row * 8 + column] == expected[row]);
+    }
+  }
 }
