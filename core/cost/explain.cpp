@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "base/error.h"
@@ -216,6 +217,16 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
 
   const std::vector<EquationPlan> decided =
       plan.mesh ? plan_equations(program, plan.layouts, *plan.mesh) : std::vector<EquationPlan>{};
+  // Which equation makes each value, and which equations read it: a collective waits for the first and holds up the
+  // second.
+  std::map<int64_t, int64_t> producer;
+  std::map<int64_t, std::vector<int64_t>> readers;
+  for (std::size_t e = 0; e < program.eqns.size(); ++e) {
+    for (const Var& v : program.eqns[e].outputs) producer[v.id] = static_cast<int64_t>(e);
+    for (const Atom& in : program.eqns[e].inputs) {
+      if (const Var* v = std::get_if<Var>(&in)) readers[v->id].push_back(static_cast<int64_t>(e));
+    }
+  }
   std::vector<ExplainRow> collective_rows;
   for (std::size_t c = 0; c < plan.collectives.size() && c < report.collectives.size(); ++c) {
     const PlannedCollective& planned = plan.collectives[c];
@@ -233,6 +244,17 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     row.groups = c < log.records().size() ? groups_text(log.records()[c]) : "";
     row.algorithm = estimate.algorithm;
     row.equation = planned.equation;
+    if (const auto it = producer.find(planned.var_id); it != producer.end()) row.produced_by = it->second;
+    if (row.produced_by != static_cast<int64_t>(planned.equation)) {
+      if (planned.equation < program.eqns.size()) row.needed_by = static_cast<int64_t>(planned.equation);
+    } else if (const auto it = readers.find(planned.var_id); it != readers.end()) {
+      for (const int64_t reader : it->second) {
+        if (reader > row.produced_by) {
+          row.needed_by = reader;
+          break;
+        }
+      }
+    }
     out.communication_seconds += estimate.seconds;
     collective_rows.push_back(std::move(row));
   }

@@ -31,6 +31,10 @@ struct ExplainRow {
   std::string groups;     // a collective's device groups, e.g. "2 groups of 4: {0,1,2,3} {4,5,6,7}"
   std::string algorithm;  // a collective's algorithm and formula on this topology
   std::size_t equation = 0;
+  // A collective's dependencies, for schedules: the equation whose result it moves (-1: an argument) and the first
+  // equation that reads what it delivers (-1: only the program's results).
+  int64_t produced_by = -1;
+  int64_t needed_by = -1;
 };
 
 struct ProgramExplanation {
