@@ -32,9 +32,12 @@ Usage:
   shardscope repl [--devices PRESET] [--jax-version V]
                                   interactive Python with the simulated jax package
   shardscope explain FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--format text|md|csv]
-                 [--hardware DEVICE_KIND] [--output FILE]
+                 [--hardware DEVICE_KIND] [--output FILE] [--timeline FILE.svg]
+                 [--compare PRESET|DEVICE_KIND] [--compare-spec NAME=SPEC]...
                                   run the script, then estimate every jit program it ran or lowered:
-                                  per equation and per collective bytes, FLOPs, time, bound and reason
+                                  per equation and per collective bytes, FLOPs, time, bound and reason;
+                                  --compare/--compare-spec print it side by side with another preset or
+                                  argument layout; --timeline draws the per-device schedules as SVG
 
 Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, tpu-v5e-8,
          tpu-v5e-16 ... tpu-v5e-256, tpu-v5p-8, tpu-v6e-8 ... tpu-v6e-256 (default tpu-v3-8)

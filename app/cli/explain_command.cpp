@@ -6,11 +6,15 @@
 #include "api/program_log.h"
 #include "api/session.h"
 #include "base/error.h"
+#include "base/python_format.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cost/explain.h"
+#include "cost/explain_compare.h"
+#include "device/presets.h"
 #include "io/notebook.h"
 #include "python/host.h"
+#include "viz/timeline_svg.h"
 
 namespace shardscope::cli {
 namespace {
@@ -31,12 +35,92 @@ bool run_script(const Notebook& notebook, std::ostream& script_out, std::ostream
   return ok;
 }
 
+// Pulls every `--compare-spec NAME=SPEC` (or `--compare-spec=NAME=SPEC`) out of `options`: the option may repeat.
+std::vector<ArgumentSpec> take_compare_specs(std::vector<std::string>& options) {
+  std::vector<ArgumentSpec> specs;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    std::string text;
+    if (options[i] == "--compare-spec") {
+      if (i + 1 >= options.size()) throw UsageError{"--compare-spec needs NAME=SPEC"};
+      text = options[++i];
+    } else if (options[i].starts_with("--compare-spec=")) {
+      text = options[i].substr(std::string("--compare-spec=").size());
+    } else {
+      rest.push_back(options[i]);
+      continue;
+    }
+    try {
+      specs.push_back(parse_argument_spec(text));
+    } catch (const Error& e) {
+      throw UsageError{e.what()};
+    }
+  }
+  options = std::move(rest);
+  return specs;
+}
+
+// What `--compare` names: a device preset (the mesh's axes laid on its devices) or a device kind (the same devices
+// priced on that kind's figures).
+struct CompareTarget {
+  std::optional<DevicePreset> preset;
+  const HardwareSpec* hardware = nullptr;
+};
+
+CompareTarget compare_target(const std::string& text) {
+  try {
+    return {make_device_preset(text), nullptr};
+  } catch (const Error&) {
+  }
+  try {
+    return {std::nullopt, &hardware_for_kind(text)};
+  } catch (const Error&) {
+  }
+  throw UsageError{"--compare '" + text + "' is neither a device preset (" + join(example_preset_names(), ", ") +
+                   ", ...) nor a device kind"};
+}
+
+// The other side of a comparison: the same program with the argument layouts changed (propagation re-run), then
+// priced on the preset or device kind.
+ProgramExplanation explain_variant(const api::LoggedProgram& logged, const std::optional<CompareTarget>& target,
+                                   const std::vector<ArgumentSpec>& specs, const HardwareSpec* hardware) {
+  std::vector<ShapeDtypeStruct> args = logged.args;
+  LoweringOptions options = logged.options;
+  const JaxProfile& profile = api::session().profile;
+  apply_argument_specs(args, options, specs, profile);
+  Compiled compiled = Lowered(logged.program, std::move(args), std::move(options), profile).compile();
+  if (target && target->preset) {
+    const PartitionPlan& plan = compiled.plan();
+    const Mesh mesh = plan.mesh ? mesh_on_preset(*plan.mesh, *target->preset, profile)
+                                : make_mesh({1}, {"_"}, target->preset->devices, profile);
+    compiled = with_mesh(compiled, mesh, profile);
+    hardware = nullptr;
+  } else if (target) {
+    hardware = target->hardware;
+  }
+  return explain_compiled(compiled, logged.name, hardware);
+}
+
+std::string variant_label(const std::optional<std::string>& compare, const std::vector<ArgumentSpec>& specs) {
+  std::vector<std::string> parts;
+  if (compare) parts.push_back(*compare);
+  for (const ArgumentSpec& spec : specs) parts.push_back(spec.argument + "=" + spec.spec.repr(api::session().profile));
+  return join(parts, ", ");
+}
+
+void write_file(const std::string& path, const std::string& text, const std::string& option) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file || !(file << text)) throw UsageError{"cannot write " + option + " '" + path + "'"};
+}
+
 }  // namespace
 
 int run_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&] {
-    const std::set<std::string> valued = {"--devices", "--jax-version", "--format", "--hardware", "--output"};
-    const FileRequest request = split_file_argument(args, valued, "explain needs a FILE (.py or .ipynb)");
+    const std::set<std::string> valued = {"--devices", "--jax-version", "--format",   "--hardware",
+                                          "--output",  "--compare",     "--timeline", "--compare-spec"};
+    FileRequest request = split_file_argument(args, valued, "explain needs a FILE (.py or .ipynb)");
+    const std::vector<ArgumentSpec> compare_specs = take_compare_specs(request.options);
     const Arguments arguments(request.options, valued, {});
     apply_python_session_options(arguments);
     const std::string format_text = arguments.value("--format").value_or("text");
@@ -57,6 +141,11 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
       }
     }
     const std::optional<std::string> output_path = arguments.value("--output");
+    const std::optional<std::string> timeline_path = arguments.value("--timeline");
+    const std::optional<std::string> compare = arguments.value("--compare");
+    std::optional<CompareTarget> target;
+    if (compare) target = compare_target(*compare);
+    const bool comparing = target.has_value() || !compare_specs.empty();
     const Notebook notebook = load_notebook(request.file);
 
     const python::InterpreterScope interpreter;
@@ -68,27 +157,46 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     api::set_program_logging(false);
 
     std::vector<ProgramExplanation> explanations;
+    std::vector<ExplainComparison> comparisons;
+    bool explained_all = true;
     for (const api::LoggedProgram& logged : api::logged_programs()) {
       try {
         const Lowered lowered(logged.program, logged.args, logged.options, api::session().profile);
         ProgramExplanation explanation = explain_compiled(lowered.compile(), logged.name, hardware);
         explanation.runs = logged.runs;
+        if (comparing) {
+          ExplainComparison comparison;
+          comparison.base_label = compare_specs.empty()
+                                      ? std::to_string(explanation.device_count) + " x " + explanation.hardware.name
+                                      : "as written";
+          comparison.other_label = variant_label(compare, compare_specs);
+          comparison.other = explain_variant(logged, target, compare_specs, hardware);
+          comparison.other.runs = logged.runs;
+          comparison.base = explanation;
+          comparisons.push_back(std::move(comparison));
+        }
         explanations.push_back(std::move(explanation));
       } catch (const std::exception& e) {
-        err << "shardscope explain: program " << logged.name << " cannot be explained: " << e.what() << "\n";
+        err << "shardscope explain: program " << logged.name << " cannot be " << (comparing ? "compared" : "explained")
+            << ": " << e.what() << "\n";
+        explained_all = !comparing;  // a comparison that cannot be made is a failure; a plain explain goes on
       }
     }
     api::clear_program_log();
-    const std::string document = render_explanations(explanations, format);
+    const std::string document =
+        comparing ? render_comparisons(comparisons, format) : render_explanations(explanations, format);
+    const std::size_t count = comparing ? comparisons.size() : explanations.size();
     if (output_path) {
-      std::ofstream file(*output_path, std::ios::binary);
-      if (!file || !(file << document)) throw UsageError{"cannot write --output '" + *output_path + "'"};
-      out << "wrote " << *output_path << " (" << explanations.size() << " program"
-          << (explanations.size() == 1 ? "" : "s") << ")\n";
+      write_file(*output_path, document, "--output");
+      out << "wrote " << *output_path << " (" << count << " program" << (count == 1 ? "" : "s") << ")\n";
     } else {
       out << document;
     }
-    return script_ok ? 0 : 1;
+    if (timeline_path) {
+      write_file(*timeline_path, timeline_svg(explanations), "--timeline");
+      (document_on_stdout ? err : out) << "wrote timeline " << *timeline_path << "\n";
+    }
+    return script_ok && explained_all ? 0 : 1;
   });
 }
 
