@@ -15,8 +15,11 @@ Usage:
                  [--size 1600x1000] [--screenshot FILE.png] [--export-svg FILE] [--export-png FILE]
                  [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
-                 [--switch-devices PRESET]
+                 [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
                                   the explorer window; --screenshot/--export-* run headless and exit
+                                  (leaving saved settings and history alone unless --persist);
+                                  --present (or F11) shows the lesson full screen, --lesson-steps
+                                  presses Next N times
   shardscope scene [--scene FILE.json] [--out DIR] [--color|--no-color] [--jax-version V]
   shardscope viz --shape 8,8 [--devices PRESET] [--mesh x=2,y=4] [--axis-types auto,explicit]
                  [--device-ids 0,1,2,3,6,7,4,5] [--spec "P('x', ('y','z'), None)"]

@@ -50,6 +50,7 @@ void Driver::before_frame(double now) {
           ++failures_;
         }
         if (options_.run_all) explorer_.run_scene_cells(false);
+        for (int i = 0; i < options_.lesson_steps; ++i) explorer_.lesson_next();
       }
       cells_started_ = now;
       step_ = Step::kWaitCells;
@@ -74,6 +75,12 @@ void Driver::before_frame(double now) {
         switched_devices_ = true;
         const std::string error = explorer_.switch_devices(*options_.switch_devices);
         std::cout << "switch-devices " << *options_.switch_devices << ": " << (error.empty() ? "ok" : error) << "\n";
+        break;
+      }
+      if (options_.rerun_lesson && !reran_lesson_) {
+        reran_lesson_ = true;
+        const std::string error = explorer_.rerun_lesson(*options_.rerun_lesson);
+        std::cout << "rerun-on " << *options_.rerun_lesson << ": " << (error.empty() ? "ok" : error) << "\n";
         break;
       }
       if (next_spec_ < options_.apply_specs.size()) {
@@ -197,6 +204,14 @@ void Driver::write_stats(double now) const {
     }
   }
   stats["trees"] = trees;
+  const auto rect_json = [](const Rect& r) { return nlohmann::json{r.x0, r.y0, r.x1, r.y1}; };
+  stats["present"] = explorer_.present;
+  stats["present_rect"] = rect_json(explorer_.present_rect);
+  stats["lesson"] = {{"title", explorer_.lesson.lesson.title},
+                     {"steps", explorer_.lesson.lesson.steps.size()},
+                     {"step", explorer_.lesson.cursor.current()},
+                     {"ran", explorer_.lesson.cursor.ran()},
+                     {"heading_rect", rect_json(explorer_.lesson_heading_rect)}};
   stats["canvas_caption"] = explorer_.canvas.caption;
   stats["canvas_error"] = explorer_.canvas.error;
   stats["hover"] = explorer_.hover_text;

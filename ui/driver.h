@@ -40,6 +40,7 @@ class Driver {
   std::optional<double> cells_finished_;
   std::size_t next_spec_ = 0;
   bool switched_devices_ = false;
+  bool reran_lesson_ = false;
   int settle_frames_ = 0;
   int wheel_left_ = 0;
   int failures_ = 0;

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "base/error.h"
 #include "ui/model/history.h"
@@ -19,16 +21,28 @@ namespace {
 std::string history_path(const std::string& dir) { return dir + "/history.jsonl"; }
 std::string settings_path(const std::string& dir) { return dir + "/settings.ini"; }
 
+// The scenes and, one folder down, the course (scenes/lessons/).
 std::vector<std::string> list_scenes(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code error;
+  const auto add = [&](const std::filesystem::path& folder) {
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+      const std::string extension = entry.path().extension().string();
+      if (entry.is_regular_file() && (extension == ".py" || extension == ".ipynb")) files.push_back(entry.path());
+    }
+  };
+  add(dir);
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string extension = entry.path().extension().string();
-    if (entry.is_regular_file() && (extension == ".py" || extension == ".ipynb")) files.push_back(entry.path());
+    if (entry.is_directory()) add(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
+
+// CPython cannot be restarted in-process; a fresh namespace is the equivalent a notebook user sees.
+constexpr const char* kClearNamespace =
+    "for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
+    "globals().pop('_name', None)\n";
 
 VizOptions canvas_options(std::size_t rank) {
   VizOptions options;
@@ -60,6 +74,7 @@ void warn_unsaved(const std::string& what, const std::string& path) {
 }  // namespace
 
 void Explorer::save_settings_and_history() const {
+  if (!persist) return;
   if (!save_settings(settings, settings_path(config_dir))) warn_unsaved("window settings", settings_path(config_dir));
   if (!history.save(history_path(config_dir))) warn_unsaved("console history", history_path(config_dir));
 }
@@ -69,7 +84,7 @@ std::uint64_t Explorer::run(const std::string& source, bool from_gui) {
   console.push_back({id, source, from_gui, std::nullopt});
   history.add(source);
   // At once: a crash or a kill never loses what was run.
-  if (!history.save(history_path(config_dir))) warn_unsaved("console history", history_path(config_dir));
+  if (persist && !history.save(history_path(config_dir))) warn_unsaved("console history", history_path(config_dir));
   scroll_console = true;
   return id;
 }
@@ -244,9 +259,18 @@ void Explorer::open_scene(const std::string& path) {
   scene.path = path;
   scene.error.clear();
   scene.notebook = {};
+  lesson = {};
   try {
     scene.notebook = load_notebook(path);
     settings.last_scene = path;
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    const bool percent_script = std::filesystem::path(path).extension() != ".ipynb";
+    lesson.lesson = make_lesson(scene.notebook, percent_script, text.str());
+    lesson.cursor = LessonCursor(lesson.lesson.steps.size());
+    lesson.step_cells.assign(lesson.lesson.steps.size(), {});
+    if (lesson.lesson.run.devices) lesson.preset_text = *lesson.lesson.run.devices;
   } catch (const Error& error) {
     scene.error = error.python_type() + ": " + error.what();
   } catch (const std::exception& error) {
@@ -262,12 +286,36 @@ std::string Explorer::switch_devices(const std::string& preset) {
 
 void Explorer::run_scene_cells(bool restart_first) {
   if (restart_first) {
-    // CPython cannot be restarted in-process; a fresh namespace is the equivalent a notebook user sees.
-    run("for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
-        "globals().pop('_name', None)\n",
-        true);
+    run(kClearNamespace, true);
   }
-  for (const NotebookCell* cell : scene.notebook.code_cells()) run(cell->source, false);
+  for (const std::size_t step : lesson.cursor.run_all()) run_lesson_step(step);
+}
+
+void Explorer::run_lesson_step(std::size_t step) {
+  if (step >= lesson.lesson.steps.size()) return;
+  lesson.step_cells[step].clear();
+  if (const auto& code = lesson.lesson.steps[step].code) lesson.step_cells[step].push_back(run(*code, false));
+}
+
+void Explorer::lesson_next() {
+  for (const std::size_t step : lesson.cursor.next()) run_lesson_step(step);
+}
+
+void Explorer::lesson_previous() { lesson.cursor.previous(); }
+
+std::string Explorer::rerun_lesson(const std::string& preset) {
+  if (!preset.empty() && preset != snapshot->device_preset) {
+    // Switching the preset restarts the namespace on the new devices.
+    const std::string error = switch_devices(preset);
+    if (!error.empty()) {
+      status_line = error;
+      return error;
+    }
+  } else {
+    run(kClearNamespace, true);
+  }
+  for (const std::size_t step : lesson.cursor.rerun()) run_lesson_step(step);
+  return "";
 }
 
 std::string Explorer::canvas_svg() const {

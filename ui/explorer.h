@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/lesson.h"
 #include "io/notebook.h"
 #include "ui/model/canvas_geometry.h"
 #include "ui/model/history.h"
@@ -63,6 +64,14 @@ struct SceneState {
   std::vector<std::string> browser;  // files in the scenes directory
 };
 
+// The open scene as a lesson the Scenes tab and presentation mode step through.
+struct LessonState {
+  Lesson lesson;
+  LessonCursor cursor;
+  std::vector<std::vector<std::uint64_t>> step_cells;  // each step's console cells, from its latest run
+  std::string preset_text;                             // the preset typed for "Run on preset"
+};
+
 // A visualize_array_sharding picture in the console, laid out once.
 struct InlineVisual {
   std::optional<VizLayout> layout;
@@ -70,10 +79,21 @@ struct InlineVisual {
   std::string error;
 };
 
+// The faces lesson prose is drawn with, all of one size except the heading.
+struct TextFonts {
+  ImFont* body = nullptr;
+  ImFont* bold = nullptr;
+  ImFont* italic = nullptr;
+  ImFont* mono = nullptr;
+  ImFont* heading = nullptr;
+};
+
 struct Fonts {
   ImFont* ui = nullptr;
   ImFont* mono = nullptr;
   ImFont* small = nullptr;
+  TextFonts prose;    // the Scenes tab
+  TextFonts present;  // presentation mode: large enough for the back of a room
 };
 
 class Explorer {
@@ -101,6 +121,11 @@ class Explorer {
   bool create_mesh(const MeshDraft& draft);
   void open_scene(const std::string& path);
   void run_scene_cells(bool restart_first);
+  // The lesson player: Next runs the next step's code the first time it is reached; Previous only moves
+  // back; rerun_lesson restarts the namespace on `preset` (when not empty) and runs every step up to here.
+  void lesson_next();
+  void lesson_previous();
+  std::string rerun_lesson(const std::string& preset);
   void interrupt();
   [[nodiscard]] bool idle() const;
 
@@ -131,6 +156,11 @@ class Explorer {
   SpecEditorState spec;
   MeshEditorState mesh;
   SceneState scene;
+  LessonState lesson;
+  bool present = false;  // presentation mode: one panel fills the window (F11, --present)
+  // Interactive runs save settings and history; headless ones (screenshots, exports) leave them alone.
+  bool persist = true;
+  bool theme_chosen = false;  // the View menu set the theme (which then outlasts a --light run)
   std::string status_line;
   std::string export_dir = ".";
   float png_scale = 2.0f;
@@ -144,10 +174,13 @@ class Explorer {
   bool quit_requested = false;
   // Where the canvas was drawn last frame (screen pixels), for exports and tests.
   Rect canvas_screen_rect;
-  std::string hover_text;  // the canvas tooltip shown last frame (empty: none)
+  std::string hover_text;    // the canvas tooltip shown last frame (empty: none)
+  Rect lesson_heading_rect;  // the shown step's first heading, drawn last frame (screen pixels; empty: none)
+  Rect present_rect;         // presentation mode's panel last frame
   std::uint64_t frame_count = 0;
 
  private:
+  void run_lesson_step(std::size_t step);
   void refresh_canvas();
   void refresh_spec_editor(bool force);
 };
@@ -160,5 +193,6 @@ void draw_spec_editor(Explorer& explorer);
 void draw_mesh_editor(Explorer& explorer);
 void draw_program_view(Explorer& explorer);
 void draw_scene_browser(Explorer& explorer);
+void draw_presentation(Explorer& explorer, float width, float height);
 
 }  // namespace shardscope::ui

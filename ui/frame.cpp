@@ -24,6 +24,8 @@ constexpr const char* kShortcuts[][2] = {
     {"Ctrl+C / Stop", "interrupt the running cell (KeyboardInterrupt)"},
     {"Ctrl+O", "open a scene (.py with # %% cells, or .ipynb)"},
     {"F5", "run all cells of the open scene"},
+    {"Right / Left", "next / previous lesson step (Scenes tab, presentation)"},
+    {"F11", "presentation mode: the lesson fills the screen in large type"},
     {"Ctrl+D", "toggle grid / device view"},
     {"Ctrl+E", "export the canvas as SVG"},
     {"Ctrl+L", "clear the console"},
@@ -78,13 +80,16 @@ void menu_bar(Explorer& explorer) {
   if (ImGui::BeginMenu("View")) {
     if (ImGui::MenuItem("Dark theme", nullptr, explorer.settings.dark_theme)) {
       explorer.settings.dark_theme = true;
+      explorer.theme_chosen = true;
       apply_theme(true, explorer.ui_scale);
     }
     if (ImGui::MenuItem("Light theme", nullptr, !explorer.settings.dark_theme)) {
       explorer.settings.dark_theme = false;
+      explorer.theme_chosen = true;
       apply_theme(false, explorer.ui_scale);
     }
     ImGui::Separator();
+    if (ImGui::MenuItem("Presentation mode", "F11", explorer.present)) explorer.present = !explorer.present;
     if (ImGui::MenuItem("Device view", "Ctrl+D", explorer.canvas.device_view)) {
       explorer.canvas.device_view = !explorer.canvas.device_view;
       explorer.canvas.view.reset();
@@ -173,6 +178,13 @@ void splitter(const char* id, ImVec2 size, bool horizontal, float total, float l
 
 void Explorer::draw(float width, float height) {
   ++frame_count;
+  if (ImGui::IsKeyPressed(300 /* GLFW_KEY_F11 */, false)) present = !present;
+  lesson_heading_rect = {};
+  if (present) {
+    draw_presentation(*this, width, height);
+    return;
+  }
+  present_rect = {};
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(ImVec2(width, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |

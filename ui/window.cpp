@@ -26,6 +26,8 @@ namespace {
 
 constexpr const char* kSansFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 constexpr const char* kMonoFont = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
+constexpr const char* kBoldFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+constexpr const char* kItalicFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Oblique.ttf";
 
 std::atomic<bool> g_interrupt_requested{false};
 
@@ -50,6 +52,30 @@ const ImWchar* glyph_ranges() {
   return ranges.Data;
 }
 
+// Prose: Latin, Greek (math), punctuation, arrows and math operators; no box drawing, to keep the large
+// presentation faces' atlas small.
+const ImWchar* prose_glyph_ranges() {
+  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0100, 0x017F, 0x0370, 0x03FF, 0x2000, 0x206F,
+                                   0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0};
+  return ranges;
+}
+
+ImFont* add_font(const char* path, float size, ImFont* fallback) {
+  ImFont* font = ImGui::GetIO().Fonts->AddFontFromFileTTF(path, size, nullptr, prose_glyph_ranges());
+  return font != nullptr ? font : fallback;
+}
+
+// Body, bold, italic, mono and a heading half as large again, for lesson prose at `size` pixels.
+TextFonts load_text_fonts(float size, ImFont* fallback) {
+  TextFonts fonts;
+  fonts.body = add_font(kSansFont, size, fallback);
+  fonts.bold = add_font(kBoldFont, size, fonts.body);
+  fonts.italic = add_font(kItalicFont, size, fonts.body);
+  fonts.mono = add_font(kMonoFont, size * 0.92f, fonts.body);
+  fonts.heading = add_font(kBoldFont, size * 1.45f, fonts.bold);
+  return fonts;
+}
+
 Fonts load_fonts(float size) {
   ImGuiIO& io = ImGui::GetIO();
   Fonts fonts;
@@ -60,6 +86,9 @@ Fonts load_fonts(float size) {
   if (fonts.ui == nullptr) fonts.ui = io.Fonts->AddFontDefault();
   if (fonts.mono == nullptr) fonts.mono = fonts.ui;
   if (fonts.small == nullptr) fonts.small = fonts.ui;
+  fonts.prose = load_text_fonts(size, fonts.ui);
+  fonts.prose.mono = fonts.mono;
+  fonts.present = load_text_fonts(size * 2.0f, fonts.ui);
   io.FontDefault = fonts.ui;
   io.Fonts->Build();
   return fonts;
@@ -87,6 +116,10 @@ int run_window(Session& session, const WindowOptions& options) {
   if (glfwInit() == GLFW_FALSE) return kWindowUnavailable;
   Explorer explorer(session, options.config_dir, options.scenes_dir);
   const bool headless = options.headless();
+  explorer.persist = !headless || options.persist;
+  explorer.present = options.present;
+  // --light is for this run: the saved theme changes only when chosen in the View menu.
+  const bool saved_dark_theme = explorer.settings.dark_theme;
   if (options.light_theme) explorer.settings.dark_theme = false;
   const int width = options.width > 0 ? options.width : explorer.settings.window_width;
   const int height = options.height > 0 ? options.height : explorer.settings.window_height;
@@ -190,6 +223,7 @@ int run_window(Session& session, const WindowOptions& options) {
     }
   }
   if (!explorer.idle()) explorer.interrupt();
+  if (options.light_theme && !explorer.theme_chosen) explorer.settings.dark_theme = saved_dark_theme;
   explorer.save_settings_and_history();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -28,11 +28,15 @@ struct WindowOptions {
   float png_scale = 1.0f;
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
-  std::optional<std::string> editor_tab;
+  std::optional<std::string> editor_tab;      // Spec, Mesh, Program or Scenes, shown once the cells ran
   std::optional<int> program_view;            // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain
-  std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran  // Spec, Mesh, Program
-                                              // or Scenes, shown once the cells ran
+  std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran
   bool light_theme = false;
+  bool present = false;                     // presentation mode from the start (--present)
+  int lesson_steps = 0;                     // Next pressed this many times on the open lesson (--lesson-steps)
+  std::optional<std::string> rerun_lesson;  // then the lesson re-run up to that step on this preset (--rerun-on)
+  // Headless runs leave the saved settings and history alone unless asked (--persist); interactive runs save.
+  bool persist = false;
   // The pointer once the steps are done, as fractions of the canvas (0,0 top left .. 1,1 bottom right): hover
   // tooltips and wheel zoom (`wheel` notches, one a frame; negative zooms out) show in the screenshot.
   std::optional<std::pair<double, double>> canvas_mouse;

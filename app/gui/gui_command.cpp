@@ -17,12 +17,12 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",    "--jax-version", "--select",      "--size",
-                                   "--screenshot", "--export-svg",  "--export-png",  "--png-scale",
-                                   "--stats",      "--config-dir",  "--scenes-dir",  "--interrupt-after",
-                                   "--timeout",    "--editor-tab",  "--ui-scale",    "--switch-devices",
-                                   "--mouse",      "--wheel",       "--program-view"};
-constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light"};
+constexpr const char* kValued[] = {
+    "--devices",      "--jax-version",  "--select",   "--size",           "--screenshot", "--export-svg",
+    "--export-png",   "--png-scale",    "--stats",    "--config-dir",     "--scenes-dir", "--interrupt-after",
+    "--timeout",      "--editor-tab",   "--ui-scale", "--switch-devices", "--mouse",      "--wheel",
+    "--program-view", "--lesson-steps", "--rerun-on"};
+constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light", "--present", "--persist"};
 
 std::string default_scenes_dir() {
   if (std::filesystem::is_directory("scenes")) return "scenes";
@@ -55,6 +55,12 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.run_all = arguments.flag("--run-all");
   options.device_view = arguments.flag("--device-view");
   options.light_theme = arguments.flag("--light");
+  options.present = arguments.flag("--present");
+  options.persist = arguments.flag("--persist");
+  options.rerun_lesson = arguments.value("--rerun-on");
+  if (arguments.value("--lesson-steps")) {
+    options.lesson_steps = static_cast<int>(number_option(arguments, "--lesson-steps", 0, 10000));
+  }
   options.select = arguments.value("--select");
   options.editor_tab = arguments.value("--editor-tab");
   options.switch_devices = arguments.value("--switch-devices");

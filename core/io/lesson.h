@@ -43,7 +43,8 @@ struct Lesson {
 // it is reached; Previous only moves back (what ran stays run, as in a notebook).
 class LessonCursor {
  public:
-  explicit LessonCursor(std::size_t step_count = 0) : count_(step_count) {}
+  LessonCursor() = default;
+  explicit LessonCursor(std::size_t step_count) : count_(step_count) {}
   [[nodiscard]] std::size_t current() const { return current_; }
   [[nodiscard]] std::size_t step_count() const { return count_; }
   // Steps whose code has been sent to run: [0, ran()).
@@ -58,6 +59,8 @@ class LessonCursor {
   void previous();
   // Runs the lesson again from scratch (another device preset): every step up to the current one.
   std::vector<std::size_t> rerun();
+  // Run all: every step's code runs (again); the shown step stays.
+  std::vector<std::size_t> run_all();
 
  private:
   std::size_t count_ = 0;

@@ -84,7 +84,7 @@ TEST_CASE("the mesh editor switches the device preset, clearing the namespace, a
 TEST_CASE("re-sharding through the spec editor redraws the canvas and writes the device_put line") {
   Workdir dir;
   dir.write("scene.py", kScene);
-  const Run run = run_gui(dir, kShot + " --apply-spec x \"P('y', None)\"");
+  const Run run = run_gui(dir, kShot + " --apply-spec x \"P('y', None)\" --persist");
   INFO(run.out);
   REQUIRE(run.status == 0);
   const Image shot = load_png(dir.file("shot.png"));
@@ -211,7 +211,7 @@ TEST_CASE("a scene's NaN scale fails its cell, not the window; an unwritable his
                             "\n# %%\njax.debug.visualize_array_sharding(x, scale=float('nan'))\n"
                             "# %%\nprint('\\udcff')\n");
   fs::create_directories(dir.path / "config" / "history.jsonl");  // a directory where the file belongs
-  const Run run = run_gui(dir, "scene.py --run-all --size 1600x1000 --screenshot shot.png", "timeout 120 ");
+  const Run run = run_gui(dir, "scene.py --run-all --persist --size 1600x1000 --screenshot shot.png", "timeout 120 ");
   INFO(run.out);
   CHECK(run.status == 0);
   CHECK(fs::file_size(dir.file("shot.png")) > 1000);
@@ -226,7 +226,7 @@ TEST_CASE("a symlinked window history stays a symlink; its target holds the cell
   Workdir dir;
   dir.write("kept.jsonl", "");
   fs::create_symlink(dir.path / "kept.jsonl", dir.path / "config" / "history.jsonl");
-  run_standard_scene(dir, "");
+  run_standard_scene(dir, " --persist");
   CHECK(fs::is_symlink(dir.path / "config" / "history.jsonl"));
   CHECK(read(dir.file("kept.jsonl")).find("make_mesh((2, 4)") != std::string::npos);
 }

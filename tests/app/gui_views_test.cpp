@@ -164,7 +164,7 @@ TEST_CASE("hovering a cell shows its devices, block and bytes, and the wheel zoo
 
 TEST_CASE("the console history and the layout are kept between runs") {
   Workdir dir;
-  (void)run_standard_scene(dir, "");
+  (void)run_standard_scene(dir, " --persist");  // headless runs save only when asked
   // A hand-moved splitter, as the window saves it.
   std::string settings = read(dir.file("config/settings.ini"));
   const std::string saved = "left_fraction = 0.4\n";
@@ -172,7 +172,8 @@ TEST_CASE("the console history and the layout are kept between runs") {
   settings.replace(settings.find(saved), saved.size(), "left_fraction = 0.3\n");
   dir.write("config/settings.ini", settings);
   dir.write("second.py", "# %%\nz = 1 + 1\n");
-  const Run run = run_gui(dir, "second.py --run-all --size 1600x1000 --screenshot shot2.png --stats stats2.json");
+  const Run run =
+      run_gui(dir, "second.py --run-all --persist --size 1600x1000 --screenshot shot2.png --stats stats2.json");
   INFO(run.out);
   REQUIRE(run.status == 0);
   const nlohmann::json stats = nlohmann::json::parse(read(dir.file("stats2.json")));

@@ -1,7 +1,5 @@
-// Program view (last traced program, collectives) and the scene browser.
+// Program view: the last traced program, its values and collectives.
 #include <imgui.h>
-
-#include <filesystem>
 
 #include "ui/explorer.h"
 #include "ui/model/program_table.h"
@@ -110,43 +108,6 @@ void draw_program_view(Explorer& explorer) {
     }
   }
   ImGui::EndTable();
-}
-
-void draw_scene_browser(Explorer& explorer) {
-  SceneState& scene = explorer.scene;
-  ImGui::BeginChild("##scene_files", ImVec2(ImGui::GetContentRegionAvail().x * 0.3f, 0), true);
-  ImGui::TextDisabled("%s/", explorer.scenes_dir.c_str());
-  for (const std::string& path : scene.browser) {
-    const std::string name = std::filesystem::path(path).filename().string();
-    if (ImGui::Selectable(name.c_str(), path == scene.path)) explorer.open_scene(path);
-  }
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("##scene_cells", ImVec2(0, 0), true);
-  if (scene.path.empty()) {
-    ImGui::TextDisabled("Pick a scene, or File > Open a .py (# %%%% cells) or .ipynb.");
-    ImGui::EndChild();
-    return;
-  }
-  ImGui::TextUnformatted(scene.path.c_str());
-  if (!scene.error.empty()) wrapped_colored_text(current_theme().error, scene.error.c_str());
-  ImGui::BeginDisabled(!explorer.idle());
-  if (ImGui::Button("Run all")) explorer.run_scene_cells(false);
-  ImGui::SameLine();
-  if (ImGui::Button("Restart and run all")) explorer.run_scene_cells(true);
-  ImGui::EndDisabled();
-  int number = 0;
-  for (const NotebookCell* cell : scene.notebook.code_cells()) {
-    ImGui::PushID(++number);
-    ImGui::Separator();
-    if (ImGui::SmallButton("Run")) explorer.run(cell->source, false);
-    ImGui::SameLine();
-    ImGui::PushFont(explorer.fonts.mono);
-    ImGui::TextUnformatted(cell->source.c_str());
-    ImGui::PopFont();
-    ImGui::PopID();
-  }
-  ImGui::EndChild();
 }
 
 }  // namespace shardscope::ui

@@ -66,4 +66,7 @@ TEST_CASE("the cursor runs each step once, going forward; back only moves; re-ru
   CHECK(fresh.start() == std::vector<std::size_t>{0});
   fresh.previous();
   CHECK(fresh.at_start());
+  CHECK(fresh.run_all() == std::vector<std::size_t>{0, 1});
+  CHECK(fresh.next().empty());  // moves to step 1, which ran
+  CHECK(fresh.current() == 1);
 }
