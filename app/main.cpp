@@ -29,9 +29,16 @@ Usage:
                  beyond JAX: [--small-multiples] [--uneven] [--labels ids|coords|mesh]
   shardscope devices [--devices PRESET] [--describe] [--jax-version V]
   shardscope profiles             list the JAX behaviour changes the version profiles follow
-  shardscope run FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--check]
+  shardscope run FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--check] [--python PYTHON]
                                   run a script or notebook cell by cell; --check compares an
-                                  .ipynb's recorded outputs and prints a pass/FAIL table
+                                  .ipynb's recorded outputs and prints a pass/FAIL table;
+                                  --python runs it under another interpreter (real JAX) instead
+  shardscope diff FILE.py|FILE.ipynb --python PYTHON [--devices PRESET] [--jax-version V]
+                 [--rtol R] [--atol A]
+                                  run it under the simulator and under PYTHON; report per cell the
+                                  differing printed output, shardings, collectives and values
+  shardscope python [--devices PRESET] [--jax-version V] FILE|-c CODE [ARGS...]
+                                  python3 with the simulated jax (a stand-in for real JAX)
   shardscope repl [--devices PRESET] [--jax-version V]
                                   interactive Python with the simulated jax package
   shardscope explain FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--format text|md|csv]
@@ -41,6 +48,10 @@ Usage:
                                   per equation and per collective bytes, FLOPs, time, bound and reason;
                                   --compare/--compare-spec print it side by side with another preset or
                                   argument layout; --timeline draws the per-device schedules as SVG
+  shardscope kernel -f CONNECTION.json [--devices PRESET] [--jax-version V]
+                                  a Jupyter kernel (ipykernel) whose jax is the simulated one
+  shardscope kernel install [--name NAME] [--devices PRESET] [--jax-version V] [--user|--prefix DIR]
+                                  write its kernelspec (default: the user's Jupyter data folder)
 
 Presets: cpu:N, gpu:N, tpu-v2-8, tpu-v3-8, tpu-v3-32, tpu-v4-8 ... tpu-v4-4096, tpu-v5e-8,
          tpu-v5e-16 ... tpu-v5e-256, tpu-v5p-8, tpu-v6e-8 ... tpu-v6e-256 (default tpu-v3-8)
@@ -62,6 +73,9 @@ int main(int argc, char** argv) {
   if (command == "repl") return run_repl(rest, std::cout, std::cerr);
   if (command == "explain") return run_explain(rest, std::cout, std::cerr);
   if (command == "gui") return run_gui(rest, std::cout, std::cerr);
+  if (command == "kernel") return run_kernel(rest, std::cout, std::cerr);
+  if (command == "python") return run_python(rest, std::cerr);
+  if (command == "diff") return run_diff(rest, std::cout, std::cerr);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

@@ -17,6 +17,14 @@ int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::o
 int run_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_repl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_gui(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `shardscope python [--devices P] [--jax-version V] FILE|-c CODE [ARGS...]`: python3 with the simulated jax.
+int run_python(const std::vector<std::string>& args, std::ostream& err);
+// `shardscope run --python PYTHON FILE`: FILE's cells under another interpreter (real JAX), printed as `run` prints.
+int run_under_python(const std::string& python, const std::string& file, std::ostream& out, std::ostream& err);
+// `shardscope diff FILE --python PYTHON`: FILE under the simulator and under PYTHON, differences per cell.
+int run_diff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `shardscope kernel -f CONNECTION.json`: a Jupyter kernel on the simulated jax; `kernel install` its kernelspec.
+int run_kernel(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // No arguments: the window on the default scene where a display is usable, else the terminal scene.
 int run_default(std::ostream& out, std::ostream& err);
 

@@ -116,9 +116,16 @@ void apply_python_session_options(const Arguments& arguments) {
 
 int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return guarded(err, [&] {
-    const std::set<std::string> valued = {"--devices", "--jax-version"};
+    const std::set<std::string> valued = {"--devices", "--jax-version", "--python"};
     const FileRequest request = split_file_argument(args, valued, "run needs a FILE (.py or .ipynb)");
     const Arguments arguments(request.options, valued, {"--check"});
+    if (const auto python = arguments.value("--python")) {
+      // Real JAX decides devices and version there; the simulator's options would be silently ignored.
+      if (arguments.value("--devices") || arguments.value("--jax-version") || arguments.flag("--check")) {
+        throw UsageError{"--python runs the interpreter's own jax: --devices, --jax-version and --check do not apply"};
+      }
+      return run_under_python(*python, request.file, out, err);
+    }
     apply_python_session_options(arguments);
     const Notebook notebook = load_notebook(request.file);
     const python::InterpreterScope interpreter;

@@ -15,8 +15,10 @@
 #include "python/convert.h"
 #include "sharding/sharding.h"
 #include "spmd/reshard.h"
+#include "viz/ansi_html.h"
 #include "viz/colors.h"
 #include "viz/layout.h"
+#include "viz/svg_renderer.h"
 #include "viz/text_renderer.h"
 
 namespace shardscope::python {
@@ -499,6 +501,16 @@ void bind_arrays(py::module_& m) {
       py::arg("shape"), py::arg("sharding"), py::arg("use_color") = false, py::arg("scale") = 1.0,
       py::arg("min_width") = 9, py::arg("max_width") = 80, py::arg("color_map") = py::none(),
       py::arg("highlight") = false);
+  // The text/html rich gives a notebook for the console text visualize_sharding printed.
+  m.def("jupyter_html", [](const std::string& ansi_text) { return ansi_to_jupyter_html(ansi_text); });
+  // shardscope.display's picture: the coloured grid as SVG, captioned with the sharding's repr.
+  m.def("sharding_svg", [](const Shape& shape, const py::object& sharding) {
+    VizOptions options;
+    options.use_color = true;
+    const Sharding engine = sharding_from_python(sharding);
+    return render_svg(compute_layout(shape, engine, options, profile()),
+                      SvgRenderOptions{9.0, 18.0, sharding_repr(engine, profile())});
+  });
 }
 
 // jax.Array's binary operators: the engine's jnp functions (the same as `_shardscope.numpy`'s), reading

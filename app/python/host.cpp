@@ -2,6 +2,7 @@
 #include "python/host.h"
 
 #include <pybind11/embed.h>
+#include <pybind11/stl.h>
 
 #include <csignal>
 #include <filesystem>
@@ -229,6 +230,21 @@ void enter_script(const std::string& path) {
   py::module_ sys = py::module_::import("sys");
   sys.attr("path").attr("insert")(0, folder.string());
   sys.attr("argv") = py::list(py::make_tuple(path));
+}
+
+int run_kernel(const std::string& connection_file) {
+  start_interpreter();
+  py::object kernel = py::module_::import("_shardscope_host_entry");
+  const py::cpp_function arm_interrupt([] {
+    clear_cancellation();  // a Ctrl-C that came while the kernel was idle must not stop this cell
+    chain_sigint_to_engine();
+  });
+  return kernel.attr("serve_kernel")(connection_file, arm_interrupt).cast<int>();
+}
+
+int run_program(const std::vector<std::string>& argv) {
+  start_interpreter();
+  return py::module_::import("_shardscope_host_entry").attr("run_program")(argv).cast<int>();
 }
 
 int run_console(const std::string& history_path, const std::string& banner) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shardscope::python {
 
@@ -50,6 +51,14 @@ void stop_interpreter();
 // As `python FILE` does before running a script: the script's folder first on sys.path (so a helper module
 // beside it imports) and sys.argv == [FILE].
 void enter_script(const std::string& path);
+
+// Serves the Jupyter kernel protocol (ipykernel) on `connection_file` until a client shuts the kernel down;
+// returns the exit status. Needs Debian's python3-ipykernel.
+int run_kernel(const std::string& connection_file);
+
+// As `python3 FILE ARGS...` (argv[0] a path) or `python3 -c CODE ARGS...`: runs the program in __main__ and
+// returns its exit status (1 after an uncaught exception, printed on stderr as python3 prints it).
+int run_program(const std::vector<std::string>& argv);
 
 // Runs the interactive console on the terminal until Ctrl-D or exit(); returns the exit status.
 int run_console(const std::string& history_path, const std::string& banner);

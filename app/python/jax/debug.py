@@ -7,12 +7,25 @@ import sys
 import _shardscope
 
 
+def _jupyter_shell():
+    """The notebook shell running this code, found as rich finds it (JAX prints through rich), or None."""
+    import builtins
+    get_ipython = getattr(builtins, 'get_ipython', None)
+    shell = get_ipython() if get_ipython is not None else None
+    if shell is None:
+        return None
+    if ('google.colab' in str(shell.__class__) or os.environ.get('DATABRICKS_RUNTIME_VERSION')
+            or shell.__class__.__name__ == 'ZMQInteractiveShell'):
+        return shell
+    return None
+
+
 def _console_has_color():
-    # The terminal rules of the console library JAX prints with: NO_COLOR turns colour off, FORCE_COLOR on
-    # (as a notebook front end does), otherwise colour only on a terminal.
+    # The terminal rules of the console library JAX prints with: NO_COLOR turns colour off, a notebook or
+    # FORCE_COLOR on, otherwise colour only on a terminal.
     if os.environ.get('NO_COLOR'):
         return False
-    if os.environ.get('FORCE_COLOR'):
+    if os.environ.get('FORCE_COLOR') or _jupyter_shell() is not None:
         return True
     stream = sys.stdout
     return hasattr(stream, 'isatty') and stream.isatty()
@@ -33,6 +46,12 @@ def visualize_sharding(shape, sharding, *, use_color=True, scale=1.0, min_width=
     # shows on a colour console.
     text = _shardscope.visualize_sharding(tuple(shape), sharding, use_color, scale, min_width, max_width,
                                           color_map, console_color and not use_color)
+    if _jupyter_shell() is not None:
+        # rich in a notebook: the console's output becomes one display_data, its text and the same as HTML.
+        from IPython.display import display
+        plain = text.rstrip('\n') + '\n'
+        display({'text/plain': plain, 'text/html': _shardscope.jupyter_html(plain)}, raw=True)
+        return
     sys.stdout.write(text)
 
 

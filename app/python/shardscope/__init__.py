@@ -8,7 +8,7 @@
 Everything here is shardscope's estimate on public hardware figures, never JAX output.
 """
 
-__all__ = ['explain', 'Explanation', 'notation', 'Notation']
+__all__ = ['explain', 'Explanation', 'notation', 'Notation', 'display']
 
 
 class Explanation:
@@ -104,3 +104,23 @@ def notation(x, shape=None):
         raise TypeError(f'notation needs an array on a mesh (a NamedSharding), got {type(x).__name__} with '
                         f'sharding {sharding!r}')
     return Notation(_shardscope.sharding_notations(sharding, len(x.shape)), str(jax.typeof(x)))
+
+
+def display(x):
+    """Shows how `x` (a jax.Array, or anything with .shape and .sharding) is laid out over its devices.
+
+    In a notebook the coloured grid is an SVG picture (an image/svg+xml display, with the text grid as its
+    text/plain); elsewhere the text grid is printed, as jax.debug.visualize_array_sharding prints it.
+    """
+    import sys
+    import _shardscope
+    from jax import debug
+    shape = tuple(x.shape)
+    sharding = x.sharding
+    text = _shardscope.visualize_sharding(shape, sharding)
+    if debug._jupyter_shell() is None:
+        sys.stdout.write(text)
+        return
+    from IPython.display import display as ipython_display
+    ipython_display({'image/svg+xml': _shardscope.sharding_svg(shape, sharding), 'text/plain': text.rstrip('\n')},
+                    raw=True)
