@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages shardscope needs (only the missing ones) and configures + builds a tree.
-# Usage: scripts/setup.sh [release|asan]   (prints the build directory on the last line)
+# Usage: scripts/setup.sh [release|asan|bench|fuzz]   (prints the build directory on the last line)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 flavour="${1:-release}"
@@ -34,13 +34,17 @@ case "$flavour" in
   asan) build_dir="$root/build-asan"; extra=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1" -DSHARDSCOPE_SANITIZE=ON) ;;
   # -O2: the level the test suite builds and checks warnings at (GCC 12 -O3 adds false positives).
   bench) build_dir="$root/build-bench"; extra=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DSHARDSCOPE_BUILD_BENCHMARKS=ON) ;;
-  *) echo "shardscope: unknown build flavour '$flavour' (release, asan or bench)" >&2; exit 2 ;;
+  # The libFuzzer harnesses: their own small project (tests/fuzz), only the core sources they reach, built
+  # with clang (libFuzzer is clang's).
+  fuzz) build_dir="$root/build-fuzz"; source_dir="$root/tests/fuzz"; extra=(-DCMAKE_CXX_COMPILER=clang++-14) ;;
+  *) echo "shardscope: unknown build flavour '$flavour' (release, asan, bench or fuzz)" >&2; exit 2 ;;
 esac
 # Two cores and plenty of memory: keep both busy.
 # ccache keys on paths relative to the checkout, so a second clone (CI's, or a user's fresh one) reuses
 # what an earlier build of the same sources compiled.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
-cmake -S "$root" -B "$build_dir" -G Ninja "${extra[@]}" >&2
+cmake -S "${source_dir:-$root}" -B "$build_dir" -G Ninja "${extra[@]}" >&2
 cmake --build "$build_dir" --parallel "$(nproc)" >&2
-ln -sf "$build_dir/compile_commands.json" "$root/compile_commands.json" 2>/dev/null || true
+# Editors read the main build's compile commands, not the fuzz harnesses' clang ones.
+[ "$flavour" = fuzz ] || ln -sf "$build_dir/compile_commands.json" "$root/compile_commands.json" 2>/dev/null || true
 echo "$build_dir"

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "io/json_errors.h"
 
 namespace shardscope {
 
@@ -186,8 +187,9 @@ Notebook parse_ipynb(std::string_view json_text_in) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(json_text_in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw value_error(std::string("not a notebook: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double is out_of_range.406.
+    throw value_error("not a notebook: " + json_error_text(e));
   }
   if (!document.is_object() || !document.contains("cells") || !document["cells"].is_array())
     throw value_error("not a notebook: no 'cells' list");

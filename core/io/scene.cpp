@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/text_parse.h"
+#include "io/json_errors.h"
 
 namespace shardscope {
 namespace {
@@ -46,8 +47,9 @@ Scene parse_scene(const std::string& json_text, const std::string& source_name) 
   json document;
   try {
     document = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw value_error("Scene " + source_name + " is not valid JSON: " + e.what());
+  } catch (const json::exception& e) {
+    // Not only parse_error: a number too large for a double is out_of_range.406.
+    throw value_error("Scene " + source_name + " is not valid JSON: " + json_error_text(e));
   }
   if (!document.is_object()) throw value_error("Scene " + source_name + " must be a JSON object");
   Scene scene;

@@ -1,6 +1,7 @@
 // SVG rendering of shard grids.
 #include "viz/svg_renderer.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 
@@ -29,18 +30,66 @@ constexpr double kGap = 12.0;
 
 }  // namespace
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at text[i] holding a character XML 1.0 allows, or 0.
+std::size_t xml_char_length(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return (lead >= 0x20 || lead == '\t' || lead == '\n' || lead == '\r') ? 1 : 0;
+  std::size_t length = 0;
+  uint32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(i + k) & 0x3Fu);
+  }
+  const uint32_t smallest = length == 2 ? 0x80u : length == 3 ? 0x800u : 0x10000u;
+  const bool allowed = code >= smallest && code <= 0x10FFFFu && !(code >= 0xD800u && code <= 0xDFFFu) &&
+                       code != 0xFFFEu && code != 0xFFFFu;
+  return allowed ? length : 0;
+}
+
+}  // namespace
+
+// Besides the five markup characters: bytes that are not UTF-8 (an axis name typed in another encoding) and
+// characters XML forbids (control codes) become U+FFFD, so the file is always one a viewer can open.
 std::string xml_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out += c;
+      default: {
+        const std::size_t length = xml_char_length(text, i);
+        if (length == 0) {
+          out += "\xEF\xBF\xBD";
+          ++i;
+        } else {
+          out.append(text, i, length);
+          i += length;
+        }
+        continue;
+      }
     }
+    ++i;
   }
   return out;
 }
@@ -51,14 +100,15 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
   double width = 0;
   if (!options.caption.empty()) {
     body += "  <text class=\"caption\" x=\"" + number(kMargin) + "\" y=\"" + number(y + options.line_height * 0.75) +
-            "\" fill=\"#202020\">" + xml_escape(options.caption) + "</text>\n";
+            "\" fill=\"" + options.text.hex() + "\">" + xml_escape(options.caption) + "</text>\n";
     width = std::max(width, static_cast<double>(options.caption.size()) * options.char_width);
     y += options.line_height + kGap / 2;
   }
   for (const VizPanel& panel : layout.panels) {
     if (!panel.title.empty()) {
       body += "  <text class=\"panel-title\" x=\"" + number(kMargin) + "\" y=\"" +
-              number(y + options.line_height * 0.75) + "\" fill=\"#202020\">" + xml_escape(panel.title) + "</text>\n";
+              number(y + options.line_height * 0.75) + "\" fill=\"" + options.text.hex() + "\">" + xml_escape(panel.title) +
+              "</text>\n";
       y += options.line_height;
     }
     std::vector<double> column_x(panel.column_widths.size() + 1, kMargin);
@@ -80,7 +130,7 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
       const std::string tooltip = cell.label + " holds " + block_text(cell, panel.one_dimensional);
       body += "    <rect class=\"cell\" x=\"" + number(x0) + "\" y=\"" + number(y0) + "\" width=\"" + number(w) +
               "\" height=\"" + number(h) + "\" fill=\"" + cell.background.hex() +
-              "\" stroke=\"#FFFFFF\" stroke-width=\"1\"><title>" + xml_escape(tooltip) + "</title></rect>\n";
+              "\" stroke=\"" + options.border.hex() + "\" stroke-width=\"1\"><title>" + xml_escape(tooltip) + "</title></rect>\n";
       if (cell.padded) {
         body += "    <path class=\"padding\" d=\"M" + number(x0) + " " + number(y0 + h) + " L" + number(x0 + w) + " " +
                 number(y0) + "\" stroke=\"" + cell.text_color.hex() + "\" stroke-opacity=\"0.5\" fill=\"none\"/>\n";
@@ -95,7 +145,7 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
   }
   for (const std::string& note : layout.notes) {
     body += "  <text class=\"note\" x=\"" + number(kMargin) + "\" y=\"" + number(y + options.line_height * 0.75) +
-            "\" fill=\"#606060\" font-size=\"12\">" + xml_escape(note) + "</text>\n";
+            "\" fill=\"" + options.muted_text.hex() + "\" font-size=\"12\">" + xml_escape(note) + "</text>\n";
     width = std::max(width, static_cast<double>(note.size()) * options.char_width * 0.8);
     y += options.line_height;
   }
@@ -106,8 +156,8 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
          number(total_width) + "\" height=\"" + number(total_height) + "\" viewBox=\"0 0 " + number(total_width) + " " +
          number(total_height) +
          "\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"14\">\n"
-         "  <rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"#FFFFFF\"/>\n" +
-         body + "</svg>\n";
+         "  <rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"" +
+         options.background.hex() + "\"/>\n" + body + "</svg>\n";
 }
 
 }  // namespace shardscope

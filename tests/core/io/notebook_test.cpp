@@ -90,6 +90,9 @@ TEST_CASE("ipynb code cells and recorded outputs") {
 TEST_CASE("ipynb errors are ValueErrors") {
   CHECK_THROWS_AS((void)parse_ipynb("{not json"), Error);
   CHECK_THROWS_WITH_AS((void)parse_ipynb("[1, 2]"), "not a notebook: no 'cells' list", Error);
+  // Found by fuzzing: a number too large for a double is nlohmann's out_of_range, not a parse_error.
+  CHECK_THROWS_WITH_AS((void)parse_ipynb(R"({"cells": [], "n": 1e999})"),
+                       "not a notebook: number overflow parsing '1e999'", Error);
 }
 
 TEST_CASE("output comparison ignores colour and trailing blank lines") {

@@ -167,3 +167,20 @@ TEST_CASE("cells can be labelled by chip coordinates or mesh position") {
   const VizLayout mesh = compute_layout({8, 8}, r.sharding, options, JaxProfile());
   CHECK(mesh.panels[0].at(2, 1).label == "TPU [2,1]");
 }
+
+TEST_CASE("text that is not UTF-8 or holds control codes still gives well-formed SVG") {
+  // Found by fuzzing: a mesh axis named in another encoding (`--mesh $'\xe9'=2`) reached the caption raw.
+  CHECK(xml_escape("a\xE9"
+                   "b") ==
+        "a\xEF\xBF\xBD"
+        "b");
+  CHECK(xml_escape("\x01x\x7F\t") == "\xEF\xBF\xBDx\x7F\t");
+  CHECK(xml_escape("\xC3\xA9<\xED\xA0\x80\xF0\x9F\x98\x80") ==
+        "\xC3\xA9&lt;\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xF0\x9F\x98\x80");
+  CHECK(xml_escape("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // an overlong '/'
+  const ResolvedSharding r = cpu_sharding("cpu:2", {{"\xE9\x01", 2}}, "P('\xE9\x01')");
+  VizOptions options;
+  const VizLayout layout = compute_layout({4, 4}, r.sharding, options, JaxProfile());
+  CHECK(parse_svg(render_svg(layout, SvgRenderOptions{9, 18, sharding_repr(r.sharding, JaxProfile())}))
+            .cell_fills.size() == 2);
+}

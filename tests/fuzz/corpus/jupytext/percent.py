@@ -1,0 +1,8 @@
+# %%
+import jax
+# %% [markdown]
+# Text
+# %%
+# %timeit x
+# !pip install jax
+print(1)

@@ -1,0 +1,2 @@
+# coding: utf-16
+x = 1

@@ -1,0 +1,58 @@
+// libFuzzer harness: the SVG writer, fed the layout of a fuzzed shape, mesh, spec and picture options; the
+// output must be well-formed XML (libxml2 reads it back).
+#include <libxml/parser.h>
+
+#include <cstdlib>
+
+#include "fuzz_recipe.h"
+#include "fuzz_support.h"
+#include "viz/colors.h"
+#include "viz/layout.h"
+#include "viz/svg_renderer.h"
+
+namespace {
+
+void silent(void*, const char*, ...) {}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace shardscope;
+  xmlSetGenericErrorFunc(nullptr, silent);
+  fuzz::expect_handled([&] {
+    const auto fields = fuzz::key_values(fuzz::as_text(data, size));
+    const auto field = [&](const char* key) -> const std::string* {
+      const auto it = fields.find(key);
+      return it == fields.end() ? nullptr : &it->second;
+    };
+    const JaxProfile profile = fuzz::profile_from(fields);
+    const ResolvedSharding resolved = resolve_sharding(fuzz::recipe_from(fields), profile);
+    Shape shape = {8, 8};
+    if (const auto* v = field("shape")) {
+      shape = parse_int_list(*v, "--shape");
+      (void)checked_product(shape, "--shape");
+    }
+    VizOptions options;
+    if (const auto* v = field("scale")) options.scale = parse_number(*v, "scale");
+    if (const auto* v = field("min_width")) options.min_width = static_cast<int>(parse_number(*v, "min_width"));
+    if (const auto* v = field("max_width")) options.max_width = static_cast<int>(parse_number(*v, "max_width"));
+    if (const auto* v = field("color_map")) {
+      options.color_map = v->starts_with("#") ? listed_color_map(split(*v, ',')) : named_color_map(*v);
+    }
+    options.small_multiples = fields.count("small_multiples") != 0;
+    options.uneven_shards = fields.count("uneven") != 0;
+    if (const auto* v = field("labels")) {
+      options.label_style = *v == "coords" ? CellLabelStyle::kChipCoords
+                            : *v == "mesh" ? CellLabelStyle::kMeshPosition
+                                           : CellLabelStyle::kDeviceIds;
+    }
+    check_viz_options(options);
+    const VizLayout layout = compute_layout(shape, resolved.sharding, options, profile);
+    const std::string svg = render_svg(layout, SvgRenderOptions{9.0, 18.0, sharding_repr(resolved.sharding, profile)});
+    xmlDocPtr document =
+        xmlReadMemory(svg.data(), static_cast<int>(svg.size()), "fuzz.svg", nullptr, XML_PARSE_NONET | XML_PARSE_HUGE);
+    if (document == nullptr) std::abort();  // the writer produced text no SVG viewer can open
+    xmlFreeDoc(document);
+  });
+  return 0;
+}
