@@ -135,7 +135,7 @@ CostAnalysis lowered_cost_analysis(const Lowered& lowered) {
   return analysis.result();
 }
 
-ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware) {
+ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware, const CommLog* log) {
   const PartitionPlan& plan = compiled.plan();
   std::vector<Device> devices;
   if (plan.mesh) devices = plan.mesh->devices();
@@ -143,8 +143,9 @@ ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareS
   const HardwareSpec& spec = hardware != nullptr ? *hardware
                              : devices.empty()   ? hardware_for_kind("cpu")
                                                  : hardware_for(devices.front());
-  return estimate_program_cost(
-      compiled.program(), [&plan](const Atom& a) { return plan.local_aval(a); }, devices, plan.comm_log(), spec);
+  const LocalAvalFn local = [&plan](const Atom& a) { return plan.local_aval(a); };
+  if (log != nullptr) return estimate_program_cost(compiled.program(), local, devices, *log, spec);
+  return estimate_program_cost(compiled.program(), local, devices, plan.comm_log(), spec);
 }
 
 }  // namespace shardscope

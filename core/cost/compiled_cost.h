@@ -19,7 +19,9 @@ using CostAnalysis = std::map<std::string, double>;
 // jit(f).lower(...).cost_analysis(): the unpartitioned, unoptimized program, instruction by instruction.
 [[nodiscard]] CostAnalysis lowered_cost_analysis(const Lowered& lowered);
 
-// shardscope's estimate of the partition plan on the mesh's hardware (or the given one).
-[[nodiscard]] ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware = nullptr);
+// shardscope's estimate of the partition plan on the mesh's hardware (or the given one); `log` is the plan's
+// communication log when the caller already made it.
+[[nodiscard]] ProgramCostReport compiled_cost_report(const Compiled& compiled, const HardwareSpec* hardware = nullptr,
+                                                     const CommLog* log = nullptr);
 
 }  // namespace shardscope

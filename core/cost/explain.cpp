@@ -207,8 +207,8 @@ std::string ProgramExplanation::memory_fit() const {
 ProgramExplanation explain_compiled(const Compiled& compiled, const std::string& name, const HardwareSpec* hardware) {
   const PartitionPlan& plan = compiled.plan();
   const Jaxpr& program = compiled.program();
-  const ProgramCostReport report = compiled_cost_report(compiled, hardware);
   const CommLog log = plan.comm_log();
+  const ProgramCostReport report = compiled_cost_report(compiled, hardware, &log);
 
   ProgramExplanation out;
   out.program = name;

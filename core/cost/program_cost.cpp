@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,8 +66,20 @@ std::string format_seconds(double seconds) {
   return buffer;
 }
 
-CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware,
-                                       const std::vector<Device>& devices) {
+namespace {
+
+using DevicesById = std::unordered_map<int64_t, const Device*>;
+
+DevicesById index_devices(const std::vector<Device>& devices) {
+  DevicesById by_id;
+  by_id.reserve(devices.size());
+  for (const Device& device : devices) by_id.emplace(device.id, &device);
+  return by_id;
+}
+
+// `by_id` indexes `devices`: built once per program, not per collective (a 2048-chip slice has 2048 entries).
+CollectiveEstimate estimate_collective_on(const CollectiveRecord& record, const HardwareSpec& hardware,
+                                          const std::vector<Device>& devices, const DevicesById& by_id) {
   CollectiveEstimate e;
   e.kind = record.kind;
   e.axes = record.axes;
@@ -76,8 +90,6 @@ CollectiveEstimate estimate_collective(const CollectiveRecord& record, const Har
   // Every group of an SPMD collective has the same shape on the mesh; the first one stands for all.
   std::vector<const Device*> group;
   if (!record.groups.empty() && !devices.empty()) {
-    std::unordered_map<int64_t, const Device*> by_id;
-    for (const Device& device : devices) by_id.emplace(device.id, &device);
     for (const int64_t id : record.groups.front()) {
       if (const auto it = by_id.find(id); it != by_id.end()) group.push_back(it->second);
     }
@@ -97,6 +109,24 @@ CollectiveEstimate estimate_collective(const CollectiveRecord& record, const Har
   e.bandwidth_seconds = time.bandwidth_seconds;
   e.seconds = time.seconds;
   return e;
+}
+
+// Whether every participant of `record` is in a group of more than one device (the usual SPMD case), so no set of
+// communicating devices needs building.
+bool every_participant_communicates(const CollectiveRecord& record) {
+  std::size_t members = 0;
+  for (const auto& group : record.groups) {
+    if (group.size() <= 1) return false;
+    members += group.size();
+  }
+  return members == record.device_ids.size();
+}
+
+}  // namespace
+
+CollectiveEstimate estimate_collective(const CollectiveRecord& record, const HardwareSpec& hardware,
+                                       const std::vector<Device>& devices) {
+  return estimate_collective_on(record, hardware, devices, index_devices(devices));
 }
 
 ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& local_aval,
@@ -134,13 +164,30 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
     row_of.emplace(device.id, report.devices.size());
     report.devices.push_back({device.id, compute, 0.0, 0});
   }
+  const DevicesById by_id = index_devices(devices);
+  // Collectives of the same kind and size over the same group take the same time: priced once (a 100-layer
+  // program repeats a handful of them hundreds of times).
+  std::map<std::tuple<CollectiveKind, int64_t, std::vector<int64_t>>, CollectiveEstimate> priced;
   for (std::size_t r = 0; r < log.records().size(); ++r) {
     const CollectiveRecord& record = log.records()[r];
-    CollectiveEstimate e = estimate_collective(record, hardware, devices);
+    const int64_t max_sent =
+        record.bytes_sent.empty() ? 0 : *std::max_element(record.bytes_sent.begin(), record.bytes_sent.end());
+    auto key =
+        std::make_tuple(record.kind, max_sent, record.groups.empty() ? std::vector<int64_t>{} : record.groups.front());
+    auto it = priced.find(key);
+    if (it == priced.end()) {
+      it = priced.emplace(std::move(key), estimate_collective_on(record, hardware, devices, by_id)).first;
+    }
+    CollectiveEstimate e = it->second;
     e.index = r;
+    e.axes = record.axes;
+    e.origin = record.origin;
     std::unordered_set<int64_t> communicating;  // devices in a group of more than one
-    for (const auto& group : record.groups) {
-      if (group.size() > 1) communicating.insert(group.begin(), group.end());
+    const bool all_communicate = every_participant_communicates(record);
+    if (!all_communicate) {
+      for (const auto& group : record.groups) {
+        if (group.size() > 1) communicating.insert(group.begin(), group.end());
+      }
     }
     for (std::size_t p = 0; p < record.device_ids.size(); ++p) {
       const int64_t sent = p < record.bytes_sent.size() ? record.bytes_sent[p] : 0;
@@ -148,7 +195,7 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
       if (row == row_of.end()) continue;
       DeviceEstimate& d = report.devices[row->second];
       d.bytes_sent += sent;
-      if (communicating.count(record.device_ids[p]) != 0) d.communication_seconds += e.seconds;
+      if (all_communicate || communicating.count(record.device_ids[p]) != 0) d.communication_seconds += e.seconds;
     }
     report.collectives.push_back(std::move(e));
   }

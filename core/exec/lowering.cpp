@@ -223,20 +223,27 @@ CommLog PartitionPlan::comm_log() const {
   CommLog log;
   if (!mesh) return log;
   // Device groups per set of axes, computed once (a large mesh has thousands of devices per collective).
-  std::map<std::vector<std::string>, std::vector<std::vector<std::size_t>>> groups_by_axes;
+  std::map<std::vector<std::string>, std::vector<std::vector<int64_t>>> groups_by_axes;  // device ids
+  std::vector<int64_t> device_ids;
+  device_ids.reserve(mesh->devices().size());
+  for (const Device& d : mesh->devices()) device_ids.push_back(d.id);
   for (const PlannedCollective& c : collectives) {
     CollectiveRecord record;
     record.kind = c.kind;
     record.axes = c.axes;
     record.origin = c.origin;
     auto cached = groups_by_axes.find(c.axes);
-    if (cached == groups_by_axes.end()) cached = groups_by_axes.emplace(c.axes, axis_groups(*mesh, c.axes)).first;
-    const auto& groups = cached->second;
-    for (const auto& group : groups) {
-      std::vector<int64_t> ids;
-      for (const std::size_t m : group) ids.push_back(mesh->devices()[m].id);
-      record.groups.push_back(ids);
+    if (cached == groups_by_axes.end()) {
+      std::vector<std::vector<int64_t>> id_groups;
+      for (const auto& group : axis_groups(*mesh, c.axes)) {
+        std::vector<int64_t> ids;
+        for (const std::size_t m : group) ids.push_back(mesh->devices()[m].id);
+        id_groups.push_back(std::move(ids));
+      }
+      cached = groups_by_axes.emplace(c.axes, std::move(id_groups)).first;
     }
+    const auto& groups = cached->second;
+    record.groups = groups;
     const auto n = static_cast<int64_t>(groups.empty() ? 1 : groups.front().size());
     const auto bytes = static_cast<int64_t>(aval_bytes(c.local_operand));
     int64_t sent = 0;
@@ -247,11 +254,10 @@ CommLog PartitionPlan::comm_log() const {
       case CollectiveKind::kAllToAll: sent = (n - 1) * bytes / n; break;
       case CollectiveKind::kCollectivePermute: sent = bytes; break;
     }
-    for (const Device& d : mesh->devices()) {
-      record.device_ids.push_back(d.id);
-      record.bytes_sent.push_back(sent);
-      record.bytes_received.push_back(sent);
-    }
+    // Every device takes part, sending and receiving the same bytes: copies of one id list, not 2048 appends.
+    record.device_ids = device_ids;
+    record.bytes_sent.assign(device_ids.size(), sent);
+    record.bytes_received.assign(device_ids.size(), sent);
     log.add(std::move(record));
   }
   return log;
