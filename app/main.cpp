@@ -16,6 +16,7 @@ Usage:
                  [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
+                 [--caption|--no-caption]
                                   the explorer window; --screenshot/--export-* run headless and exit
                                   (leaving saved settings and history alone unless --persist);
                                   --present (or F11) shows the lesson full screen, --lesson-steps

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "ui/model/history.h"
+#include "ui/panels/widgets.h"
 #include "viz/svg_renderer.h"
 #include "viz/text_renderer.h"
 
@@ -318,9 +319,24 @@ std::string Explorer::rerun_lesson(const std::string& preset) {
   return "";
 }
 
+namespace {
+Rgb rgb_of(ImU32 color) {
+  return Rgb{static_cast<uint8_t>(color & 0xFF), static_cast<uint8_t>((color >> 8) & 0xFF),
+             static_cast<uint8_t>((color >> 16) & 0xFF)};
+}
+}  // namespace
+
 std::string Explorer::canvas_svg() const {
   if (!canvas.layout) return "";
-  return render_svg(*canvas.layout, {.caption = canvas.caption});
+  // The colours the canvas and the PNG export show: the theme's background, text and cell borders.
+  const Theme& theme = current_theme();
+  SvgRenderOptions options;
+  if (export_caption) options.caption = canvas.caption;
+  options.background = rgb_of(ImGui::ColorConvertFloat4ToU32(ImGui::GetStyle().Colors[ImGuiCol_WindowBg]));
+  options.text = rgb_of(theme.text);
+  options.muted_text = rgb_of(theme.muted_text);
+  options.border = rgb_of(theme.grid_border);
+  return render_svg(*canvas.layout, options);
 }
 
 std::string Explorer::canvas_text() const {

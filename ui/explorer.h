@@ -164,7 +164,8 @@ class Explorer {
   std::string status_line;
   std::string export_dir = ".";
   float png_scale = 2.0f;
-  float ui_scale = 1.0f;  // HiDPI content scale
+  bool export_caption = true;  // exports (SVG and PNG alike) carry the canvas caption above the picture
+  float ui_scale = 1.0f;       // HiDPI content scale
   bool show_help = false;
   int program_mode = 1;  // program view: 0 jaxpr, 1 values with shardings, 2 lowered text, 3 explain (estimates)
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame

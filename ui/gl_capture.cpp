@@ -48,8 +48,11 @@ bool export_canvas_png(Explorer& explorer, const std::string& path, float scale)
   const double content_width = canvas.device_view ? devices.width : canvas.geometry.width;
   const double content_height = canvas.device_view ? devices.height : canvas.geometry.height;
   const double margin = 16.0;
+  // The caption line, as the SVG export draws it: one text line and half a gap above the picture.
+  const bool caption = explorer.export_caption && !canvas.caption.empty();
+  const double caption_height = caption ? 24.0 : 0.0;
   const int width = std::clamp(static_cast<int>((content_width + 2 * margin) * scale), 1, kMaxSide);
-  const int height = std::clamp(static_cast<int>((content_height + 2 * margin) * scale), 1, kMaxSide);
+  const int height = std::clamp(static_cast<int>((content_height + caption_height + 2 * margin) * scale), 1, kMaxSide);
 
   ImDrawList list(ImGui::GetDrawListSharedData());
   list._ResetForNewFrame();
@@ -59,10 +62,15 @@ bool export_canvas_png(Explorer& explorer, const std::string& path, float scale)
   // The window's background colour, as the canvas shows it.
   list.AddRectFilled(ImVec2(0, 0), ImVec2(static_cast<float>(width), static_cast<float>(height)),
                      ImGui::GetColorU32(ImGuiCol_WindowBg, 1.0f) | IM_COL32_A_MASK);
+  if (caption) {
+    list.AddText(explorer.fonts.mono, explorer.settings.font_size * scale,
+                 ImVec2(static_cast<float>(margin * scale), static_cast<float>(margin * scale)), theme.text,
+                 canvas.caption.c_str());
+  }
   ViewTransform view;
   view.zoom = scale;
   view.pan_x = margin * scale;
-  view.pan_y = margin * scale;
+  view.pan_y = (margin + caption_height) * scale;
   if (canvas.device_view) {
     DevicePaint paint;
     paint.font = explorer.fonts.mono;

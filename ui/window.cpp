@@ -118,6 +118,7 @@ int run_window(Session& session, const WindowOptions& options) {
   const bool headless = options.headless();
   explorer.persist = !headless || options.persist;
   explorer.present = options.present;
+  explorer.export_caption = options.caption;
   // --light is for this run: the saved theme changes only when chosen in the View menu.
   const bool saved_dark_theme = explorer.settings.dark_theme;
   if (options.light_theme) explorer.settings.dark_theme = false;

@@ -26,6 +26,7 @@ struct WindowOptions {
   std::optional<std::string> export_svg;
   std::optional<std::string> export_png;
   float png_scale = 1.0f;
+  bool caption = true;               // exports carry the canvas caption (--caption / --no-caption)
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
   std::optional<std::string> editor_tab;      // Spec, Mesh, Program or Scenes, shown once the cells ran

@@ -22,7 +22,8 @@ constexpr const char* kValued[] = {
     "--export-png",   "--png-scale",    "--stats",    "--config-dir",     "--scenes-dir", "--interrupt-after",
     "--timeout",      "--editor-tab",   "--ui-scale", "--switch-devices", "--mouse",      "--wheel",
     "--program-view", "--lesson-steps", "--rerun-on"};
-constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light", "--present", "--persist"};
+constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",     "--present",
+                                  "--persist", "--caption",     "--no-caption"};
 
 std::string default_scenes_dir() {
   if (std::filesystem::is_directory("scenes")) return "scenes";
@@ -57,6 +58,10 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.light_theme = arguments.flag("--light");
   options.present = arguments.flag("--present");
   options.persist = arguments.flag("--persist");
+  if (arguments.flag("--caption") && arguments.flag("--no-caption")) {
+    throw UsageError{"--caption and --no-caption contradict each other"};
+  }
+  options.caption = !arguments.flag("--no-caption");
   options.rerun_lesson = arguments.value("--rerun-on");
   if (arguments.value("--lesson-steps")) {
     options.lesson_steps = static_cast<int>(number_option(arguments, "--lesson-steps", 0, 10000));

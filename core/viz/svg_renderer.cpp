@@ -107,8 +107,8 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
   for (const VizPanel& panel : layout.panels) {
     if (!panel.title.empty()) {
       body += "  <text class=\"panel-title\" x=\"" + number(kMargin) + "\" y=\"" +
-              number(y + options.line_height * 0.75) + "\" fill=\"" + options.text.hex() + "\">" + xml_escape(panel.title) +
-              "</text>\n";
+              number(y + options.line_height * 0.75) + "\" fill=\"" + options.text.hex() + "\">" +
+              xml_escape(panel.title) + "</text>\n";
       y += options.line_height;
     }
     std::vector<double> column_x(panel.column_widths.size() + 1, kMargin);
@@ -129,8 +129,8 @@ std::string render_svg(const VizLayout& layout, const SvgRenderOptions& options)
       const double h = row_y[r + 1] - y0;
       const std::string tooltip = cell.label + " holds " + block_text(cell, panel.one_dimensional);
       body += "    <rect class=\"cell\" x=\"" + number(x0) + "\" y=\"" + number(y0) + "\" width=\"" + number(w) +
-              "\" height=\"" + number(h) + "\" fill=\"" + cell.background.hex() +
-              "\" stroke=\"" + options.border.hex() + "\" stroke-width=\"1\"><title>" + xml_escape(tooltip) + "</title></rect>\n";
+              "\" height=\"" + number(h) + "\" fill=\"" + cell.background.hex() + "\" stroke=\"" +
+              options.border.hex() + "\" stroke-width=\"1\"><title>" + xml_escape(tooltip) + "</title></rect>\n";
       if (cell.padded) {
         body += "    <path class=\"padding\" d=\"M" + number(x0) + " " + number(y0 + h) + " L" + number(x0 + w) + " " +
                 number(y0) + "\" stroke=\"" + cell.text_color.hex() + "\" stroke-opacity=\"0.5\" fill=\"none\"/>\n";
