@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "exec/shard_map.h"
 #include "ir/layout_constraint.h"
@@ -108,16 +109,60 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     plan.reduced_axes.insert(plan.reduced_axes.end(), reduced.begin(), reduced.end());
     if (!reduced.empty()) plan.reductions.push_back(reduced);
   }
+  std::set<int> cut_factors;  // factors computed whole although propagation sharded them
+  // An axis that splits a contraction or reduction cannot also split a kept dim (each device holds one block
+  // per axis): the partial results are reduced over it, and the kept dim comes out whole, cut to its layout
+  // after (the reduce-scatter XLA makes).
+  for (std::size_t f = 0; f < rule.kinds.size(); ++f) {
+    if (rule.kinds[f] == FactorKind::kReduction) continue;
+    std::vector<std::string>& list = axes[static_cast<int>(f)];
+    const auto clash = std::find_if(list.begin(), list.end(), [&](const std::string& axis) {
+      return std::find(plan.reduced_axes.begin(), plan.reduced_axes.end(), axis) != plan.reduced_axes.end();
+    });
+    if (clash == list.end()) continue;
+    list.erase(clash, list.end());
+    cut_factors.insert(static_cast<int>(f));
+  }
+  // A dim made of several factors (a reshape's merge or split) holds blocks only when its axes fill the major
+  // factors before any minor one is sharded: a minor factor sharded under a partly sharded major one would be
+  // a strided layout. Such factors are computed whole, and the result is cut to its propagated layout after.
+  const auto cut_minor_factors = [&](const std::vector<std::vector<int>>& dims) {
+    bool changed = false;
+    for (const std::vector<int>& factors : dims) {
+      bool cut = false;
+      for (const int f : factors) {
+        std::vector<std::string>& list = axes[f];
+        if (cut && !list.empty() && rule.kinds[static_cast<std::size_t>(f)] != FactorKind::kReduction) {
+          list.clear();
+          cut_factors.insert(f);
+          changed = true;
+        }
+        if (mesh.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) cut = true;
+      }
+    }
+    return changed;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& dims : rule.operands) changed = cut_minor_factors(dims) || changed;
+    for (const auto& dims : rule.results) changed = cut_minor_factors(dims) || changed;
+  }
+  // The axes a dim of factors holds as blocks, major factor first.
+  const auto dim_axes = [&](const std::vector<int>& factors) {
+    std::vector<std::string> held;
+    for (const int f : factors) {
+      const auto& list = axes[f];
+      held.insert(held.end(), list.begin(), list.end());
+      if (mesh.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
+    }
+    return held;
+  };
   for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
     const Aval& aval = atom_aval(eqn.inputs[o]);
     Layout required(aval.rank());
     if (o < rule.operands.size()) {
       for (std::size_t d = 0; d < aval.rank() && d < rule.operands[o].size(); ++d) {
-        for (const int f : rule.operands[o][d]) {
-          const auto& list = axes[f];
-          required[d].insert(required[d].end(), list.begin(), list.end());
-          if (mesh.axes_size(list) != rule.factor_sizes[static_cast<std::size_t>(f)]) break;
-        }
+        required[d] = dim_axes(rule.operands[o][d]);
       }
     }
     plan.operands.push_back(std::move(required));
@@ -129,6 +174,12 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     for (std::size_t d = 0; r < rule.results.size() && d < layout.size() && d < rule.results[r].size(); ++d) {
       for (const int f : rule.results[r][d]) {
         if (needs_whole_dims(rule.kinds[static_cast<std::size_t>(f)])) layout[d].clear();
+      }
+      // The kernel's block of a dim of several factors is what the factors' axes give (see above).
+      const std::vector<int>& factors = rule.results[r][d];
+      if (factors.size() > 1 ||
+          std::any_of(factors.begin(), factors.end(), [&](int f) { return cut_factors.contains(f); })) {
+        layout[d] = dim_axes(factors);
       }
     }
     plan.produced.push_back(std::move(layout));

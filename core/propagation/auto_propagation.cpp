@@ -296,6 +296,9 @@ std::map<int, std::vector<std::string>> factor_axes(const std::vector<std::vecto
         filled *= mesh.axis_size(axes[next_axis]);
         list.push_back(axes[next_axis++]);
       }
+      // A block of the dim covers a minor factor only where every major one is wholly split: an axis left
+      // over here straddles this factor and the next, and belongs to neither.
+      if (filled < size) break;
     }
   }
   return result;

@@ -9,6 +9,7 @@
 
 #include "device/presets.h"
 #include "exec/interpreter.h"
+#include "ops/structural.h"
 #include "trace/builder.h"
 
 using namespace shardscope;
@@ -255,4 +256,65 @@ TEST_CASE("programs with only single-device inputs run on that device") {
   const JitRun run = run_jit(*jaxpr, {uncommitted(iota_f32({8}), mesh)}, {}, kProfile);
   CHECK(std::holds_alternative<SingleDeviceSharding>(run.outputs[0].sharding()));
   CHECK_FALSE(run.mesh.has_value());
+}
+
+namespace {
+
+JaxprPtr reshape_program(const Shape& in, const Shape& out) {
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of(in, DType::kFloat32));
+  return b.build({b.bind1("reshape", {x},
+                          {{"new_sizes", ParamValue::int_tuple(out)},
+                           {"dimensions", ParamValue::None{}},
+                           {"sharding", ParamValue::None{}}})});
+}
+
+}  // namespace
+
+TEST_CASE("a reshape whose split or merged dim is sharded on a minor factor alone computes it whole") {
+  // Found by the differential program fuzzer: the kernel got the operand whole but the local shape of a
+  // result sharded on the minor factor ("reshape total size must be unchanged, got new_sizes (2, 1)").
+  const Mesh mesh = tpu_mesh({4}, {"x"});
+  const NamedSharding minor = make_named_sharding(mesh, parse_partition_spec("P(None, 'x')"), kProfile);
+  const JaxprPtr split = reshape_program({8}, {2, 4});
+  const std::vector<Array> args = {placed(iota_f32({8}), mesh, "P()")};
+  JitOptions options;
+  options.out_shardings = {minor};
+  const JitRun run = run_jit(*split, args, options, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P(None, 'x')");
+  check_matches_reference(*split, args, run);
+  // The sharded dim of 8 split 4 ways becomes (2, 4): no axis fits the major factor of 2 whole.
+  const JaxprPtr split_sharded = reshape_program({2, 4, 8}, {2, 4, 2, 4});
+  const std::vector<Array> sharded = {placed(iota_f32({2, 4, 8}), mesh, "P(None, None, 'x')")};
+  check_matches_reference(*split_sharded, sharded, run_jit(*split_sharded, sharded, {}, kProfile));
+  // A merge whose minor dim alone is sharded.
+  const JaxprPtr merge = reshape_program({2, 4}, {8});
+  const std::vector<Array> minor_sharded = {placed(iota_f32({2, 4}), mesh, "P(None, 'x')")};
+  check_matches_reference(*merge, minor_sharded, run_jit(*merge, minor_sharded, {}, kProfile));
+}
+
+TEST_CASE("an axis that splits a reduced dim and is wanted on a kept dim reduces, then cuts the result") {
+  // Found by the differential program fuzzer: the plan asked the operand for the axis on both dims, and the
+  // all-reduce then summed blocks of different rows.
+  const Mesh mesh = tpu_mesh({2}, {"x"});
+  JitOptions options;
+  options.out_shardings = {make_named_sharding(mesh, parse_partition_spec("P('x')"), kProfile)};
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({8, 2}, DType::kFloat32));
+  const JaxprPtr sum = b.build({b.bind1("reduce_sum", {x}, reduce_axes({1}))});
+  const std::vector<Array> args = {placed(iota_f32({8, 2}), mesh, "P(None, 'x')")};
+  const JitRun run = run_jit(*sum, args, options, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P('x',)");
+  check_matches_reference(*sum, args, run);
+  // The same for a contraction: a vector-matrix product over the sharded dim.
+  JaxprBuilder d;
+  const Var v = d.arg(Aval::of({4}, DType::kFloat32));
+  const Var m = d.arg(Aval::of({4, 4}, DType::kFloat32));
+  const JaxprPtr dot = d.build({d.bind1("dot_general", {v, m},
+                                        {{"dimension_numbers", dot_dimension_numbers_param({0}, {0}, {}, {})},
+                                         {"precision", ParamValue::None{}},
+                                         {"preferred_element_type", ParamValue::None{}}})});
+  const std::vector<Array> operands = {placed(iota_f32({4}), mesh, "P('x')"), placed(iota_f32({4, 4}), mesh, "P('x')")};
+  const JitRun product = run_jit(*dot, operands, options, kProfile);
+  check_matches_reference(*dot, operands, product);
 }
