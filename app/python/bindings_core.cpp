@@ -384,7 +384,7 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("shape", [](const PyValue& v) { return int_tuple(v.value().aval().shape); })
       .def_property_readonly("ndim", [](const PyValue& v) { return v.value().aval().rank(); })
       .def_property_readonly("size", [](const PyValue& v) { return product(v.value().aval().shape); })
-      .def_property_readonly("dtype", [](const PyValue& v) { return numpy_dtype(v.value().aval().dtype); })
+      .def_property_readonly("dtype", [](const PyValue& v) { return python_dtype(v.value().aval().dtype); })
       .def_property_readonly("_dtype_name",
                              [](const PyValue& v) { return std::string(dtype_name(v.value().aval().dtype)); })
       .def_property_readonly("weak_type", [](const PyValue& v) { return v.value().aval().weak_type; })

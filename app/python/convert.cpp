@@ -89,6 +89,11 @@ py::object numpy_dtype(DType dtype) {
   return numpy().attr("dtype")(name);
 }
 
+py::object python_dtype(DType dtype) {
+  if (dtype == DType::kBFloat16) return py::module_::import("jax.dtypes").attr("bfloat16_dtype");
+  return numpy_dtype(dtype);
+}
+
 DType dtype_from_python(const py::handle& object) {
   py::object candidate = py::reinterpret_borrow<py::object>(object);
   if (py::hasattr(candidate, "_shardscope_dtype"))

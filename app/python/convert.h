@@ -47,6 +47,8 @@ class ActiveTraceScope {
 
 // numpy's dtype object for a dtype (bfloat16, which numpy lacks, reads back as float32 data).
 [[nodiscard]] py::object numpy_dtype(DType dtype);
+// The dtype an array reports to Python: numpy's, or jax.dtypes' stand-in for bfloat16 (this numpy has no ml_dtypes).
+[[nodiscard]] py::object python_dtype(DType dtype);
 // A dtype from a numpy dtype, a scalar type (jnp.float32), or a name; TypeError naming the value otherwise.
 [[nodiscard]] DType dtype_from_python(const py::handle& object);
 

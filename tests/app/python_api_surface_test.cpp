@@ -308,3 +308,24 @@ TEST_CASE("AxisType prints its bare name, as JAX's __repr__ does") {
                 "print(repr(AxisType.Manual), str(AxisType.Manual))\n") ==
         "(Auto, Explicit)\nManual AxisType.Manual\n");
 }
+
+TEST_CASE("jnp's scalar types are JAX's: classes of jax.numpy that build arrays and stand for their dtypes") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(
+      printed("print(jnp.float32, jnp.bfloat16, jnp.int32, jnp.bool_)") ==
+      "<class 'jax.numpy.float32'> <class 'jax.numpy.bfloat16'> <class 'jax.numpy.int32'> <class 'jax.numpy.bool'>\n");
+  CHECK(printed("print(repr(jnp.float32(3)), repr(jnp.int8(-2)), isinstance(jnp.float32(1), jax.Array))") ==
+        "Array(3., dtype=float32) Array(-2, dtype=int8) True\n");
+  // Equal to numpy's scalar types and dtypes, and usable wherever a dtype is.
+  CHECK(printed("print(jnp.float32 == np.float32, jnp.ones(2).dtype == jnp.float32, jnp.float32 == jnp.int32,\n"
+                "      np.dtype(jnp.int16), jnp.dtype(jnp.float16), jnp.zeros(2, jnp.uint8).dtype,\n"
+                "      isinstance(np.float32(1), jnp.float32), jnp.issubdtype(jnp.bfloat16, jnp.floating),\n"
+                "      jnp.issubdtype(jnp.int32, jnp.integer), {jnp.float32: 1}[np.float32])") ==
+        "True True False int16 float16 uint8 True True True 1\n");
+  // bfloat16 arrays report bfloat16 (this numpy has no ml_dtypes, so a stand-in dtype prints as ml_dtypes' does).
+  CHECK(printed("b = jnp.ones(3, jnp.bfloat16)\nprint(b.dtype, repr(b.dtype), b.dtype == jnp.bfloat16,\n"
+                "      jnp.dtype(jnp.bfloat16), jnp.dtype('bfloat16') == b.dtype, b.astype(jnp.float32).dtype,\n"
+                "      jax.ShapeDtypeStruct((2,), jnp.bfloat16).dtype, isinstance(b.dtype, jnp.dtype))") ==
+        "bfloat16 dtype(bfloat16) True bfloat16 True float32 bfloat16 True\n");
+  CHECK(printed("print(repr(jnp.bfloat16(1.5)))") == "Array(1.5, dtype=bfloat16)\n");
+}

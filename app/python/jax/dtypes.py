@@ -5,8 +5,16 @@ import numpy as np
 import _shardscope
 from jax._src.prng import extended, prng_key  # noqa: F401
 
-bfloat16 = 'bfloat16'  # the same object as jnp.bfloat16: the engine's name for the type
 float0 = np.dtype([('float0', np.void, 0)])
+
+
+class bfloat16:
+    """The scalar type of bfloat16 values, standing in for ml_dtypes' (which this numpy lacks): what
+    jax.dtypes.bfloat16 and jnp.dtype(jnp.bfloat16).type are."""
+    _shardscope_dtype = 'bfloat16'
+
+
+bfloat16.__module__ = 'ml_dtypes'
 
 
 class _BFloat16Dtype:
@@ -29,12 +37,17 @@ class _BFloat16Dtype:
         return 'bfloat16'
 
     def __eq__(self, other):
-        return isinstance(other, (_BFloat16Dtype, str)) and str(other) == 'bfloat16'
+        if isinstance(other, (_BFloat16Dtype, str)):
+            return str(other) == 'bfloat16'
+        return getattr(other, '_shardscope_dtype', None) == 'bfloat16'
 
     def __hash__(self):
         return hash('bfloat16')
 
 
+# Named as numpy 1.x names a dtype's class, so type(x.dtype) reads as it does with ml_dtypes installed.
+_BFloat16Dtype.__module__, _BFloat16Dtype.__name__, _BFloat16Dtype.__qualname__ = 'numpy', 'dtype[bfloat16]', \
+    'dtype[bfloat16]'
 bfloat16_dtype = _BFloat16Dtype()
 
 _NARROW = {np.dtype('float64'): np.dtype('float32'), np.dtype('int64'): np.dtype('int32'),
@@ -43,8 +56,11 @@ _NARROW = {np.dtype('float64'): np.dtype('float32'), np.dtype('int64'): np.dtype
 
 def dtype(x):
     """A dtype object for any dtype-like (bfloat16 included), not canonicalized."""
-    if isinstance(x, _BFloat16Dtype) or (isinstance(x, str) and x == 'bfloat16'):
+    if isinstance(x, _BFloat16Dtype) or (isinstance(x, str) and x == 'bfloat16') or \
+            getattr(x, '_shardscope_dtype', None) == 'bfloat16':
         return bfloat16_dtype
+    if isinstance(x, type) and isinstance(getattr(x, 'dtype', None), np.dtype):
+        return x.dtype  # jnp.float32 and the other scalar types
     if isinstance(x, type) and issubclass(x, extended):
         return x
     if hasattr(x, 'dtype') and not isinstance(x, type):

@@ -1,6 +1,7 @@
 # jax.Array's Python surface: operators, methods, numpy interop and JAX's reprs, on the engine's value type.
 import numpy as np
 import _shardscope
+from jax import dtypes as _dtypes
 
 ArrayImpl = _shardscope.ArrayImpl
 
@@ -345,7 +346,7 @@ def _device_method(self):
 
 class ShapedArray:
     def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None):
-        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), weak_type
+        self.shape, self.dtype, self.weak_type = tuple(shape), _dtypes.dtype(dtype), weak_type
         self._text = text
         self._repr_text = repr_text
 

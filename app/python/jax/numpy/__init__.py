@@ -3,12 +3,10 @@ import numpy as _np
 
 import _shardscope
 
-float32, float16, bfloat16, float64 = _np.float32, _np.float16, 'bfloat16', _np.float64
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-bool_ = _np.bool_
+from jax._src.scalar_types import (  # noqa: E402,F401
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, float16, float32, float64, complex64,
+    complex128, single, double, csingle, cdouble, int_, uint, float_, complex_, dtype, _ScalarMeta)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
-dtype = _np.dtype
 ndarray = _shardscope.ArrayImpl
 _engine = _shardscope.numpy
 
@@ -20,7 +18,11 @@ integer, signedinteger, unsignedinteger = _np.integer, _np.signedinteger, _np.un
 
 
 def issubdtype(arg1, arg2):
-    # bfloat16 has no numpy dtype here: it is a floating type like float16.
+    # JAX's scalar types stand for their dtypes; bfloat16 has no numpy dtype here: it is a floating type like float16.
+    if isinstance(arg1, _ScalarMeta):
+        arg1 = arg1.dtype
+    if isinstance(arg2, _ScalarMeta):
+        arg2 = arg2.dtype
     if str(arg1) == 'bfloat16' or str(arg2) == 'bfloat16':
         if str(arg1) == str(arg2):
             return True
