@@ -1,6 +1,7 @@
 # shardscope's `flax`: the parts of Flax Linen that sharding tutorials use, in plain Python over the simulated jax.
 from flax import struct, traverse_util, core, linen, serialization, training  # noqa: F401
 from flax.core import FrozenDict  # noqa: F401
+from flax.configurations import config  # noqa: F401
 
 
 def __getattr__(name):

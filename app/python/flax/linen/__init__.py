@@ -4,10 +4,12 @@ from flax.core.meta import (Partitioned, with_partitioning, get_partition_spec, 
                             PARTITION_NAME, unbox, AxisMetadata)
 from flax.core.frozen_dict import FrozenDict  # noqa: F401
 from flax.linen import initializers, spmd  # noqa: F401
-from flax.linen.module import Module, compact, nowrap  # noqa: F401
+from flax.linen.module import Module, compact, nowrap, merge_param  # noqa: F401
+from flax.linen.initializers import zeros_init, ones_init  # noqa: F401
+from flax.linen.stochastic import Dropout  # noqa: F401
 from flax.linen.scope import Variable  # noqa: F401
 from flax.linen.linear import Dense  # noqa: F401
-from flax.linen.transforms import scan  # noqa: F401
+from flax.linen.transforms import scan, vmap  # noqa: F401
 from flax.linen.spmd import (LogicallyPartitioned, with_logical_partitioning, with_logical_constraint,  # noqa: F401
                              logical_axis_rules, get_logical_axis_rules, set_logical_axis_rules,
                              logical_to_mesh_axes, logical_to_mesh, logical_to_mesh_sharding, RulesFallback)

@@ -5,9 +5,12 @@ import inspect
 import typing
 from contextlib import contextmanager
 
-from flax.linen.scope import Scope
+from flax.linen.scope import Scope, DenyList
 from flax.core import frozen_dict
 from flax import _versions
+
+# init()'s default: every collection is mutable except 'intermediates', which sow() fills only when asked.
+_INIT_MUTABLE = DenyList('intermediates')
 
 # Modules whose setup() or method is running, innermost last: a module constructed meanwhile takes the innermost
 # one as its parent (None at top level).
@@ -233,9 +236,25 @@ class Module:
     def make_rng(self, name='params'):
         return self._bound_scope(_UNBOUND_RNGS).make_rng(name)
 
+    def get_variable(self, col, name, default=None):
+        return self._bound_scope().get_variable(col, name, default)
+
+    def put_variable(self, col, name, value):
+        self._bound_scope().put_variable(col, name, value)
+
+    def sow(self, col, name, value, reduce_fn=lambda xs, x: xs + (x,), init_fn=lambda: ()):
+        """Adds `value` to variable `name` of collection `col` when that collection is mutable (a tuple of the
+        values sown by default); False and nothing stored otherwise."""
+        scope = self._bound_scope("Can't store variables on unbound modules")
+        if not scope.is_mutable_collection(col):
+            return False
+        xs = scope.get_variable(col, name) if scope.has_variable(col, name) else init_fn()
+        scope.put_variable(col, name, reduce_fn(xs, value))
+        return True
+
     def is_initializing(self):
-        scope = self.scope
-        return scope is not None and scope.is_mutable_collection('params') and scope.has_rng('params')
+        """True inside init() and init_with_output() (not apply(), whatever it makes mutable)."""
+        return self.scope is not None and bool(self.scope.flags.get('initializing', False))
 
     def is_mutable_collection(self, col):
         return self.scope is not None and self.scope.is_mutable_collection(col)
@@ -248,8 +267,8 @@ class Module:
     def bind(self, variables, *args, rngs=None, mutable=False):
         return self.clone(parent=_root_scope(variables, rngs, mutable))
 
-    def _run_bound(self, variables, rngs, mutable, method, args, kwargs):
-        scope = _root_scope(variables, rngs, mutable)
+    def _run_bound(self, variables, rngs, mutable, method, args, kwargs, initializing=False):
+        scope = _root_scope(variables, rngs, mutable, {'initializing': True} if initializing else None)
         bound = self.clone(parent=scope)
         if method is None:
             method = '__call__'
@@ -264,19 +283,30 @@ class Module:
         changed = {col: tree for col, tree in scope.root_collections().items() if scope.is_mutable_collection(col)}
         return out, _as_returned(changed)
 
-    def init_with_output(self, rngs, *args, method=None, mutable=True, capture_intermediates=False, **kwargs):
+    def init_with_output(self, rngs, *args, method=None, mutable=_INIT_MUTABLE, capture_intermediates=False,
+                         **kwargs):
         # A bare key seeds the params stream.
         streams = rngs if isinstance(rngs, dict) else {'params': rngs}
-        out, scope = self._run_bound({}, streams, mutable, method, args, kwargs)
+        out, scope = self._run_bound({}, streams, mutable, method, args, kwargs, initializing=True)
         # Collections that stayed empty are left out.
         return out, _as_returned({col: tree for col, tree in scope.root_collections().items() if tree})
 
-    def init(self, rngs, *args, method=None, mutable=True, capture_intermediates=False, **kwargs):
+    def init(self, rngs, *args, method=None, mutable=_INIT_MUTABLE, capture_intermediates=False, **kwargs):
         return self.init_with_output(rngs, *args, method=method, mutable=mutable, **kwargs)[1]
 
     @property
     def path(self):
         return () if self.scope is None else self.scope.path
+
+
+def merge_param(name, a, b):
+    """The one of a module attribute `a` and a call argument `b` that was given."""
+    if a is None and b is None:
+        raise ValueError(f'Parameter "{name}" must be passed to the constructor or at call time.')
+    if a is not None and b is not None:
+        raise ValueError(f'Parameter "{name}" was passed to the constructor and at call time. Should be passed '
+                         'just once.')
+    return b if a is None else a
 
 
 class AssignSubModuleError(AttributeError):
@@ -310,14 +340,14 @@ def _mutable_copy(tree):
     return tree
 
 
-def _root_scope(variables, rngs, mutable):
+def _root_scope(variables, rngs, mutable, flags=None):
     # Streams start with no path data: the module path is folded in as scopes are pushed.
     if rngs is None:
         streams = {}
     else:
         named = rngs if isinstance(rngs, dict) else {'params': rngs}
         streams = {stream: (key, ()) for stream, key in named.items()}
-    return Scope(_mutable_copy(variables), streams, mutable)
+    return Scope(_mutable_copy(variables), streams, mutable, flags=flags)
 
 
 def _as_returned(variables):

@@ -13,9 +13,14 @@ class ScopeParamShapeError(ValueError):
 
 
 def _hash_to_uint32(parts):
-    """Flax's digest of static data: SHA-1 over UTF-8 strings and minimal big-endian ints, first 4 bytes."""
+    """Flax's digest of static data: SHA-1 over UTF-8 strings and minimal big-endian ints, first 4 bytes; with
+    flax_fix_rng_separator a zero byte before each part, so ('ab', 'c') and ('a', 'bc') differ."""
+    from flax.configurations import config
+    separate = config.flax_fix_rng_separator
     digest = hashlib.sha1()
     for part in parts:
+        if separate:
+            digest.update(b'\0')
         if isinstance(part, str):
             chunk = part.encode('utf-8')
         elif isinstance(part, int):
@@ -36,16 +41,46 @@ def _derive_key(key, path_data):
     return random.fold_in(key, jnp.uint32(_hash_to_uint32(path_data)))
 
 
+# Key of a child's counters inside its parent's rng_counters (Flax's child_rng_token).
+_CHILD_COUNTERS = 'child'
+
+
+def copy_rng_counters(counters):
+    """A deep copy of a scope's counters, its children's included."""
+    return {key: copy_rng_counters(value) if isinstance(value, dict) else value for key, value in counters.items()}
+
+
+class DenyList:
+    """A collection filter taking every collection except those `deny` takes (init's default leaves out
+    'intermediates', so sow() stores nothing while initializing)."""
+
+    def __init__(self, deny):
+        self.deny = deny
+
+    def __repr__(self):
+        return f'DenyList(deny={self.deny!r})'
+
+    def __eq__(self, other):
+        return isinstance(other, DenyList) and other.deny == self.deny
+
+    def __hash__(self):
+        return hash(('DenyList', repr(self.deny)))
+
+
 def _mode_allows(mutable, col):
     # `mutable` as apply() takes it: a bool (None reads as False), one collection name, or a collection of them.
+    if isinstance(mutable, DenyList):
+        return not _mode_allows(mutable.deny, col)
     if isinstance(mutable, bool) or mutable is None:
         return bool(mutable)
     return mutable == col if isinstance(mutable, str) else col in mutable
 
 
 class Scope:
-    def __init__(self, variables, rngs=None, mutable=False, path=(), root=None):
+    def __init__(self, variables, rngs=None, mutable=False, path=(), root=None, flags=None):
         self.root = self if root is None else root
+        # {'initializing': True} under init(); lifted transforms hand their flags to the inner scopes.
+        self.flags = dict(flags or {}) if root is None else root.flags
         if root is None:
             # {collection: nested dict}, held by the root only; a child finds its part through `path`.
             self._store = variables
@@ -73,12 +108,17 @@ class Scope:
         return _mode_allows(self.mutable, col)
 
     def push(self, name):
-        """The child scope `name`; the same object again when a compact method runs a second time, so its
-        RNG counters carry on."""
+        """The child scope `name`; the same object again when a compact method runs a second time. As in Flax,
+        a child's RNG counters live in its parent's counters (under ('child', name)), so they carry on across
+        calls, and across the inner scopes of a lifted transform that shares its counters with the outer one."""
         child = self._child_scopes.get(name)
         if child is None:
             streams = {stream: (key, data + (name,)) for stream, (key, data) in self.rngs.items()}
             child = Scope(None, streams, self.mutable, self.path + (name,), self.root)
+            counters = self.rng_counters.get((_CHILD_COUNTERS, name))
+            if counters is None:
+                counters = self.rng_counters[(_CHILD_COUNTERS, name)] = dict.fromkeys(streams, 0)
+            child.rng_counters = counters
             self._child_scopes[name] = child
         return child
 
@@ -129,7 +169,7 @@ class Scope:
             if 'params' not in self.rngs:
                 raise ValueError(f'{self.name} needs PRNG for "{name}"')
             stream = 'params'
-        count = self.rng_counters[stream] + 1
+        count = self.rng_counters.get(stream, 0) + 1
         self.rng_counters[stream] = count
         key, data = self.rngs[stream]
         return _derive_key(key, data + (count,))

@@ -4,7 +4,7 @@ import functools
 
 from flax.core import meta
 from flax.linen.module import Module
-from flax.linen.scope import Scope
+from flax.linen.scope import Scope, copy_rng_counters
 
 
 def _stack(trees, axis, metadata_params):
@@ -59,8 +59,9 @@ def scan(target, variable_axes=None, variable_broadcast=False, variable_carry=Fa
         scope = self.scope
         stacked = {col: scope.variables().get(col) for col in variable_axes}
         # As Flax's lifted scan: split streams give iteration i the i-th of `length` keys split from the stream's
-        # key (its path suffix kept), other streams the same key every time; the body runs once per iteration on
-        # a copy of the counters, which then advance once (lax.scan traces its body once).
+        # key (its path suffix kept), other streams the same key every time. The inner scope shares its RNG
+        # counters with the module's, and Flax traces the body twice (once to find broadcast outputs, once in
+        # lax.scan), so every iteration sees the counters advanced once already and they end advanced twice.
         rngs = {}
         for name, (key, suffix) in scope.rngs.items():
             if split_rngs.get(name, False):
@@ -69,27 +70,35 @@ def scan(target, variable_axes=None, variable_broadcast=False, variable_carry=Fa
                 rngs[name] = [(keys[i], suffix) for i in range(n)]
             else:
                 rngs[name] = [(key, suffix)] * n
-        start_counters = dict(scope.rng_counters)
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
-        order = range(n - 1, -1, -1) if reverse else range(n)
-        per_iteration, outputs = {}, []
-        for i in order:
+        order = list(range(n - 1, -1, -1) if reverse else range(n))
+
+        def run_body(i, counters):
             variables = {}
             for col, axis in variable_axes.items():
                 if stacked.get(col):
                     variables[col] = _mutable_copy(_slice(stacked[col], i, axis, metadata_params))
             # The iteration's variables form their own tree (a root scope); its keys keep the module's path.
-            inner_scope = Scope(variables, {name: keys[i] for name, keys in rngs.items()}, scope.mutable)
-            inner_scope.rng_counters = dict(start_counters)
-            inner = target(**fields, parent=inner_scope)
+            inner_scope = Scope(variables, {name: keys[i] for name, keys in rngs.items()}, scope.mutable,
+                                flags=scope.flags)
+            inner_scope.rng_counters = counters
+            inner = target(**fields, name=self.name, parent=inner_scope)
             step_xs = _tree_map(lambda x: _index(x, i, in_axes), list(xs))
-            carry, y = target.__call__(inner, carry, *step_xs)
+            return inner_scope, target.__call__(inner, carry, *step_xs)
+
+        traced = copy_rng_counters(scope.rng_counters)
+        run_body(order[0], traced)  # the first trace: only its effect on the counters is kept
+        per_iteration, outputs, counters = {}, [], traced
+        for i in order:
+            counters = copy_rng_counters(traced)
+            inner_scope, (carry, y) = run_body(i, counters)
             outputs.append(y)
             for col in variable_axes:
                 tree = inner_scope._variables.get(col)
                 if tree:
                     per_iteration.setdefault(col, {})[i] = tree
-        scope.rng_counters.update(inner_scope.rng_counters)
+        scope.rng_counters.clear()
+        scope.rng_counters.update(counters)
         for col, trees in per_iteration.items():
             if stacked.get(col) and not scope.is_mutable_collection(col):
                 continue
@@ -122,3 +131,115 @@ def _stack_outputs(outputs, axis):
     if not outputs or all(o is None for o in jax.tree_util.tree_leaves(outputs, is_leaf=lambda x: x is None)):
         return outputs[0] if outputs else None
     return jax.tree_util.tree_map(lambda *ys: jnp.stack(ys, axis=axis), *outputs)
+
+
+def _stream_filter_matches(filter_, name):
+    # A collection or stream filter: True (all), a name, or a collection of names.
+    if filter_ is True:
+        return True
+    if isinstance(filter_, str):
+        return filter_ == name
+    if isinstance(filter_, (list, tuple, set, frozenset)):
+        return name in filter_
+    return False
+
+
+def _axis_of(mapping, name):
+    """The entry of `mapping` (filter -> value) whose filter takes `name`, first match as Flax groups them."""
+    for filter_, value in mapping.items():
+        if _stream_filter_matches(filter_, name):
+            return True, value
+    return False, None
+
+
+def _per_arg_axes(in_axes, args):
+    if isinstance(in_axes, (list, tuple)):
+        if len(in_axes) != len(args):
+            raise ValueError(f'vmap in_axes has {len(in_axes)} entries for {len(args)} positional arguments')
+        return list(in_axes)
+    return [in_axes] * len(args)
+
+
+def vmap(target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axis_size=None, axis_name=None,
+         spmd_axis_name=None, metadata_params=None, methods=None):
+    """A module mapped over a batch axis. As Flax's lifted vmap: the inner module sees only the collections in
+    `variable_axes` (sliced along their axis, or whole for None) and the streams in `split_rngs`; a split stream
+    gives example i the i-th of `axis_size` keys split from the stream's key (its module-path suffix kept), an
+    unsplit one the same key everywhere. The examples run one after another (jax.vmap traces the body once, so
+    the RNG counters advance once)."""
+    if not (isinstance(target, type) and issubclass(target, Module)):
+        raise NotImplementedError('flax.linen.vmap of a function is not supported by shardscope yet')
+    variable_axes = dict(variable_axes or {})
+    split_rngs = dict(split_rngs or {})
+    metadata_params = dict(metadata_params or {})
+
+    def mapped_call(self, *args, **kwargs):
+        import jax
+        scope = self.scope
+        arg_axes = _per_arg_axes(in_axes, args)
+        outer_variables = scope.variables()
+        lifted = {col: axis for col in outer_variables for found, axis in [_axis_of(variable_axes, col)] if found}
+        sizes = set()
+        for arg, axis in zip(args, arg_axes):
+            leaves = jax.tree_util.tree_leaves(arg)
+            if axis is not None and leaves:
+                sizes.add(leaves[0].shape[axis])
+        for col, axis in lifted.items():
+            leaves = jax.tree_util.tree_leaves(outer_variables[col], is_leaf=meta.is_axis_metadata)
+            if axis is not None and leaves:
+                sizes.add(meta.unbox(leaves[0]).shape[axis])
+        if axis_size is None and len(sizes) == 1:
+            (n,) = sizes
+        elif len(sizes) > 1:
+            raise ValueError(f'Inconsistent batch axis sizes: {sizes}')
+        elif axis_size is None:
+            raise ValueError('axis_size should be specified manually.')
+        else:
+            n = axis_size
+        rngs = {}
+        for name, (key, suffix) in scope.rngs.items():
+            found, split = _axis_of(split_rngs, name)
+            if not found:
+                continue  # streams outside split_rngs are not lifted into the mapped module
+            if split:
+                keys = jax.random.split(key, n)
+                rngs[name] = [(keys[i], suffix) for i in range(n)]
+            else:
+                rngs[name] = [(key, suffix)] * n
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        per_example, outputs, counters = {}, [], scope.rng_counters
+        for i in range(n):
+            variables = {}
+            for col, axis in lifted.items():
+                tree = outer_variables[col]
+                variables[col] = _mutable_copy(tree if axis is None else _slice(tree, i, axis, metadata_params))
+            inner_scope = Scope(variables, {name: keys[i] for name, keys in rngs.items()}, scope.mutable,
+                                flags=scope.flags)
+            # The inner scope shares the module's counters (children's included): each example starts from them.
+            inner_scope.rng_counters = copy_rng_counters(scope.rng_counters)
+            inner = target(**fields, name=self.name, parent=inner_scope)
+            example = [arg if axis is None else _tree_map(lambda x, a=axis: _index(x, i, a), arg)
+                       for arg, axis in zip(args, arg_axes)]
+            outputs.append(target.__call__(inner, *example, **kwargs))
+            counters = inner_scope.rng_counters
+            for col, tree in inner_scope._variables.items():
+                found, _ = _axis_of(variable_axes, col)
+                if found and tree:
+                    per_example.setdefault(col, []).append(tree)
+        counters = copy_rng_counters(counters)
+        scope.rng_counters.clear()
+        scope.rng_counters.update(counters)
+        for col, trees in per_example.items():
+            if not scope.is_mutable_collection(col):
+                continue
+            axis = _axis_of(variable_axes, col)[1]
+            merged = trees[0] if axis is None else _stack(trees, axis, metadata_params)
+            for name, value in merged.items():
+                scope.put_variable(col, name, value)
+        if out_axes is None:
+            return outputs[0]
+        return _stack_outputs(outputs, out_axes)
+
+    mapped_call.__name__ = '__call__'
+    # Flax names the lifted class Vmap<Target>, so instances are auto-named VmapDense_0 and so on.
+    return type('Vmap' + target.__name__, (target,), {'__call__': functools.wraps(target.__call__)(mapped_call)})

@@ -90,6 +90,18 @@ def _shardings_list(shardings, count, what):
     return leaves
 
 
+def _in_shardings_per_leaf(shardings, args, static_nums, count):
+    """in_shardings as a tree prefix of the positional arguments (pjit's flatten_axis_resources): an entry of
+    a tuple covers every leaf of its argument, None there leaving them unconstrained."""
+    from jax.sharding import PartitionSpec
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static_nums)
+    if (isinstance(shardings, (tuple, list)) and not isinstance(shardings, PartitionSpec)
+            and len(shardings) == len(dynamic)):
+        shardings = tree_util.broadcast_prefix(tuple(shardings), dynamic,
+                                               is_leaf=lambda x: isinstance(x, PartitionSpec))
+    return _shardings_list(shardings, count, 'in_shardings')
+
+
 def _check_in_shardings_arity(shardings, num_args):
     """api_util.flatten_axis_resources: a tuple of in_shardings has one entry per positional argument."""
     if not isinstance(shardings, (tuple, list)) or len(shardings) == num_args:
@@ -178,7 +190,7 @@ class _Jitted:
             self._raise_invalid_argument(args, leaves, bad)
         _check_in_shardings_arity(self._in_shardings, len(args) - sum(1 for i in range(len(args))
                                                                       if i in self._static_nums))
-        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
+        in_shardings = _in_shardings_per_leaf(self._in_shardings, args, self._static_nums, len(leaves))
         out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         fun, static_nums, out_store = self._fun, self._static_nums, [None]
 
@@ -265,7 +277,7 @@ class _Jitted:
     def lower(self, *args, **kwargs):
         """jit(f).lower(*args): shardscope's lowering (shardings decided, collectives planned, nothing run)."""
         leaves, flat, out_store, in_tree = self._abstract_call(args, kwargs)
-        in_shardings = _shardings_list(self._in_shardings, len(leaves), 'in_shardings')
+        in_shardings = _in_shardings_per_leaf(self._in_shardings, args, self._static_nums, len(leaves))
         out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         lowered = _shardscope.jit_lower(flat, leaves, _name(self._fun), in_shardings, out_shardings)
         return Lowered(lowered, in_tree, out_store[0])
