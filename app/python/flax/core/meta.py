@@ -137,6 +137,24 @@ class Partitioned(struct.PyTreeNode, AxisMetadata):
         from jax.sharding import NamedSharding
         return NamedSharding(mesh, self.get_partition_spec())
 
+    def to_nnx_metadata(self):
+        """The box as an nnx.Variable's metadata (the bridge's Linen -> NNX direction): names become the
+        variable's `sharding` annotation."""
+        metadata = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        metadata['sharding'] = metadata.pop('names')
+        return metadata
+
+    @classmethod
+    def from_nnx_metadata(cls, metadata):
+        """The box for an nnx.Variable's value and metadata, whichever name the Flax release gave the
+        annotation (sharding, sharding_names, out_sharding)."""
+        metadata = dict(metadata)
+        for key in ('sharding', 'sharding_names', 'out_sharding'):
+            if key in metadata:
+                metadata['names'] = metadata.pop(key)
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in metadata.items() if k in fields})
+
 
 def _boxing_initializer(init, box_type, **box_fields):
     """`init` with its result wrapped in box_type; named like `init`, so module reprs still show its name."""

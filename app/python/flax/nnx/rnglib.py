@@ -156,3 +156,18 @@ class Rngs(Pytree):
 
 def split_rngs(*args, **kwargs):
     raise NotImplementedError('nnx.split_rngs is not simulated; use rngs.split(n) or rngs.fork(split=n)')
+
+
+def reseed(node, /, **stream_keys):
+    """Restarts the named streams anywhere in `node`'s graph: the new key (an int seeds random.key), count 0."""
+    from flax.nnx import graphlib
+    for _, stream in graphlib.iter_graph(node):
+        if isinstance(stream, RngStream) and stream.tag in stream_keys:
+            if stream.key.shape != ():
+                raise ValueError(f'Cannot reseed stream {stream.tag!r} with a non-scalar key,  found key with '
+                                 f'shape {stream.key.shape}.')
+            key = stream_keys[stream.tag]
+            if isinstance(key, int):
+                key = random.key(key)
+            stream.key.set_value(key)
+            stream.count.set_value(jnp.array(0, dtype=jnp.uint32))

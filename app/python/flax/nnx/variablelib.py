@@ -359,3 +359,54 @@ def with_metadata(initializer, **metadata):
     def wrapper(*args, **kwargs):
         return VariableMetadata(initializer(*args, **kwargs), metadata=metadata)
     return wrapper
+
+
+# Linen collection names and the NNX Variable types that stand for them (the bridge's conversion table).
+VariableTypeCache: dict = {}
+
+
+def variable_type_from_name(name, /, *, base=Variable, allow_register=False):
+    """The Variable type of Linen collection `name`; with allow_register, a new subclass named after it."""
+    if name not in VariableTypeCache:
+        if not allow_register:
+            raise ValueError(f'Name {name} is not registered in the registry. To register a new name, use '
+                             'register_variable_name() or set allow_register=True.')
+        VariableTypeCache[name] = type(name, (base,), {})
+    return VariableTypeCache[name]
+
+
+def variable_name_from_type(typ, /, *, allow_register=False):
+    """The Linen collection name of Variable type `typ`; with allow_register, its class name, registered."""
+    for name, t in VariableTypeCache.items():
+        if typ == t:
+            return name
+    if not allow_register:
+        raise ValueError(f'Type {typ} is not registered in the registry. To register a new type, use '
+                         'register_variable_name() or set allow_register=True.')
+    name = typ.__name__
+    if name in VariableTypeCache:
+        raise ValueError(f'Name {name} is already registered in the registry as {VariableTypeCache[name]}. '
+                         f'It cannot be linked with this type {typ}.')
+    register_variable_name(name, typ)
+    return name
+
+
+_NO_TYPE = object()
+
+
+def register_variable_name(name, typ=_NO_TYPE, *, overwrite=False):
+    """Links Linen collection `name` with Variable type `typ`; without `typ`, a class decorator."""
+    if typ is _NO_TYPE:
+        return functools.partial(register_variable_name, name, overwrite=overwrite)
+    if not overwrite and name in VariableTypeCache:
+        raise ValueError(f'Name {name} already mapped to type {VariableTypeCache[name]}. To overwrite, call '
+                         'register_variable_name() with `overwrite=True`.')
+    VariableTypeCache[name] = typ
+    return typ
+
+
+register_variable_name('params', Param)
+register_variable_name('batch_stats', BatchStat)
+register_variable_name('cache', Cache)
+register_variable_name('intermediates', Intermediate)
+register_variable_name('perturbations', Perturbation)
