@@ -391,6 +391,16 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("_is_tracer", [](const PyValue& v) { return !v.value().is_concrete(); })
       .def_property_readonly("_aval_str", [](const PyValue& v) { return v.value().aval().str_short(false); })
       .def_property_readonly("_typeof_str", [](const PyValue& v) { return api::typeof_text(v.value(), profile()); })
+      // The spec of the value's type (jax.typeof(x).sharding.spec): the mesh axes each dimension is sharded over.
+      .def_property_readonly("_type_spec",
+                             [](const PyValue& v) {
+                               std::vector<SpecEntry> entries;
+                               for (const auto& axes : v.value().aval().dim_axes) {
+                                 entries.push_back(axes.empty() ? SpecEntry::none() : SpecEntry::of_axes(axes));
+                               }
+                               entries.resize(v.value().aval().rank(), SpecEntry::none());
+                               return PartitionSpec(std::move(entries));
+                             })
       .def_property_readonly("_typeof_repr",
                              [](const PyValue& v) { return api::typeof_repr_text(v.value(), profile()); })
       .def_property_readonly("sharding", [](const PyValue& v) { return sharding_object(v.value().array().sharding()); })

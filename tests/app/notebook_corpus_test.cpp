@@ -182,5 +182,9 @@ TEST_CASE("notebook flax-linen-partitioning-2023-02") { check_notebook("flax-lin
 TEST_CASE("notebook flax-linen-partitioning-2024-04") { check_notebook("flax-linen-partitioning-2024-04"); }
 TEST_CASE("notebook flax-linen-partitioning-2025-12") { check_notebook("flax-linen-partitioning-2025-12"); }
 TEST_CASE("notebook flax-nnx-gspmd-2025-07") { check_notebook("flax-nnx-gspmd-2025-07"); }
+TEST_CASE("notebook flax-nnx-gspmd-2024-10") { check_notebook("flax-nnx-gspmd-2024-10"); }
+TEST_CASE("notebook flax-nnx-gspmd-2025-02") { check_notebook("flax-nnx-gspmd-2025-02"); }
+TEST_CASE("notebook flax-nnx-gspmd-2026-02") { check_notebook("flax-nnx-gspmd-2026-02"); }
+TEST_CASE("notebook flax-nnx-key-concepts") { check_notebook("flax-nnx-key-concepts"); }
 TEST_CASE("notebook flax-linen-rng-guide") { check_notebook("flax-linen-rng-guide"); }
 TEST_CASE("notebook flax-nnx-bridge-guide") { check_notebook("flax-nnx-bridge-guide"); }

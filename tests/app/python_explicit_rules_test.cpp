@@ -73,3 +73,27 @@ TEST_CASE("jnp.roll refuses an Explicit sharding along the rolled axis") {
         "axis=(0,)\n");
   CHECK(printed("print(types(lambda r: jnp.roll(r, 1, 1), r))") == "['float32[8@x,8]']\n");
 }
+
+TEST_CASE("creation functions and jax.random take out_sharding into the type, under vmap too; eval_shape keeps it") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    print(jax.typeof(jnp.zeros((8,), out_sharding=P('x'))), jax.typeof(jnp.ones((8, 2), "
+                "out_sharding=P(None, 'y'))), jax.typeof(jnp.full((8,), 2.0, out_sharding=P('x'))))") ==
+        "float32[8@x] float32[8,2@y] ~float32[8@x]\n");
+  // vmap's batch dim joins the type unsharded (spmd_axis_name=None), as JAX's reshard batching rule adds it.
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    keys = jax.random.split(jax.random.key(0), 3)\n"
+                "    f = jax.vmap(lambda k: jax.random.normal(k, (8, 4), out_sharding=P('x', 'y')))\n"
+                "    print(jax.typeof(f(keys)), jax.eval_shape(f, keys).sharding.spec)") ==
+        "float32[3,8@x,4@y] P(None, 'x', 'y')\n");
+  // Outside an all-Explicit mesh the traced output decides no sharding.
+  CHECK(printed("print(jax.eval_shape(lambda: jnp.zeros((8,))).sharding)") == "None\n");
+  CHECK(printed("try:\n    jnp.zeros(4, device=jax.devices()[0], out_sharding=P())\nexcept ValueError as e:\n"
+                "    print(str(e)[:42])") == "Only one of `device` or `out_sharding` can\n");
+}
+
+TEST_CASE("make_mesh takes one axis name as a string; backends exist once the devices were asked for") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(jax.make_mesh((8,), 'model').axis_names)") == "('model',)\n");
+  CHECK(printed("jax.devices()\nprint(jax._src.xla_bridge.backends_are_initialized())") == "True\n");
+}

@@ -117,3 +117,27 @@ TEST_CASE("before Flax 0.12 annotations stay metadata until a jitted constraint 
                 "  nnx.update(m, jax.lax.with_sharding_constraint(st, nnx.get_partition_spec(st)))\n  return m\n"
                 "with mesh:\n  m = create()\nprint(m.w.value.sharding.spec)") == "PartitionSpec(None, 'model')\n");
 }
+
+TEST_CASE("a Linear keeps the attributes of the Flax release paired with the profile's JAX") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_device_preset('cpu:8')\nimport jax\nfrom flax import nnx\n"
+                   "def attrs(version):\n"
+                   "  _shardscope.set_jax_version(version)\n"
+                   "  lin = nnx.Linear(2, 2, rngs=nnx.Rngs(0))\n"
+                   "  return [n for n in ('kernel_init', 'bias_init', 'promote_dtype', 'preferred_element_type')\n"
+                   "          if n in vars(lin)]\n")
+              .ok());
+  CHECK(printed("print(attrs('0.5.1'))") == "['kernel_init', 'bias_init']\n");                   // Flax 0.10.4
+  CHECK(printed("print(attrs('0.7.0'))") == "['kernel_init', 'bias_init', 'promote_dtype']\n");  // Flax 0.11.1
+  CHECK(printed("print(attrs('0.7.2'))") ==
+        "['kernel_init', 'bias_init', 'promote_dtype', 'preferred_element_type']\n");           // Flax 0.12.0
+  CHECK(printed("print(attrs('0.11.2'))") == "['promote_dtype', 'preferred_element_type']\n");  // Flax 0.12.10
+}
+
+TEST_CASE("str() of an NNX object is in Flax's colours where Flax finds a terminal or notebook, repr() never") {
+  REQUIRE(run_cell(kPrelude + std::string("import os\nw = nnx.Param(jnp.ones(2))\n")).ok());
+  CHECK(printed("print(str(w) == repr(w))") == "True\n");
+  CHECK(printed("os.environ['FORCE_COLOR'] = '1'\ntext, plain = str(w), repr(w)\ndel os.environ['FORCE_COLOR']\n"
+                "print(text.split('\\n')[0].encode(), plain.split('\\n')[0])") ==
+        "b'\\x1b[38;2;79;201;177mParam\\x1b[0m\\x1b[38;2;255;213;3m(\\x1b[0m\\x1b[38;2;105;105;105m # 2 (8 B)\\x1b[0m' "
+        "Param( # 2 (8 B)\n");
+}

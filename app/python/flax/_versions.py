@@ -32,3 +32,28 @@ def nnx_variables_shard_eagerly():
     """Flax 0.12 (September 2025, next to jax 0.7.2) shards annotated nnx Variables when they are created,
     renames their `sharding` metadata to `out_sharding` and records hijax/ref/eager_sharding on each."""
     return jax_version() >= (0, 7, 2)
+
+
+# The Flax release current when each JAX release came out (the notebooks' recordings pair them so), newest first.
+_FLAX_OF_JAX = (
+    ((0, 11, 0), (0, 12, 10)),
+    ((0, 8, 2), (0, 12, 2)),
+    ((0, 8, 1), (0, 12, 1)),
+    ((0, 7, 2), (0, 12, 0)),
+    ((0, 7, 0), (0, 11, 1)),
+    ((0, 6, 2), (0, 10, 7)),
+    ((0, 6, 0), (0, 10, 6)),
+    ((0, 5, 3), (0, 10, 5)),
+    ((0, 5, 1), (0, 10, 4)),
+    ((0, 4, 34), (0, 10, 0)),
+    ((0, 4, 31), (0, 8, 5)),
+)
+
+
+def flax_version():
+    """The Flax release paired with the profile's JAX release (0.8.5 for anything older than jax 0.4.31)."""
+    profile = jax_version()
+    for jax_release, flax_release in _FLAX_OF_JAX:
+        if profile >= jax_release:
+            return flax_release
+    return (0, 8, 5)

@@ -24,6 +24,7 @@ __version__ = _shardscope.jax_version()
 
 from jax._src import array_methods as _array_methods  # noqa: E402  (installs jax.Array's methods)
 from jax._src import memories as _memories  # noqa: E402,F401  (installs Device.default_memory etc.)
+from jax._src import xla_bridge as _xla_bridge  # noqa: E402
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map)  # noqa: E402
 from jax._src.mesh_context import set_mesh  # noqa: E402
 from jax._src.sharding_in_types import reshard  # noqa: E402,F401
@@ -52,6 +53,7 @@ _name_array_class()
 
 def _backend_devices(backend):
     """The devices of `backend`, or JAX's RuntimeError (xla_bridge.get_backend) when the preset has none."""
+    _xla_bridge._mark_initialized()
     found = list(_shardscope.devices())
     if backend is None or not isinstance(backend, str):
         return found
@@ -98,6 +100,8 @@ def default_backend():
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    if isinstance(axis_names, str):  # Mesh takes one axis name as a plain string
+        axis_names = (axis_names,)
     return _shardscope.make_mesh(tuple(axis_shapes), tuple(axis_names),
                                  None if axis_types is None else tuple(axis_types), devices)
 

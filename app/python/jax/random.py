@@ -14,7 +14,8 @@ def _shape(shape):
 
 
 def _place(x, sharding):
-    return x if sharding is None else _shardscope.device_put(x, sharding)
+    from jax._src.sharding_in_types import place_out_sharding
+    return place_out_sharding(x, sharding)
 
 
 def PRNGKey(seed, *, impl=None):

@@ -39,6 +39,23 @@ TEST_CASE("reprs for the newest JAX and the seeds' versions") {
         "SingleDeviceSharding(device=TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0))");
 }
 
+TEST_CASE(
+    "CPU shardings name their memory kind from jax 0.4.32 (jax_enable_memories on by default), device from 0.7.1") {
+  const auto cpu = make_device_preset("cpu:8").devices;
+  CHECK(sharding_repr(make_single_device_sharding(cpu[0], JaxProfile(JaxVersion{0, 4, 31})),
+                      JaxProfile(JaxVersion{0, 4, 31})) == "SingleDeviceSharding(device=CpuDevice(id=0))");
+  CHECK(sharding_repr(make_single_device_sharding(cpu[0], JaxProfile(JaxVersion{0, 4, 34})),
+                      JaxProfile(JaxVersion{0, 4, 34})) ==
+        "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=unpinned_host)");
+  // jax 0.7.1 made `device` the default memory of CPU devices.
+  CHECK(sharding_repr(make_single_device_sharding(cpu[0], JaxProfile(JaxVersion{0, 7, 0})),
+                      JaxProfile(JaxVersion{0, 7, 0})) ==
+        "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=unpinned_host)");
+  CHECK(sharding_repr(make_single_device_sharding(cpu[0], JaxProfile(JaxVersion{0, 7, 1})),
+                      JaxProfile(JaxVersion{0, 7, 1})) ==
+        "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)");
+}
+
 TEST_CASE("memory kinds are checked against the platform") {
   const Mesh mesh = make_mesh({8}, {"x"}, make_device_preset("tpu-v3-8").devices, JaxProfile());
   CHECK(make_named_sharding(mesh, parse_partition_spec("P('x')"), JaxProfile(), "pinned_host").memory_kind ==

@@ -1,6 +1,46 @@
-# flax.nnx.reprlib: the text reprs NNX objects print (Object/Attr generators), as Flax builds them without colour.
+# flax.nnx.reprlib: the text reprs NNX objects print (Object/Attr generators), as Flax builds them: str() in
+# Flax's colours where it finds a terminal or a notebook, repr() always without.
 import dataclasses
+import os
+import sys
 import typing as tp
+
+
+def supports_color():
+    """Flax colours when stdout is a terminal or IPython runs the code. A replayed notebook recording stands for
+    IPython with FORCE_COLOR (the switch its coloured rich and termcolor output needs as well)."""
+    is_a_tty = hasattr(sys.stdout, 'isatty') and sys.stdout.isatty()
+    return is_a_tty or bool(os.environ.get('FORCE_COLOR'))
+
+
+class Color(tp.NamedTuple):
+    TYPE: str
+    ATTRIBUTE: str
+    SEP: str
+    PAREN: str
+    COMMENT: str
+    INT: str
+    STRING: str
+    FLOAT: str
+    BOOL: str
+    NONE: str
+    END: str
+
+
+NO_COLOR = Color(*([''] * 11))
+# Flax's palette (VS Code's Python theme).
+COLOR = Color(TYPE='\x1b[38;2;79;201;177m', ATTRIBUTE='\x1b[38;2;156;220;254m', SEP='\x1b[38;2;212;212;212m',
+              PAREN='\x1b[38;2;255;213;3m', COMMENT='\x1b[38;2;105;105;105m', INT='\x1b[38;2;182;207;169m',
+              STRING='\x1b[38;2;207;144;120m', FLOAT='\x1b[38;2;182;207;169m', BOOL='\x1b[38;2;86;156;214m',
+              NONE='\x1b[38;2;86;156;214m', END='\x1b[0m')
+_CONTEXT = {'color': None}  # the palette of the repr being built; None outside one
+
+
+def _current_color():
+    color = _CONTEXT['color']
+    if color is None:
+        color = COLOR if supports_color() else NO_COLOR
+    return color
 
 
 @dataclasses.dataclass
@@ -30,21 +70,31 @@ class Attr:
 
 
 def colorized(x):
-    # Flax's colourless rendering: containers recurse, types print their name, the rest their repr.
+    # Containers recurse, types print their name, scalars their repr, each in its colour.
+    c = _current_color()
     if isinstance(x, list):
-        return '[' + ', '.join(colorized(i) for i in x) + ']'
+        return f'{c.PAREN}[{c.END}' + ', '.join(colorized(i) for i in x) + f'{c.PAREN}]{c.END}'
     if isinstance(x, tuple):
         if len(x) == 1:
-            return f'({colorized(x[0])},)'
-        return '(' + ', '.join(colorized(i) for i in x) + ')'
+            return f'{c.PAREN}({c.END}{colorized(x[0])},{c.PAREN}){c.END}'
+        return f'{c.PAREN}({c.END}' + ', '.join(colorized(i) for i in x) + f'{c.PAREN}){c.END}'
     if isinstance(x, dict):
-        return '{' + ', '.join(f'{k!r}: {colorized(v)}' for k, v in x.items()) + '}'
+        items = ', '.join(f'{c.STRING}{k!r}{c.END}: {colorized(v)}' for k, v in x.items())
+        return f'{c.PAREN}{{{c.END}{items}{c.PAREN}}}{c.END}'
+    if isinstance(x, set):
+        return f'{c.PAREN}{{{c.END}' + ', '.join(colorized(i) for i in x) + f'{c.PAREN}}}{c.END}'
     if isinstance(x, type):
-        return x.__name__
-    if isinstance(x, (bool, int, float)) or x is None:
-        return repr(x) if not isinstance(x, float) else str(x)
+        return f'{c.TYPE}{x.__name__}{c.END}'
+    if isinstance(x, bool):
+        return f'{c.BOOL}{x}{c.END}'
+    if isinstance(x, int):
+        return f'{c.INT}{x}{c.END}'
     if isinstance(x, str):
-        return repr(x)
+        return f'{c.STRING}{x!r}{c.END}'
+    if isinstance(x, float):
+        return f'{c.FLOAT}{x}{c.END}'
+    if x is None:
+        return f'{c.NONE}{x}{c.END}'
     if isinstance(x, Representable):
         return get_repr(x)
     return repr(x)
@@ -57,32 +107,47 @@ class Representable:
         raise NotImplementedError
 
     def __repr__(self):
-        return get_repr(self)
+        return _with_color(NO_COLOR, self)
 
     def __str__(self):
-        return get_repr(self)
+        return _with_color(_current_color(), self)
+
+
+def _with_color(color, obj):
+    previous = _CONTEXT['color']
+    _CONTEXT['color'] = color
+    try:
+        return get_repr(obj)
+    finally:
+        _CONTEXT['color'] = previous
 
 
 def get_repr(obj):
+    c = _current_color()
     iterator = obj.__nnx_repr__()
     config = next(iterator)
+    kv_sep = f'{c.SEP}{config.kv_sep}{c.END}'
 
     def repr_elem(elem):
         value = elem.value if elem.use_raw_value else colorized(elem.value)
         value = value.replace('\n', '\n' + config.indent)
+        key = elem.key if elem.use_raw_key else f'{c.ATTRIBUTE}{elem.key}{c.END}'
         indent = '' if config.same_line else config.indent
-        return f'{indent}{elem.start}{elem.key}{config.kv_sep}{value}{elem.end}'
+        return f'{indent}{elem.start}{key}{kv_sep}{value}{elem.end}'
 
     elems = config.elem_sep.join(map(repr_elem, iterator))
     if elems:
         if config.same_line:
             body, comment = elems, ''
         else:
-            body, comment = '\n' + elems + '\n', config.comment
+            body, comment = '\n' + elems + '\n', f'{c.COMMENT}{config.comment}{c.END}'
     else:
         body, comment = config.empty_repr, ''
     type_repr = config.type if isinstance(config.type, str) else config.type.__name__
-    return f'{type_repr}{config.start}{comment}{body}{config.end}'
+    type_repr = f'{c.TYPE}{type_repr}{c.END}' if type_repr else ''
+    start = f'{c.PAREN}{config.start}{c.END}' if config.start else ''
+    end = f'{c.PAREN}{config.end}{c.END}' if config.end else ''
+    return f'{type_repr}{start}{comment}{body}{end}'
 
 
 @dataclasses.dataclass(repr=False)

@@ -271,8 +271,15 @@ class _Jitted:
     def eval_shape(self, *args, **kwargs):
         """Output shapes and dtypes as ShapeDtypeStructs; nothing runs, so shapes of any size work."""
         leaves, flat, out_store, _ = self._abstract_call(args, kwargs)
-        outs = _shardscope.eval_shape_trace(flat, leaves, _name(self._fun))
-        return tree_util.tree_unflatten(out_store[0], [_shape_dtype_struct(*out) for out in outs])
+        typed = []
+
+        def flat_typed(flat_leaves):
+            out_leaves = flat(flat_leaves)
+            typed[:] = [_explicit_sharding(leaf) for leaf in out_leaves]
+            return out_leaves
+        outs = _shardscope.eval_shape_trace(flat_typed, leaves, _name(self._fun))
+        return tree_util.tree_unflatten(out_store[0], [_shape_dtype_struct(*out, sharding=sharding)
+                                                       for out, sharding in zip(outs, typed)])
 
     def lower(self, *args, **kwargs):
         """jit(f).lower(*args): shardscope's lowering (shardings decided, collectives planned, nothing run)."""
@@ -353,11 +360,24 @@ class Compiled:
         return tree_util.tree_unflatten(self._out_tree, self._compiled(leaves))
 
 
-def _shape_dtype_struct(shape, dtype_name, weak_type):
+def _shape_dtype_struct(shape, dtype_name, weak_type, sharding=None):
     import jax
     import jax.numpy as jnp
     return jax.ShapeDtypeStruct(shape, getattr(jnp, dtype_name) if dtype_name == 'bfloat16' else dtype_name,
-                                weak_type=weak_type)
+                                weak_type=weak_type, sharding=sharding)
+
+
+def _explicit_sharding(value):
+    """Traced.out_info's sharding of an output: its type's sharding where every axis of the mesh in context is
+    Explicit, else none (nothing is compiled to decide one)."""
+    from jax.sharding import AxisType
+    from jax._src.mesh_context import concrete_mesh
+    mesh = concrete_mesh()
+    spec = getattr(value, '_type_spec', None)
+    types = tuple(getattr(mesh, 'axis_types', ()) or ()) if mesh is not None else ()
+    if spec is None or not types or any(t != AxisType.Explicit for t in types):
+        return None
+    return _shardscope.NamedSharding(mesh, spec)
 
 
 def eval_shape(fun, *args, **kwargs):

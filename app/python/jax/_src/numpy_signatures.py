@@ -100,6 +100,42 @@ def _finish(result, ndmin, device, out_sharding):
     return result
 
 
+def _created(result, device, out_sharding):
+    # util.choose_device_or_out_sharding: one placement at most.
+    if device is not None and out_sharding is not None:
+        raise ValueError(f'Only one of `device` or `out_sharding` can be set. Got device={device} and '
+                         f'out_sharding={out_sharding}')
+    from jax._src.sharding_in_types import place_out_sharding
+    return place_out_sharding(result, device if device is not None else out_sharding)
+
+
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    return _created(_engine.zeros(shape, dtype), device, out_sharding)
+
+
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    return _created(_engine.ones(shape, dtype), device, out_sharding)
+
+
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+    return _created(_engine.full(shape, fill_value, dtype), device, out_sharding)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """jnp.dot: with keyword arguments, JAX's dot_general contracting a's last axis with b's second-to-last (its
+    only one for a vector); scalars multiply."""
+    if precision is None and preferred_element_type is None and out_sharding is None:
+        return _engine.dot(a, b)
+    jnp = _jnp()
+    from jax import lax
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        from jax._src.sharding_in_types import place_out_sharding
+        return place_out_sharding(jnp.multiply(a, b), out_sharding)
+    contract = ((a.ndim - 1,), (0 if b.ndim == 1 else b.ndim - 2,))
+    return lax.dot_general(a, b, (contract, ((), ())), precision, preferred_element_type, out_sharding=out_sharding)
+
+
 def transpose_method(self, *axes):
     """x.transpose(): numpy's forms, x.transpose(), x.transpose((1, 0)) and x.transpose(1, 0)."""
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):

@@ -26,6 +26,18 @@ def reshard(xs, out_shardings):
     return tree_util.tree_unflatten(treedef, [_shardscope.reshard(x, t) for x, t in zip(leaves, targets)])
 
 
+def place_out_sharding(x, sharding):
+    """Where an out_sharding (or device) argument puts a new array: a traced value gets the sharding in its type,
+    as JAX's creation ops take it through their sharding parameter; a concrete one is placed as device_put places
+    it (a bare PartitionSpec on the mesh set with jax.set_mesh)."""
+    if sharding is None:
+        return x
+    if getattr(x, '_is_tracer', False) and not isinstance(sharding, _shardscope.Device):
+        return reshard(x, sharding)
+    import jax
+    return jax.device_put(x, sharding)
+
+
 def _mode_switch(engine_call, sharding_keyword, fun, axes, default_shardings):
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):

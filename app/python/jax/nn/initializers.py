@@ -11,18 +11,18 @@ def _dtype(dtype):
 
 def zeros(key, shape, dtype=None, out_sharding=None):
     import jax.numpy as jnp
-    return jnp.zeros(tuple(shape), _dtype(dtype))
+    return jnp.zeros(tuple(shape), _dtype(dtype), out_sharding=out_sharding)
 
 
 def ones(key, shape, dtype=None, out_sharding=None):
     import jax.numpy as jnp
-    return jnp.ones(tuple(shape), _dtype(dtype))
+    return jnp.ones(tuple(shape), _dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value, dtype=None):
     def init(key, shape, dtype=dtype, out_sharding=None):
         import jax.numpy as jnp
-        return jnp.full(tuple(shape), value, _dtype(dtype))
+        return jnp.full(tuple(shape), value, _dtype(dtype), out_sharding=out_sharding)
     return init
 
 
@@ -31,7 +31,7 @@ def normal(stddev=1e-2, dtype=None):
         import jax.numpy as jnp
         from jax import random
         dtype = _dtype(dtype)
-        return random.normal(key, tuple(shape), dtype) * jnp.array(stddev, dtype)
+        return random.normal(key, tuple(shape), dtype, out_sharding=out_sharding) * jnp.array(stddev, dtype)
     return init
 
 
@@ -40,7 +40,7 @@ def uniform(scale=1e-2, dtype=None):
         import jax.numpy as jnp
         from jax import random
         dtype = _dtype(dtype)
-        return random.uniform(key, tuple(shape), dtype) * jnp.array(scale, dtype)
+        return random.uniform(key, tuple(shape), dtype, out_sharding=out_sharding) * jnp.array(scale, dtype)
     return init
 
 
@@ -49,7 +49,8 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
         import jax.numpy as jnp
         from jax import random
         dtype = _dtype(dtype)
-        return random.truncated_normal(key, lower, upper, tuple(shape), dtype) * jnp.array(stddev, dtype)
+        return (random.truncated_normal(key, lower, upper, tuple(shape), dtype, out_sharding=out_sharding)
+                * jnp.array(stddev, dtype))
     return init
 
 
@@ -83,11 +84,11 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         if distribution == 'truncated_normal':
             # 0.8796... is the standard deviation of a standard normal truncated to (-2, 2).
             stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype)
-            return random.truncated_normal(key, -2, 2, shape, dtype) * stddev
+            return random.truncated_normal(key, -2, 2, shape, dtype, out_sharding=out_sharding) * stddev
         if distribution == 'normal':
-            return random.normal(key, shape, dtype) * jnp.sqrt(variance)
+            return random.normal(key, shape, dtype, out_sharding=out_sharding) * jnp.sqrt(variance)
         if distribution == 'uniform':
-            return random.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
+            return random.uniform(key, shape, dtype, -1, out_sharding=out_sharding) * jnp.sqrt(3 * variance)
         raise ValueError(f'invalid distribution for variance scaling initializer: {distribution}')
     return init
 

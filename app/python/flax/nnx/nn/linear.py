@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from flax import _versions
 from flax.nnx.pytreelib import Module, data
 from flax.nnx.variablelib import Param
 from flax.nnx.nn import initializers, dtypes
@@ -32,18 +33,25 @@ class Linear(Module):
         self.dtype = dtype
         self.param_dtype = param_dtype
         self.precision = precision
+        # The attributes a Linear keeps (and prints) changed with Flax releases.
+        if _versions.flax_version() < (0, 12, 2):
+            self.kernel_init = kernel_init
+            self.bias_init = bias_init
         self.dot_general = dot_general
-        self.promote_dtype = promote_dtype
-        self.preferred_element_type = preferred_element_type
+        if _versions.flax_version() >= (0, 10, 5):
+            self.promote_dtype = promote_dtype
+        if _versions.flax_version() >= (0, 12, 0):
+            self.preferred_element_type = preferred_element_type
 
     def __call__(self, inputs, out_sharding=None):
         kernel = self.kernel[...]
         bias = self.bias[...] if self.bias is not None else None
-        inputs, kernel, bias = self.promote_dtype((inputs, kernel, bias), dtype=self.dtype)
+        promote = getattr(self, 'promote_dtype', dtypes.promote_dtype)
+        inputs, kernel, bias = promote((inputs, kernel, bias), dtype=self.dtype)
         kwargs = {}
         if out_sharding is not None:
             kwargs['out_sharding'] = out_sharding
-        if self.preferred_element_type is not None:
+        if getattr(self, 'preferred_element_type', None) is not None:
             kwargs['preferred_element_type'] = self.preferred_element_type
         y = self.dot_general(inputs, kernel, (((inputs.ndim - 1,), (0,)), ((), ())), precision=self.precision,
                              **kwargs)
