@@ -188,6 +188,15 @@ class _Recorder:
         return programs
 
 
+def snapshot(namespace):
+    """One JSON text for a front end attached to a running kernel (the window's Variables, canvas and Devices
+    views): the devices and every array bound in `namespace` (a notebook's globals()), with its sharding."""
+    import jax
+    names = [(k, v) for k, v in list(namespace.items()) if not k.startswith("_")]
+    return json.dumps({"jax_version": getattr(jax, "__version__", ""), "devices": device_snapshot(jax),
+                       "variables": variables_snapshot(jax, names)})
+
+
 def _display_text(value, pretty):
     if pretty:
         try:
