@@ -17,6 +17,9 @@ Usage:
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
                  [--caption|--no-caption]
+  shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
+                                  run a lesson and write one self-contained HTML page: prose, code,
+                                  outputs, JAX's coloured grids and an SVG diagram per grid
                                   the explorer window; --screenshot/--export-* run headless and exit
                                   (leaving saved settings and history alone unless --persist);
                                   --present (or F11) shows the lesson full screen, --lesson-steps
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "repl") return run_repl(rest, std::cout, std::cerr);
   if (command == "explain") return run_explain(rest, std::cout, std::cerr);
   if (command == "gui") return run_gui(rest, std::cout, std::cerr);
+  if (command == "handout") return run_handout(rest, std::cout, std::cerr);
   if (command == "kernel") return run_kernel(rest, std::cout, std::cerr);
   if (command == "python") return run_python(rest, std::cerr);
   if (command == "diff") return run_diff(rest, std::cout, std::cerr);

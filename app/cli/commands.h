@@ -17,6 +17,8 @@ int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::o
 int run_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_repl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_gui(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `shardscope handout LESSON -o FILE.html`: the lesson run and written as one self-contained HTML page.
+int run_handout(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // `shardscope python [--devices P] [--jax-version V] FILE|-c CODE [ARGS...]`: python3 with the simulated jax.
 int run_python(const std::vector<std::string>& args, std::ostream& err);
 // `shardscope run --python PYTHON FILE`: FILE's cells under another interpreter (real JAX), printed as `run` prints.
