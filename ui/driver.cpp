@@ -67,6 +67,13 @@ void Driver::before_frame(double now) {
       if (options_.device_view) explorer_.canvas.device_view = true;
       if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
       if (options_.program_view) explorer_.program_mode = *options_.program_view;
+      if (options_.animate_collective) {
+        explorer_.animation.record = static_cast<std::size_t>(options_.animate_collective->first);
+        explorer_.animation.step = options_.animate_collective->second;
+        explorer_.animation.playing = false;
+        explorer_.animation.clock = 0.5;  // chunks half way along their links
+        explorer_.canvas.device_view = true;
+      }
       step_ = Step::kApply;
       break;
     case Step::kApply:

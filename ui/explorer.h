@@ -40,6 +40,15 @@ struct CanvasModel {
   bool device_view = false;
 };
 
+// The collective animated on the device view, chosen in the Program tab's collectives table.
+struct CollectiveAnimationState {
+  std::optional<std::size_t> record;  // index into the program's collectives
+  int step = 0;
+  bool playing = true;
+  float speed = 1.0f;  // steps per second
+  double clock = 0;    // fraction of the current step shown (the chunks' position along their links)
+};
+
 struct SpecEditorState {
   std::string array_name;  // the array the draft belongs to
   SpecDraft draft;
@@ -168,6 +177,7 @@ class Explorer {
   float ui_scale = 1.0f;       // HiDPI content scale
   bool show_help = false;
   int program_mode = 1;  // program view: 0 jaxpr, 1 values with shardings, 2 lowered text, 3 explain (estimates)
+  CollectiveAnimationState animation;
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
   std::string open_path;                   // File > Open's text field
   std::string svg_path = "shardscope-canvas.svg";

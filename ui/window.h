@@ -29,8 +29,10 @@ struct WindowOptions {
   bool caption = true;               // exports carry the canvas caption (--caption / --no-caption)
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
   bool device_view = false;
-  std::optional<std::string> editor_tab;      // Spec, Mesh, Program or Scenes, shown once the cells ran
-  std::optional<int> program_view;            // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain
+  std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
+  std::optional<int> program_view;        // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain
+  // A collective of the program animated on the device view, paused at a step (--animate-collective N[:STEP]).
+  std::optional<std::pair<int, int>> animate_collective;
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran
   bool light_theme = false;
   bool present = false;                     // presentation mode from the start (--present)

@@ -17,11 +17,17 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {
-    "--devices",      "--jax-version",  "--select",   "--size",           "--screenshot", "--export-svg",
-    "--export-png",   "--png-scale",    "--stats",    "--config-dir",     "--scenes-dir", "--interrupt-after",
-    "--timeout",      "--editor-tab",   "--ui-scale", "--switch-devices", "--mouse",      "--wheel",
-    "--program-view", "--lesson-steps", "--rerun-on"};
+constexpr const char* kValued[] = {"--devices",      "--jax-version",
+                                   "--select",       "--size",
+                                   "--screenshot",   "--export-svg",
+                                   "--export-png",   "--png-scale",
+                                   "--stats",        "--config-dir",
+                                   "--scenes-dir",   "--interrupt-after",
+                                   "--timeout",      "--editor-tab",
+                                   "--ui-scale",     "--switch-devices",
+                                   "--mouse",        "--wheel",
+                                   "--program-view", "--lesson-steps",
+                                   "--rerun-on",     "--animate-collective"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",     "--present",
                                   "--persist", "--caption",     "--no-caption"};
 
@@ -81,6 +87,16 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     if (at == views.end())
       throw UsageError{"--program-view takes Jaxpr, Values, Lowered or Explain, got '" + *view + "'"};
     options.program_view = static_cast<int>(at - views.begin());
+  }
+  if (const auto animate = arguments.value("--animate-collective")) {
+    int record = -1;
+    int step = 0;
+    char colon = 0;
+    std::istringstream stream(*animate);
+    const bool ok = (stream >> record) && record >= 0 &&
+                    (stream.eof() || ((stream >> colon >> step) && colon == ':' && step >= 0 && stream.eof()));
+    if (!ok) throw UsageError{"--animate-collective takes N or N:STEP (0-based), got '" + *animate + "'"};
+    options.animate_collective = std::make_pair(record, step);
   }
   if (options.editor_tab && *options.editor_tab != "Spec" && *options.editor_tab != "Mesh" &&
       *options.editor_tab != "Program" && *options.editor_tab != "Scenes") {

@@ -2,11 +2,13 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/dtype.h"
 #include "base/error.h"
 #include "base/python_format.h"
 #include "ui/explorer.h"
+#include "ui/model/collective_animation.h"
 #include "ui/model/device_view.h"
 #include "ui/model/program_table.h"
 #include "ui/panels/grid_draw.h"
@@ -17,6 +19,50 @@ namespace {
 
 constexpr double kMinZoom = 0.05;
 constexpr double kMaxZoom = 12.0;
+// The animated collective's sends: amber over ICI neighbours, magenta over the link that closes the ring.
+constexpr ImU32 kSendColor = IM_COL32(255, 170, 0, 255);
+constexpr ImU32 kWrapSendColor = IM_COL32(255, 60, 200, 255);
+
+// The collective chosen in the Program tab, one step at a time on the device view: an arrow per chunk sent and the
+// chunk itself part way along (core's step model decides who sends what; this only draws it).
+void draw_collective_animation(Explorer& explorer, ImDrawList* list, const DeviceViewLayout& devices, ImVec2 origin) {
+  CollectiveAnimationState& a = explorer.animation;
+  const auto& program = explorer.snapshot->program;
+  if (!a.record || !program || *a.record >= program->collectives.size() || !explorer.canvas.view) return;
+  const CollectiveRecord& record = program->collectives[*a.record];
+  const std::vector<CollectiveAnimation> animations = record_animations(record, explorer.snapshot->devices);
+  if (a.playing) {
+    a.clock += static_cast<double>(ImGui::GetIO().DeltaTime * a.speed);
+    for (; a.clock >= 1.0; a.clock -= 1.0) ++a.step;
+  }
+  const CollectiveFrame frame = collective_frame(devices, animations, a.step);
+  a.step = frame.step;
+  const ViewTransform& view = *explorer.canvas.view;
+  const auto at = [&](double x, double y) {
+    return ImVec2(origin.x + static_cast<float>(view.to_screen_x(x)),
+                  origin.y + static_cast<float>(view.to_screen_y(y)));
+  };
+  const float zoom = static_cast<float>(view.zoom);
+  const float width = std::max(2.0f, 4.0f * zoom);
+  for (const AnimationArrow& arrow : frame.arrows) {
+    const ImU32 color = arrow.wraparound ? kWrapSendColor : kSendColor;
+    const ImVec2 p0 = at(arrow.x0, arrow.y0);
+    const ImVec2 p1 = at(arrow.x1, arrow.y1);
+    list->AddLine(p0, p1, color, width);
+    const float length = std::max(1.0f, std::hypot(p1.x - p0.x, p1.y - p0.y));
+    const ImVec2 u((p1.x - p0.x) / length, (p1.y - p0.y) / length);
+    const float head = 3.0f * width;
+    list->AddTriangleFilled(p1, ImVec2(p1.x - u.x * head - u.y * head * 0.6f, p1.y - u.y * head + u.x * head * 0.6f),
+                            ImVec2(p1.x - u.x * head + u.y * head * 0.6f, p1.y - u.y * head - u.x * head * 0.6f),
+                            color);
+    const auto t = static_cast<float>(std::clamp(a.clock, 0.0, 1.0));
+    const ImVec2 chunk(p0.x + (p1.x - p0.x) * t, p0.y + (p1.y - p0.y) * t);
+    list->AddRectFilled(ImVec2(chunk.x - width, chunk.y - width), ImVec2(chunk.x + width, chunk.y + width), color);
+  }
+  const std::string caption = collective_name(record.kind) + " over " + join(record.axes, "+") + ", " +
+                              (frame.steps == 0 ? std::string("nothing to move") : frame.caption);
+  list->AddText(ImVec2(origin.x + 16, origin.y + 16), kSendColor, caption.c_str());
+}
 
 // The hovered cell's tooltip; its text is kept on the explorer for --stats.
 void cell_tooltip(Explorer& explorer, const VizLayout& layout, const CellPlacement& placed) {
@@ -159,7 +205,8 @@ void draw_canvas(Explorer& explorer) {
   if (hit != nullptr) paint.hovered_device = hit->id;
   draw_device_view(list, devices, canvas.layout ? device_colors(*canvas.layout) : std::map<int64_t, Rgb>{},
                    *canvas.view, origin, paint);
-  if (!canvas.layout) {
+  draw_collective_animation(explorer, list, devices, origin);
+  if (!canvas.layout && !explorer.animation.record) {
     const std::string& message =
         canvas.error.empty() ? std::string("No array selected: devices shown idle.") : canvas.error;
     list->AddText(ImVec2(origin.x + 16, origin.y + 16), theme.muted_text, message.c_str());

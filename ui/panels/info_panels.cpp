@@ -43,6 +43,27 @@ void text_box(const char* id, const std::string& text, float height, ImFont* mon
   ImGui::PopFont();
 }
 
+// Play/pause, step and speed for the collective animated on the device view.
+void animation_controls(Explorer& explorer, std::size_t collectives) {
+  CollectiveAnimationState& a = explorer.animation;
+  if (!a.record || *a.record >= collectives) {
+    ImGui::TextDisabled("Select a collective to animate it on the Devices view.");
+    return;
+  }
+  if (ImGui::SmallButton(a.playing ? "Pause" : "Play")) a.playing = !a.playing;
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Step")) {
+    a.playing = false;
+    a.clock = 0.5;
+    ++a.step;
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120.0f * explorer.ui_scale);
+  ImGui::SliderFloat("steps/s##animation_speed", &a.speed, 0.25f, 4.0f, "%.2f");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Stop")) a = CollectiveAnimationState{};
+}
+
 }  // namespace
 
 void draw_program_view(Explorer& explorer) {
@@ -85,6 +106,7 @@ void draw_program_view(Explorer& explorer) {
     ImGui::TextDisabled("No collectives: every device computed on its own shards.");
     return;
   }
+  animation_controls(explorer, program->collectives.size());
   if (!ImGui::BeginTable("##collectives", 6, kTableFlags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Collective", ImGuiTableColumnFlags_WidthStretch, 1.1f);
@@ -100,7 +122,16 @@ void draw_program_view(Explorer& explorer) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     // The first cell spans the row, so hovering anywhere on it shows the whole record.
-    ImGui::Selectable((row.kind + "##" + std::to_string(r)).c_str(), false, ImGuiSelectableFlags_SpanAllColumns);
+    // Selecting a collective animates its data movement on the device view.
+    const bool animated = explorer.animation.record == r;
+    if (ImGui::Selectable((row.kind + "##" + std::to_string(r)).c_str(), animated,
+                          ImGuiSelectableFlags_SpanAllColumns)) {
+      explorer.animation = CollectiveAnimationState{};
+      if (!animated) {
+        explorer.animation.record = r;
+        explorer.canvas.device_view = true;
+      }
+    }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", program->collectives[r].summary().c_str());
     for (const std::string* cell : {&row.axes, &row.groups, &row.sent, &row.received, &row.origin}) {
       ImGui::TableNextColumn();
