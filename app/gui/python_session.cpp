@@ -62,9 +62,21 @@ def parameter_trees(namespace, limit=2000):
     except Exception:
         return []
     meta = sys.modules.get('flax.core.meta')
+    variablelib = sys.modules.get('flax.nnx.variablelib')  # nnx.state(model) and NNX modules hold Variables
 
     def boxed(x):
-        return meta is not None and isinstance(x, meta.AxisMetadata)
+        return ((meta is not None and isinstance(x, meta.AxisMetadata))
+                or (variablelib is not None and isinstance(x, variablelib.Variable)))
+
+    def note_of(box):
+        if variablelib is not None and isinstance(box, variablelib.Variable):
+            metadata = box.get_metadata()
+            for key in ('out_sharding', 'sharding', 'sharding_names'):
+                if metadata.get(key) is not None:
+                    return f'{type(box).__name__}({key}={metadata[key]!r})'
+            return type(box).__name__
+        names = getattr(box, 'names', None)
+        return f'{type(box).__name__}(names={names!r})' if names is not None else type(box).__name__
 
     found = []
     for name, value in list(namespace.items()):
@@ -83,8 +95,7 @@ def parameter_trees(namespace, limit=2000):
             expression = name + pytrees.keystr(path)
             note = ''
             if boxed(leaf):
-                names = getattr(leaf, 'names', None)
-                note = f'{type(leaf).__name__}(names={names!r})' if names is not None else type(leaf).__name__
+                note = note_of(leaf)
                 leaf = getattr(leaf, 'value', None)
                 expression += '.value'
             if not isinstance(leaf, jax.Array) or getattr(leaf, '_is_tracer', False):

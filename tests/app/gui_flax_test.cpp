@@ -130,3 +130,51 @@ TEST_CASE("the spec editor re-shards a boxed parameter by rebinding its box") {
   const auto [x0, y0, x1, y1] = canvas_rect(stats);
   check_grid(find_colors(shot, as_vector(kFour), x0, y0, x1, y1), as_vector(kFour), 1, 4, 800);
 }
+
+TEST_CASE("an NNX model and nnx.state(model) show as trees with each Param's annotation, sharding and bytes") {
+  Workdir dir;
+  dir.write("scene.py", R"(# %%
+import jax
+import jax.numpy as jnp
+from flax import nnx
+mesh = jax.make_mesh((2, 4), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+class MLP(nnx.Module):
+    def __init__(self, rngs):
+        init = nnx.initializers.lecun_normal()
+        self.up = nnx.Linear(8, 16, use_bias=False, rngs=rngs, kernel_init=nnx.with_partitioning(init, (None, 'model')))
+        self.down = nnx.Param(init(rngs.params(), (16, 8)), sharding=('model', 'data'))
+
+with jax.set_mesh(mesh):
+    model = MLP(nnx.Rngs(0))
+state = nnx.state(model)
+)");
+  const std::string down = "model.down.value";
+  const Run run = run_gui(
+      dir, "scene.py --run-all --select " + quote(down) + " --size 1600x1000 --screenshot shot.png --stats stats.json");
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  const nlohmann::json stats = stats_of(dir);
+  INFO(stats.dump(1));
+  for (const auto& cell : stats.at("cells")) CHECK(cell.at("status") == "ok");
+  const nlohmann::json* tree = tree_named(stats, "model");
+  REQUIRE(tree != nullptr);
+  CHECK(tree->at("type") == "MLP");
+  // Per device: up's (8, 16) kernel split 4 ways over 'model' (128 B), down's (16, 8) in 4 x 2 blocks (64 B).
+  CHECK(tree->at("bytes_per_device") == "192 B");
+  CHECK(has_row(*tree, R"(^up  128 B$)"));
+  CHECK(has_row(*tree, R"(^  kernel  float32\[8,16\].*spec=P(?:artitionSpec)?\(None, 'model'\).*)"
+                       R"(Param\(out_sharding=\(None, 'model'\)\)  128 B$)"));
+  CHECK(has_row(*tree, R"(^down  float32\[16,8\].*spec=P(?:artitionSpec)?\('model', 'data'\).*)"
+                       R"(Param\(out_sharding=\('model', 'data'\)\)  64 B$)"));
+  // The state is a tree of the same Variables.
+  const nlohmann::json* state = tree_named(stats, "state");
+  REQUIRE(state != nullptr);
+  CHECK(state->at("type") == "State");
+  CHECK(state->at("bytes_per_device") == "192 B");
+  // The selected parameter is on the canvas: 4 x 2 blocks, each on its own device, all eight colours in order.
+  CHECK(stats.at("selected") == down);
+  const Image shot = load_png(dir.file("shot.png"));
+  const auto [x0, y0, x1, y1] = canvas_rect(stats);
+  check_grid(find_colors(shot, as_vector(kEight), x0, y0, x1, y1), as_vector(kEight), 4, 2, 800);
+}

@@ -9,6 +9,10 @@ import typing as tp
 def supports_color():
     """Flax colours when stdout is a terminal or IPython runs the code. A replayed notebook recording stands for
     IPython with FORCE_COLOR (the switch its coloured rich and termcolor output needs as well)."""
+    import builtins
+    get_ipython = getattr(builtins, 'get_ipython', None)
+    if get_ipython is not None and get_ipython() is not None:
+        return True
     is_a_tty = hasattr(sys.stdout, 'isatty') and sys.stdout.isatty()
     return is_a_tty or bool(os.environ.get('FORCE_COLOR'))
 
