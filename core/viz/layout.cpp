@@ -71,10 +71,13 @@ struct PanelBuilder {
 };
 
 // JAX's per-cell character geometry; colour mode trades the borders for one more unit of padding.
-void size_cell(VizCell& cell, bool one_dimensional, int base_height, int base_width, const VizOptions& options) {
-  int width = static_cast<int>(cell.width_fraction * base_width * 2.5);
+// `base_width` is a Python int in JAX, unbounded: a long thin array's is far beyond an int, so the width is
+// clamped to the options before it becomes one.
+void size_cell(VizCell& cell, bool one_dimensional, int base_height, double base_width, const VizOptions& options) {
+  const double wide = std::trunc(cell.width_fraction * base_width * 2.5);
+  const int width = static_cast<int>(
+      std::min(std::max(wide, static_cast<double>(options.min_width)), static_cast<double>(options.max_width)));
   const int height = one_dimensional ? 1 : static_cast<int>(cell.height_fraction * base_height);
-  width = std::min(std::max(width, options.min_width), options.max_width);
   const int label_length = static_cast<int>(cell.label.size());
   auto [left, left_remainder] = floor_divmod(width - label_length - 2, 2);
   int right = left + left_remainder;
@@ -156,7 +159,7 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
   const int base_height = static_cast<int>(10 * options.scale);
   const double aspect_ratio = static_cast<double>(one_dimensional ? 1 : column_extent) /
                               static_cast<double>(one_dimensional ? column_extent : row_extent);
-  const int base_width = static_cast<int>(base_height * aspect_ratio);
+  const double base_width = std::trunc(base_height * aspect_ratio);
   const Platform platform = sharding_platform(sharding);
   const std::vector<int64_t> blocks = tiling_factors(sharding, drawn_rank);
 

@@ -17,8 +17,10 @@ for corpus in "$here"/corpus/*/; do
   if [ -n "${FUZZ_ONLY:-}" ] && [[ " $FUZZ_ONLY " != *" $harness "* ]]; then continue; fi
   # New inputs go to a scratch folder (listed first), so the checked-in seeds stay as they are.
   mkdir -p "$scratch/$harness"
-  # Limits: 2 GB of memory and a single 1 GB allocation are far beyond any sane input's needs; 10 s per input.
-  if ! "$build_dir/fuzz_$harness" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+  # Limits: 2 GB of memory and a single 1 GB allocation are far beyond any sane input's needs. 60 s per input
+  # catches hangs while letting the largest legal inputs through: a 65,536-device mesh drawn as SVG takes a
+  # few seconds in the release build and 20 times that here (ASan, libxml2 reading 15 MB back), more under load.
+  if ! "$build_dir/fuzz_$harness" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=60 \
       -print_final_stats=1 -artifact_prefix="$artifacts/$harness-" ${FUZZ_FLAGS:-} "$scratch/$harness" "$corpus" \
       >"$scratch/$harness.log" 2>&1; then
     echo "fuzz_$harness: FAILED (input saved under $artifacts)" >&2

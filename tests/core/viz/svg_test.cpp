@@ -184,3 +184,16 @@ TEST_CASE("text that is not UTF-8 or holds control codes still gives well-formed
   CHECK(parse_svg(render_svg(layout, SvgRenderOptions{9, 18, sharding_repr(r.sharding, JaxProfile())}))
             .cell_fills.size() == 2);
 }
+
+TEST_CASE("a long thin array's cells are as wide as max_width allows") {
+  // Found by fuzzing: the base width of a (8, 888888888888888888) array overflowed an int (undefined
+  // behaviour; the cells came out min_width wide). JAX's Python ints clamp to max_width.
+  const ResolvedSharding r = cpu_sharding("tpu-v3-8", {{"a", 4}, {"b", 2}}, "P('a', 'b')");
+  VizOptions options;
+  options.use_color = false;
+  const VizLayout wide = compute_layout({8, 8000}, r.sharding, options, JaxProfile());
+  const VizLayout huge = compute_layout({8, 888888888888888888}, r.sharding, options, JaxProfile());
+  CHECK(huge.panels.at(0).column_widths == wide.panels.at(0).column_widths);
+  CHECK(huge.panels.at(0).at(0, 0).pad_left == wide.panels.at(0).at(0, 0).pad_left);
+  CHECK(huge.panels.at(0).at(0, 0).pad_left > 20);
+}
