@@ -190,6 +190,9 @@ TEST_CASE("corpus notebooks executed through the kernel by nbconvert print what 
     check_corpus_notebook("jax-sharded-computation-2024-04");
   }
   SUBCASE("explicit sharding (CPU)") { check_corpus_notebook("jax-explicit-sharding"); }
+  SUBCASE("Flax Linen partitioning (8 CPU devices, boxed grids with highlighted numbers)") {
+    check_corpus_notebook("flax-linen-partitioning-2025-12");
+  }
 }
 
 TEST_CASE("a seed executed through the kernel prints what the seed recorded") {
