@@ -16,7 +16,7 @@ Usage:
                  [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
-                 [--caption|--no-caption]
+                 [--light|--dark] [--caption|--no-caption]
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
                                   run a lesson and write one self-contained HTML page: prose, code,
                                   outputs, JAX's coloured grids and an SVG diagram per grid

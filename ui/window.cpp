@@ -122,6 +122,7 @@ int run_window(Session& session, const WindowOptions& options) {
   // --light is for this run: the saved theme changes only when chosen in the View menu.
   const bool saved_dark_theme = explorer.settings.dark_theme;
   if (options.light_theme) explorer.settings.dark_theme = false;
+  if (options.dark_theme) explorer.settings.dark_theme = true;
   const int width = options.width > 0 ? options.width : explorer.settings.window_width;
   const int height = options.height > 0 ? options.height : explorer.settings.window_height;
 
@@ -224,7 +225,9 @@ int run_window(Session& session, const WindowOptions& options) {
     }
   }
   if (!explorer.idle()) explorer.interrupt();
-  if (options.light_theme && !explorer.theme_chosen) explorer.settings.dark_theme = saved_dark_theme;
+  if ((options.light_theme || options.dark_theme) && !explorer.theme_chosen) {
+    explorer.settings.dark_theme = saved_dark_theme;
+  }
   explorer.save_settings_and_history();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

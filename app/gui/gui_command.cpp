@@ -28,8 +28,8 @@ constexpr const char* kValued[] = {"--devices",      "--jax-version",
                                    "--mouse",        "--wheel",
                                    "--program-view", "--lesson-steps",
                                    "--rerun-on",     "--animate-collective"};
-constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",     "--present",
-                                  "--persist", "--caption",     "--no-caption"};
+constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
+                                  "--persist", "--caption",     "--no-caption", "--dark"};
 
 std::string default_scenes_dir() {
   if (std::filesystem::is_directory("scenes")) return "scenes";
@@ -62,6 +62,8 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.run_all = arguments.flag("--run-all");
   options.device_view = arguments.flag("--device-view");
   options.light_theme = arguments.flag("--light");
+  options.dark_theme = arguments.flag("--dark");
+  if (options.light_theme && options.dark_theme) throw UsageError{"--light and --dark contradict each other"};
   options.present = arguments.flag("--present");
   options.persist = arguments.flag("--persist");
   if (arguments.flag("--caption") && arguments.flag("--no-caption")) {

@@ -48,7 +48,7 @@ long caption_pixels(const Image& png, uint32_t background) {
 
 TEST_CASE("PNG and SVG exports share the background, caption and theme (--light/--dark, --caption/--no-caption)") {
   std::map<std::string, uint32_t> backgrounds;
-  for (const std::string theme : {"", " --light"}) {
+  for (const std::string theme : {"", " --light", " --dark"}) {
     CAPTURE(theme);
     const Exported captioned = export_both(theme);
     const Exported bare = export_both(theme + " --no-caption");
@@ -77,4 +77,5 @@ TEST_CASE("PNG and SVG exports share the background, caption and theme (--light/
   const auto luminance = [](uint32_t c) { return ((c >> 16) & 0xFF) + ((c >> 8) & 0xFF) + (c & 0xFF); };
   CHECK(luminance(backgrounds[""]) < 200);
   CHECK(luminance(backgrounds[" --light"]) > 600);
+  CHECK(backgrounds[" --dark"] == backgrounds[""]);
 }
