@@ -156,7 +156,8 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
                       python_int_tuple(shape));
   }
 
-  const int base_height = static_cast<int>(10 * options.scale);
+  // JAX draws every scale at or below 0 alike (no height, min_width wide); clamped so int(10 * scale) fits an int.
+  const int base_height = static_cast<int>(10 * std::max(options.scale, -kMaxVizScale));
   const double aspect_ratio = static_cast<double>(one_dimensional ? 1 : column_extent) /
                               static_cast<double>(one_dimensional ? column_extent : row_extent);
   const double base_width = std::trunc(base_height * aspect_ratio);

@@ -197,3 +197,16 @@ TEST_CASE("a long thin array's cells are as wide as max_width allows") {
   CHECK(huge.panels.at(0).at(0, 0).pad_left == wide.panels.at(0).at(0, 0).pad_left);
   CHECK(huge.panels.at(0).at(0, 0).pad_left > 20);
 }
+
+TEST_CASE("a hugely negative scale draws as any scale below zero does") {
+  // Found by fuzzing: int(10 * scale) overflowed an int for scale=-966666665 (undefined behaviour).
+  const ResolvedSharding r = cpu_sharding("tpu-v3-8", {{"a", 4}, {"b", 2}}, "P('a', 'b')");
+  VizOptions options;
+  options.use_color = false;
+  options.scale = -966666665;
+  check_viz_options(options);
+  const VizLayout huge = compute_layout({8, 8}, r.sharding, options, JaxProfile());
+  options.scale = -1;
+  const VizLayout small = compute_layout({8, 8}, r.sharding, options, JaxProfile());
+  CHECK(render_text(huge) == render_text(small));
+}
