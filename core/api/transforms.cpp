@@ -291,8 +291,9 @@ std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, 
   std::vector<int64_t> shifted;
   for (const int64_t argnum : argnums) shifted.push_back(argnum < 0 ? argnum : argnum + shift);
   const JaxprPtr program = consts_as_args(*traced.jaxpr);
-  const JaxprPtr transformed =
-      with_value ? value_and_grad_jaxpr(*program, shifted, has_aux) : grad_jaxpr(*program, shifted, has_aux);
+  const GradSeed seed = session().profile.has(JaxFeature::kGradSeedReshard) ? GradSeed::kReshard : GradSeed::kLiteral;
+  const JaxprPtr transformed = with_value ? value_and_grad_jaxpr(*program, shifted, has_aux, seed)
+                                          : grad_jaxpr(*program, shifted, has_aux, seed);
   return apply_jaxpr(*transformed, concat(traced.captured, args));
 }
 

@@ -76,6 +76,7 @@ enum class JaxFeature {
   kAbstractMeshReprDevice,          // repr(AbstractMesh) ends with the device kind, cores and platform
   kAutoAxesWithoutMeshCast,         // auto_axes/explicit_axes change axis types without a mesh_cast equation
   kReshardHidesParams,              // reshard equations print no params
+  kGradSeedReshard,                 // grad seeds its cotangent with `reshard 1.0` (lax._one_vjp)
   kJnpDotPassesPreferredType,       // jnp.dot/vdot bind dot_general with preferred_element_type=<result dtype>
   kJnpMatmulPassesPreferredType,    // jnp.matmul does the same (was None)
   kUnboundAxisShortMessage,         // unbound axis names raise `unbound axis name: x` (no list of bound names)

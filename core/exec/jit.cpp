@@ -47,7 +47,10 @@ const Mesh* find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const 
     // sharding_constraint's `sharding`, or reshard's and mesh_cast's `dst_sharding`.
     for (const char* key : {"sharding", "dst_sharding"}) {
       if (const ParamValue* s = find_param(eqn.params, key)) {
-        if (const auto* named = s->get_if<NamedSharding>()) return &named->mesh;
+        // A sharding on the empty mesh (grad's seed outside any mesh) places nothing.
+        if (const auto* named = s->get_if<NamedSharding>(); named != nullptr && named->mesh.size() > 0) {
+          return &named->mesh;
+        }
       }
     }
     // A shard_map's mesh places the program when nothing else does.

@@ -41,7 +41,10 @@ std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeSt
   for (const Eqn& eqn : jaxpr.eqns) {
     for (const char* key : {"sharding", "dst_sharding"}) {
       if (const ParamValue* s = find_param(eqn.params, key)) {
-        if (const auto* named = s->get_if<NamedSharding>()) return named->mesh;
+        // A sharding on the empty mesh (grad's seed outside any mesh) places nothing.
+        if (const auto* named = s->get_if<NamedSharding>(); named != nullptr && named->mesh.size() > 0) {
+          return named->mesh;
+        }
       }
     }
     if (eqn.primitive->name == "shard_map") {

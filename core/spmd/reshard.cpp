@@ -127,6 +127,8 @@ Layout dim_axes_of(const NamedSharding& sharding, std::size_t rank) {
 }
 
 Layout dim_axes_on(const NamedSharding& sharding, const Mesh& mesh, std::size_t rank) {
+  // A sharding on the empty mesh (grad's seed outside any mesh) places nothing: the value stays unsharded.
+  if (sharding.mesh.axis_names().empty()) return Layout(rank);
   if (sharding.mesh.axis_names() == mesh.axis_names() && sharding.mesh.axis_sizes() == mesh.axis_sizes()) {
     return dim_axes_of(sharding, rank);
   }

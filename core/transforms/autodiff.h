@@ -51,11 +51,17 @@ JvpOutputs jvp_jaxpr_into(JaxprBuilder& builder, const Jaxpr& jaxpr, std::span<c
 // instantiated as zeros of the output's type.
 [[nodiscard]] JaxprPtr jvp_jaxpr(const Jaxpr& jaxpr);
 
+// How grad starts its backward pass. JAX 0.8.1 and later seed the cotangent with `reshard 1.0` to the output's
+// replicated sharding (lax._one_vjp), which their jaxprs show; earlier versions use the literal 1.0.
+enum class GradSeed { kLiteral, kReshard };
+
 // jax.value_and_grad(f, argnums, has_aux): (args...) -> (value, [aux...], grads for argnums...).
 // With has_aux the first output is differentiated and the rest pass through. Raises JAX's TypeErrors.
-[[nodiscard]] JaxprPtr value_and_grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux);
+[[nodiscard]] JaxprPtr value_and_grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux,
+                                            GradSeed seed = GradSeed::kLiteral);
 // jax.grad: (args...) -> (grads for argnums..., [aux...]), the flattening of JAX's (g, aux) pair.
-[[nodiscard]] JaxprPtr grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux);
+[[nodiscard]] JaxprPtr grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux,
+                                  GradSeed seed = GradSeed::kLiteral);
 
 // ---- the pieces reverse mode is made of, exposed for nested programs (jit) and tests ----
 

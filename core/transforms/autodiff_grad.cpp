@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "base/python_format.h"
+#include "explicit/mesh_context.h"
 #include "transforms/autodiff.h"
 #include "transforms/autodiff_internal.h"
 #include "transforms/call_params.h"
@@ -247,7 +248,18 @@ struct GradParts {
   std::vector<Atom> grads;    // one per argnum
 };
 
-GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux) {
+// The cotangent grad starts from: 1.0, or (kReshard) 1.0 moved to a replicated sharding on the mesh in effect (an
+// empty mesh without one), as lax._one_vjp stages it.
+Atom cotangent_seed(JaxprBuilder& builder, const Aval& out, GradSeed seed) {
+  const Atom one = ad::full_like(builder, out, 1.0);
+  if (seed == GradSeed::kLiteral || !out.shape.empty()) return one;
+  const std::optional<Mesh> mesh = get_concrete_mesh();
+  return builder.bind1("reshard", {one},
+                       {{"dst_sharding", NamedSharding{mesh.value_or(Mesh()), PartitionSpec(), std::nullopt}}});
+}
+
+GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux,
+                     GradSeed seed_kind) {
   ensure_autodiff_rules();
   check_grad_signature(jaxpr, argnums, has_aux);
   std::vector<Atom> args;
@@ -282,7 +294,7 @@ GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vecto
     const std::span<const Atom> residuals(known_outs.end() - static_cast<std::ptrdiff_t>(split.num_residuals),
                                           known_outs.end());
     const Aval& out_aval = atom_aval(jaxpr.outvars[0]);
-    const std::vector<std::optional<Atom>> seed{ad::full_like(builder, out_aval, 1.0)};
+    const std::vector<std::optional<Atom>> seed{cotangent_seed(builder, out_aval, seed_kind)};
     const std::vector<std::optional<Atom>> cts = backward_pass(builder, *split.unknown, residuals, seed);
     std::size_t next = 0;
     for (std::size_t i = 0; i < tangents.size(); ++i) {
@@ -298,17 +310,17 @@ GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vecto
 
 }  // namespace
 
-JaxprPtr value_and_grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux) {
+JaxprPtr value_and_grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux, GradSeed seed) {
   JaxprBuilder builder;
-  GradParts parts = build_grad(builder, jaxpr, argnums, has_aux);
+  GradParts parts = build_grad(builder, jaxpr, argnums, has_aux, seed);
   std::vector<Atom> outs = parts.outputs;
   outs.insert(outs.end(), parts.grads.begin(), parts.grads.end());
   return builder.build(std::move(outs));
 }
 
-JaxprPtr grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux) {
+JaxprPtr grad_jaxpr(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux, GradSeed seed) {
   JaxprBuilder builder;
-  GradParts parts = build_grad(builder, jaxpr, argnums, has_aux);
+  GradParts parts = build_grad(builder, jaxpr, argnums, has_aux, seed);
   std::vector<Atom> outs = parts.grads;
   if (has_aux) outs.insert(outs.end(), parts.outputs.begin() + 1, parts.outputs.end());
   return builder.build(std::move(outs));
