@@ -35,7 +35,7 @@ struct WindowOptions {
   std::optional<std::pair<int, int>> animate_collective;
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran
   bool light_theme = false;
-  bool dark_theme = false;  // --dark: the dark theme for this run, whatever was saved
+  bool dark_theme = false;                  // --dark: the dark theme for this run, whatever was saved
   bool present = false;                     // presentation mode from the start (--present)
   int lesson_steps = 0;                     // Next pressed this many times on the open lesson (--lesson-steps)
   std::optional<std::string> rerun_lesson;  // then the lesson re-run up to that step on this preset (--rerun-on)
