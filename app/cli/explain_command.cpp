@@ -11,10 +11,10 @@
 #include "cli/commands.h"
 #include "cost/explain.h"
 #include "cost/explain_compare.h"
+#include "cost/timeline_svg.h"
 #include "device/presets.h"
 #include "io/notebook.h"
 #include "python/host.h"
-#include "viz/timeline_svg.h"
 
 namespace shardscope::cli {
 namespace {

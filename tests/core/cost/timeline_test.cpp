@@ -6,10 +6,10 @@
 
 #include <regex>
 
+#include "cost/timeline_svg.h"
 #include "device/presets.h"
 #include "sharding/partition_spec.h"
 #include "trace/builder.h"
-#include "viz/timeline_svg.h"
 
 using namespace shardscope;
 

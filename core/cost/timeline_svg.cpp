@@ -1,6 +1,6 @@
 // Draws explain's serial and overlapped schedules as SVG lanes: one scale per program so widths compare across the
 // two schedules.
-#include "viz/timeline_svg.h"
+#include "cost/timeline_svg.h"
 
 #include <algorithm>
 #include <cstdio>
