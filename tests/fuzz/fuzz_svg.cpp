@@ -34,8 +34,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     VizOptions options;
     if (const auto* v = field("scale")) options.scale = parse_number(*v, "scale");
-    if (const auto* v = field("min_width")) options.min_width = static_cast<int>(parse_number(*v, "min_width"));
-    if (const auto* v = field("max_width")) options.max_width = static_cast<int>(parse_number(*v, "max_width"));
+    // Widths as Python passes them: any integer, checked by check_viz_width before it narrows to an int.
+    const auto width = [&](const std::string& text, const char* name) {
+      const std::vector<int64_t> value = parse_int_list(text, name);
+      if (value.size() != 1) throw value_error(std::string(name) + " takes one integer");
+      check_viz_width(name, value[0]);
+      return static_cast<int>(value[0]);
+    };
+    if (const auto* v = field("min_width")) options.min_width = width(*v, "min_width");
+    if (const auto* v = field("max_width")) options.max_width = width(*v, "max_width");
     if (const auto* v = field("color_map")) {
       options.color_map = v->starts_with("#") ? listed_color_map(split(*v, ',')) : named_color_map(*v);
     }
