@@ -134,3 +134,28 @@ TEST_CASE("nn.vmap over ToLinen stacks the NNX module's parameters, named VmapTo
         "(4, 32, 64) True\n");
   CHECK(printed("print(lv.apply(vv, xv).shape)") == "(4, 64)\n");
 }
+
+TEST_CASE("nnx.with_sharding_constraint places a ToNNX model's state by its annotations inside nnx.jit") {
+  REQUIRE(run_cell(prelude("0.4.31") +
+                   "from jax.experimental import mesh_utils\n"
+                   "class LinenDotP(nn.Module):\n"
+                   "  @nn.compact\n"
+                   "  def __call__(self, x):\n"
+                   "    init = nn.with_partitioning(nn.initializers.lecun_normal(), ('in', 'out'))\n"
+                   "    return x @ self.param('w', init, (x.shape[-1], 64))\n"
+                   "@nnx.jit\n"
+                   "def create(x):\n"
+                   "  m = bridge.lazy_init(bridge.ToNNX(LinenDotP(), rngs=nnx.Rngs(0)), x)\n"
+                   "  state = nnx.state(m)\n"
+                   "  nnx.update(m, nnx.with_sharding_constraint(state, nnx.get_partition_spec(state)))\n"
+                   "  return m\n"
+                   "mesh = jax.sharding.Mesh(mesh_utils.create_device_mesh((2, 4)), ('in', 'out'))\n"
+                   "xs = jax.random.normal(jax.random.key(42), (4, 32))\n")
+              .ok());
+  CHECK(printed("with jax.set_mesh(mesh):\n  m = create(xs)\nprint(m.w.sharding, m.w.value.sharding.spec)") ==
+        "('in', 'out') PartitionSpec('in', 'out')\n");
+  // Without a mesh in context Flax leaves the values where they are.
+  CHECK(printed("st = nnx.state(bridge.lazy_init(bridge.ToNNX(LinenDotP(), rngs=nnx.Rngs(0)), xs))\n"
+                "w = nnx.with_sharding_constraint(st, nnx.get_partition_spec(st))['w'].value\n"
+                "print(type(w.sharding).__name__, w is st['w'].value)") == "SingleDeviceSharding True\n");
+}

@@ -26,6 +26,7 @@ from flax.nnx.training.optimizer import Optimizer, OptState, OptArray, OptVariab
 from flax.nnx import training  # noqa: F401
 from flax.nnx.variablelib import register_variable_name, variable_type_from_name, variable_name_from_type  # noqa
 from flax.nnx.rnglib import reseed  # noqa: F401
+from flax.nnx.spmd import with_sharding_constraint  # noqa: F401
 from flax.nnx.nn.lora import LoRA, LoRAParam  # noqa: F401
 from flax.nnx import bridge  # noqa: F401
 

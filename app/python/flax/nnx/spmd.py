@@ -1,5 +1,6 @@
 # flax.nnx sharding annotations: eager sharding of annotated Variables under a mesh, with_partitioning, and the
 # PartitionSpec / NamedSharding trees of a State, following flax/core/spmd.py and flax/nnx/spmd.py.
+import functools
 import jax
 from jax.sharding import NamedSharding, PartitionSpec
 
@@ -160,3 +161,25 @@ def add_axis(tree, index, transform_metadata):
                 x.set_metadata(key, _insert(x.get_metadata(key), index, axis_name))
         return x
     return jax.tree.map(f, tree, is_leaf=lambda x: isinstance(x, variablelib.Variable))
+
+
+def _is_spec(x):
+    return x is None or (isinstance(x, tuple) and all(isinstance(e, str) or e is None for e in x))
+
+
+def _with_sharding_constraint(x, axis_resources, mesh=None):
+    from flax.core import meta
+    if mesh is None and not meta.global_mesh_defined():
+        return x  # no mesh to place it on: Flax leaves the value as it is
+    if mesh is not None and axis_resources is not None:
+        return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, axis_resources))
+    return jax.lax.with_sharding_constraint(x, axis_resources)
+
+
+def with_sharding_constraint(x, axis_resources, mesh=None):
+    """jax.lax.with_sharding_constraint over a tree (a State included) with a matching tree of specs."""
+    if axis_resources is None:
+        return x
+    # Key arrays are leaves, as in JAX (the engine registers them as nodes).
+    return jax.tree.map(functools.partial(_with_sharding_constraint, mesh=mesh), x, axis_resources,
+                        is_leaf=lambda v: _is_spec(v) or variablelib.is_key_array(v))
