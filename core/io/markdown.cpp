@@ -4,6 +4,8 @@
 #include <cctype>
 #include <utility>
 
+#include "base/text_parse.h"
+
 namespace shardscope {
 namespace {
 
@@ -33,14 +35,6 @@ std::size_t indent_of(const std::string& line) {
     }
   }
   return n;
-}
-
-std::string trim(std::string_view text) {
-  std::size_t begin = 0;
-  std::size_t end = text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])) != 0) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])) != 0) --end;
-  return std::string(text.substr(begin, end - begin));
 }
 
 bool is_blank(const std::string& line) { return trim(line).empty(); }
