@@ -324,4 +324,37 @@ JaxprPtr trace_sample(const Sample& sample, const Mesh& mesh) {
   return builder.build(sample.program(builder, args, mesh));
 }
 
+std::string misplaced_shard(const Array& array, const std::function<bool(const Buffer&, int64_t, int64_t)>& same) {
+  const Shape& shape = array.shape();
+  for (const Array::Shard& shard : array.shards()) {
+    Shape block(shape.size());
+    std::vector<int64_t> start(shape.size(), 0);
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      const DimSlice& s = shard.index.at(d);
+      start[d] = s.full ? 0 : s.start;
+      block[d] = s.full ? shape[d] : s.stop - s.start;
+    }
+    if (!shard.data || shard.data->shape() != block) {
+      std::string text = "(";
+      for (const int64_t d : block) text += std::to_string(d) + ",";
+      return "shard on device " + std::to_string(shard.device.id) + " is not its block's shape " + text + ")";
+    }
+    for (int64_t local = 0; local < shard.data->size(); ++local) {
+      int64_t rest = local;
+      int64_t global = 0;
+      int64_t stride = 1;
+      for (std::size_t d = shape.size(); d-- > 0;) {
+        global += (start[d] + rest % block[d]) * stride;
+        rest /= block[d];
+        stride *= shape[d];
+      }
+      if (!same(*shard.data, local, global)) {
+        return "device " + std::to_string(shard.device.id) + " holds a wrong element at global " +
+               std::to_string(global);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace shardscope::conformance

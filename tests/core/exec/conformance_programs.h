@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "array/array.h"
 #include "mesh/mesh.h"
 #include "trace/builder.h"
 
@@ -31,5 +32,10 @@ struct Sample {
 [[nodiscard]] bool needs_named_axis_or_nested_map(const std::string& primitive);
 
 [[nodiscard]] JaxprPtr trace_sample(const Sample& sample, const Mesh& mesh);
+
+// Why some shard of `array` does not hold its block: its data is not the block's shape, or `same(data, local,
+// global)` rejects one of its elements. Empty when every shard holds exactly its block.
+[[nodiscard]] std::string misplaced_shard(const Array& array,
+                                          const std::function<bool(const Buffer&, int64_t, int64_t)>& same);
 
 }  // namespace shardscope::conformance

@@ -16,6 +16,7 @@
 #include "api/lax.h"
 #include "api/session.h"
 #include "api/transforms.h"
+#include "core/exec/conformance_programs.h"
 #include "device/presets.h"
 #include "ops/ops.h"
 
@@ -516,31 +517,7 @@ std::string compare_output(const Array& array, const Buffer& want) {
              std::to_string(want.element_as_double(i));
     }
   }
-  const Shape& shape = want.shape();
-  for (const Array::Shard& shard : array.shards()) {
-    Shape block(shape.size());
-    std::vector<int64_t> start(shape.size(), 0);
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      const DimSlice& s = shard.index.at(d);
-      start[d] = s.full ? 0 : s.start;
-      block[d] = s.full ? shape[d] : s.stop - s.start;
-    }
-    if (!shard.data || shard.data->shape() != block) return "a shard is not its block's shape";
-    for (int64_t local = 0; local < shard.data->size(); ++local) {
-      int64_t rest = local;
-      int64_t global = 0;
-      int64_t stride = 1;
-      for (std::size_t d = shape.size(); d-- > 0;) {
-        global += (start[d] + rest % block[d]) * stride;
-        rest /= block[d];
-        stride *= shape[d];
-      }
-      if (!same(*shard.data, local, global)) {
-        return "device " + std::to_string(shard.device.id) + " holds a wrong element at " + std::to_string(global);
-      }
-    }
-  }
-  return {};
+  return conformance::misplaced_shard(array, same);
 }
 
 void check_program(const Program& program, Report& report) {

@@ -153,34 +153,14 @@ std::string compare_output(const Array& array, const Buffer& want) {
   for (int64_t i = 0; i < want.size(); ++i) {
     if (!elements_match(*whole, i, want, i)) return "gathered element " + std::to_string(i) + " differs";
   }
-  const Shape& shape = want.shape();
   std::set<int64_t> devices;
   for (const Array::Shard& shard : array.shards()) {
     if (!devices.insert(shard.device.id).second) return "device " + std::to_string(shard.device.id) + " twice";
-    Shape block(shape.size());
-    std::vector<int64_t> start(shape.size(), 0);
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      const DimSlice& s = shard.index.at(d);
-      start[d] = s.full ? 0 : s.start;
-      block[d] = s.full ? shape[d] : s.stop - s.start;
-    }
-    if (!shard.data || shard.data->shape() != block)
-      return "shard on device " + std::to_string(shard.device.id) + " is not its block's shape " + shape_text(block);
-    for (int64_t local = 0; local < shard.data->size(); ++local) {
-      int64_t rest = local;
-      int64_t global = 0;
-      int64_t stride = 1;
-      for (std::size_t d = shape.size(); d-- > 0;) {
-        global += (start[d] + rest % block[d]) * stride;
-        rest /= block[d];
-        stride *= shape[d];
-      }
-      if (!elements_match(*shard.data, local, want, global)) {
-        return "device " + std::to_string(shard.device.id) + " holds a wrong element at global " +
-               std::to_string(global);
-      }
-    }
   }
+  const std::string misplaced = misplaced_shard(array, [&](const Buffer& got, int64_t local, int64_t global) {
+    return elements_match(got, local, want, global);
+  });
+  if (!misplaced.empty()) return misplaced;
   if (devices.size() != sharding_devices(array.sharding()).size()) return "shards do not cover the devices";
   return {};
 }
