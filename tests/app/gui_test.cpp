@@ -132,15 +132,19 @@ TEST_CASE("a long cell keeps frames coming and Stop interrupts it") {
     Workdir dir;
     dir.write("scene.py", std::string(kScene) + "\n# %%\n" + body);
     // After the Stop, the spec editor runs one more cell on the same session.
-    const Run run = run_gui(dir, kShot + " --interrupt-after 2 --apply-spec x \"P('y', None)\"");
+    const Run run = run_gui(dir, kShot + " --interrupt-after 4 --apply-spec x \"P('y', None)\"");
     INFO(run.out);
     REQUIRE(run.status == 0);
     const nlohmann::json stats = stats_of(dir);
     INFO(stats.dump(1));
-    // Frames keep coming while the cell runs (about 60 a second on a quiet machine; a frozen window gives none).
+    // Frames keep coming while the cell runs: about 60 a second on a quiet machine, fewer under a sanitizer on a
+    // loaded machine. A window frozen by the cell paints nothing until the Stop, so its longest gap spans the whole
+    // busy stretch; the bounds are relative to that stretch so that a slow machine does not read as a freeze.
+    const double busy_ms = stats.at("interrupted_after").get<double>() * 1000;
     CHECK(stats.at("while_busy").at("frames").get<int>() >= 10);
-    CHECK(stats.at("while_busy").at("max_gap_ms").get<double>() < 750);
-    CHECK(stats.at("cells_seconds").get<double>() < 12);
+    CHECK(stats.at("while_busy").at("max_gap_ms").get<double>() < busy_ms / 2);
+    // Stop reaches the cell: the session is idle well before the cell's own end (30 s, or tens of seconds).
+    CHECK(stats.at("cells_seconds").get<double>() - stats.at("interrupted_after").get<double>() < 10);
     const auto& cells = stats.at("cells");
     REQUIRE(cells.size() == 4);
     CHECK(cells[2].at("status") == "interrupted");
