@@ -66,7 +66,7 @@ ActiveTraceScope::~ActiveTraceScope() {
 }
 
 PyValue::PyValue(api::Value value)
-    : value_(std::move(value)), trace_token_(value_.is_traced() ? live_token(value_.trace()) : 0) {}
+    : value_(api::realized(std::move(value))), trace_token_(value_.is_traced() ? live_token(value_.trace()) : 0) {}
 
 void PyValue::mark_deleted() { deleted_ = true; }
 

@@ -186,6 +186,14 @@ Value Value::scalar(Literal literal) {
   return value;
 }
 
+Value realized(Value value) {
+  if (!value.is_scalar_literal() || current_trace() != nullptr) return value;
+  const auto& literal = std::get<Literal>(value.atom());
+  return Value::concrete(Array::from_host(literal_buffer(literal),
+                                          make_single_device_sharding(default_device(), session().profile),
+                                          session().profile, literal.aval.weak_type));
+}
+
 Value Value::traced(Atom atom, Trace* trace) {
   Value value;
   Aval aval = atom_aval(atom);

@@ -81,6 +81,11 @@ class Trace {
 // The innermost active trace of this thread, or null.
 [[nodiscard]] Trace* current_trace();
 
+// What an operation hands back to the user: a scalar literal made outside every trace (jnp.zeros(()), a
+// convert_element_type of a Python number) becomes the 0-d array JAX's eager dispatch returns, on the default
+// device with the literal's dtype and weak type. Inside a trace, and for every other value, `value` itself.
+[[nodiscard]] Value realized(Value value);
+
 // Applies a primitive: recorded in the innermost trace among the inputs (and the current one), or run now on the
 // concrete inputs as JAX's eager dispatch does (a one-equation jit).
 std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& inputs, Params params = {});

@@ -189,6 +189,18 @@ TEST_CASE("device_get, ShapeDtypeStruct and jax.dtypes") {
         "float32 bfloat16 [('float0', 'V')]\nfloat32 (dtype('float32'), True) True\nint8 float16 True\n");
 }
 
+TEST_CASE("0-d arrays made outside jit are Arrays, and stay tracers inside it") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(repr(jnp.zeros(())), repr(jnp.zeros((), jnp.int32)), repr(jnp.ones((), 'int8')))\n"
+                "print(repr(jnp.full((), 3)), repr(jnp.full([], 2.5, jnp.float32)), jnp.zeros(()) + 1)\n"
+                "print(repr(jax.lax.convert_element_type(3, jnp.float32)), jnp.zeros((), jnp.int32).sharding)") ==
+        "Array(0., dtype=float32) Array(0, dtype=int32) Array(1, dtype=int8)\n"
+        "Array(3, dtype=int32, weak_type=True) Array(2.5, dtype=float32) 1.0\n"
+        "Array(3., dtype=float32) SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)\n");
+  CHECK(printed("@jax.jit\ndef f(x):\n    z = jnp.zeros((), jnp.int32)\n    print(z)\n    return x + z\n"
+                "print(f(jnp.int32(2)))") == "Traced<int32[]>with<DynamicJaxprTrace>\n2\n");
+}
+
 TEST_CASE("the Sharding API's queries on NamedSharding, SingleDeviceSharding and PositionalSharding") {
   REQUIRE(run_cell(kPrelude).ok());
   REQUIRE(run_cell("s = NamedSharding(mesh, P('x'))\nsd = SingleDeviceSharding(jax.devices()[1])\n").ok());
