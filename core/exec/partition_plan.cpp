@@ -201,7 +201,7 @@ void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& shardin
                   bool from_in_shardings) {
   const std::string origin =
       (from_in_shardings ? "in_shardings[" : "argument ") + std::to_string(index) + (from_in_shardings ? "]" : "");
-  known[arg.id] = {dim_axes_of(sharding, arg.aval.rank()), true, origin};
+  known[arg.id] = {dim_axes_of(sharding, arg.aval.rank()), true, origin, {}};
 }
 
 void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
@@ -210,7 +210,7 @@ void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
     const auto* var = std::get_if<Var>(&jaxpr.outvars[o]);
     if (var == nullptr || !out_shardings[o]) continue;
     if (const auto* named = std::get_if<NamedSharding>(&*out_shardings[o])) {
-      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true, "out_shardings[" + std::to_string(o) + "]"};
+      known[var->id] = {dim_axes_of(*named, var->aval.rank()), true, "out_shardings[" + std::to_string(o) + "]", {}};
     }
   }
   // Explicit mode: every value's type names its sharding; propagation only fills in the untyped ones.
@@ -219,7 +219,7 @@ void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
   for (const Eqn& eqn : jaxpr.eqns) {
     for (const Var& out : eqn.outputs) {
       if (out.aval.dim_axes.size() == out.aval.rank() && !known.contains(out.id)) {
-        known[out.id] = {out.aval.dim_axes, true, "sharding in types"};
+        known[out.id] = {out.aval.dim_axes, true, "sharding in types", {}};
       }
     }
   }

@@ -27,7 +27,7 @@ bool same_eqn(const Eqn& a, const Eqn& b) {
 bool same_layouts(const LayoutMap& a, const LayoutMap& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
     return x.first == y.first && x.second.layout == y.second.layout && x.second.closed == y.second.closed &&
-           x.second.origin == y.second.origin;
+           x.second.origin == y.second.origin && x.second.dim_sources == y.second.dim_sources;
   });
 }
 

@@ -63,6 +63,7 @@ class Propagator {
     state.layout = dim_axes_on(*sharding, mesh_, eqn.outputs.at(0).aval.rank());
     state.closed = true;
     state.origin = eqn.primitive->name == "device_put" ? "device_put" : "with_sharding_constraint";
+    state.dim_sources.clear();
   }
 
   // A shard_map's results are laid out as its out_specs say, whatever uses them; its operands are wanted as the
@@ -77,6 +78,7 @@ class Propagator {
       state.layout = dim_axes_on(NamedSharding{*spec_mesh, specs[r], std::nullopt}, mesh_, eqn.outputs[r].aval.rank());
       state.closed = true;
       state.origin = "shard_map out_specs";
+      state.dim_sources.clear();
     }
   }
 
@@ -99,6 +101,7 @@ class Propagator {
       if (wanted != state.layout) {
         state.layout = std::move(wanted);
         state.origin = "shard_map in_specs of operand " + std::to_string(i);
+        state.dim_sources.clear();
         changed = true;
       }
     }
@@ -198,11 +201,12 @@ class Propagator {
         if (tensor.var == nullptr || tensor.is_result != results) continue;
         if (results && !forward_allowed) continue;
         changed = extend(*tensor.var, *tensor.dims, candidate, rule,
-                         [&](int factor) {
+                         [&](int factor) -> TensorLayoutState::DimSource {
                            const std::size_t source = source_index[static_cast<std::size_t>(factor)];
-                           if (source >= tensors.size()) return name;
-                           if (tensors[source].is_result) return name + " from its result";
-                           return name + " from operand " + std::to_string(source);
+                           if (source >= tensors.size()) return {name, -1};
+                           const int64_t from = tensors[source].var == nullptr ? -1 : tensors[source].var->id;
+                           if (tensors[source].is_result) return {name + " from its result", from};
+                           return {name + " from operand " + std::to_string(source), from};
                          }) ||
                   changed;
       }
@@ -266,7 +270,12 @@ class Propagator {
       if (next.size() > current.size()) {
         for (std::size_t k = current.size(); k < next.size(); ++k) used.insert(next[k]);
         current = next;
-        if (first_source >= 0) state.origin = describe(first_source);
+        if (first_source >= 0) {
+          TensorLayoutState::DimSource source = describe(first_source);
+          state.origin = source.origin;
+          if (state.dim_sources.size() < state.layout.size()) state.dim_sources.resize(state.layout.size());
+          state.dim_sources[d] = std::move(source);
+        }
         changed = true;
       }
     }

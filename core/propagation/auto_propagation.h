@@ -17,6 +17,15 @@ struct TensorLayoutState {
   // "shard_map out_specs", "sharding in types", or "<op> from operand 1" / "<op> from its result" for a factor
   // propagated through an op; empty while nothing shards the value.
   std::string origin;
+  // Per dim, where a propagated dim's axes came from: the origin text and the value that passed them on through
+  // that op. Empty for values pinned as a whole (arguments, constraints, out_specs), which the origin describes.
+  // The Why chain follows `from_var` back to the pins.
+  struct DimSource {
+    std::string origin;
+    int64_t from_var = -1;
+    bool operator==(const DimSource&) const = default;
+  };
+  std::vector<DimSource> dim_sources;
 };
 
 // Layouts keyed by variable id.

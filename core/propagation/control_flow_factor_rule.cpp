@@ -239,7 +239,7 @@ class BodyAnalysis {
 
 void pin(LayoutMap& known, const Var& var, Layout layout) {
   if (layout.size() != var.aval.rank() || known.contains(var.id)) return;
-  known[var.id] = {std::move(layout), true, "control-flow boundary"};
+  known[var.id] = {std::move(layout), true, "control-flow boundary", {}};
 }
 
 void pin_atom(LayoutMap& known, const Atom& atom, Layout layout) {

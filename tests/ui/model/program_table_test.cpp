@@ -33,9 +33,9 @@ TEST_CASE("each value of a partitioned program shows its layout as a spec and it
   const Atom sine = b.bind1("sin", {sum}, {{"accuracy", ParamValue::None{}}});
   const JaxprPtr program = b.build({sine, c});
   LayoutMap layouts;
-  layouts[a.id] = {{{"x"}, {"y"}}, true, "argument 0"};
-  layouts[c.id] = {{{"y"}}, true, "with_sharding_constraint"};
-  layouts[std::get<Var>(sum).id] = {{{"x", "y"}, {}}, false, "add from operand 0"};
+  layouts[a.id] = {{{"x"}, {"y"}}, true, "argument 0", {}};
+  layouts[c.id] = {{{"y"}}, true, "with_sharding_constraint", {}};
+  layouts[std::get<Var>(sum).id] = {{{"x", "y"}, {}}, false, "add from operand 0", {}};
   // sin's result has no layout: the partitioner left it replicated.
   const std::vector<ValueRow> rows = program_value_rows(*program, layouts, mesh, kProfile);
   REQUIRE(rows.size() == 4);
