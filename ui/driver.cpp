@@ -100,6 +100,16 @@ void Driver::before_frame(double now) {
         }
         break;
       }
+      if (next_notation_ < options_.edit_notations.size()) {
+        const auto& [name, kind, text] = options_.edit_notations[next_notation_++];
+        // The kind was checked when the options were read.
+        if (explorer_.apply_notation(name, parse_notation_kind(kind).value_or(NotationKind::kSpec), text)) {
+          std::cout << "edit-notation " << name << " " << kind << " " << text << ": " << explorer_.spec.status << "\n";
+        } else {
+          std::cout << "edit-notation " << name << " " << kind << " " << text << ": " << explorer_.status_line << "\n";
+        }
+        break;
+      }
       step_ = Step::kSettle;
       break;
     case Step::kSettle:
@@ -219,6 +229,11 @@ void Driver::write_stats(double now) const {
                      {"step", explorer_.lesson.cursor.current()},
                      {"ran", explorer_.lesson.cursor.ran()},
                      {"heading_rect", rect_json(explorer_.lesson_heading_rect)}};
+  nlohmann::json notations = nlohmann::json::array();
+  for (const NotationRow& row : explorer_.notations.rows) {
+    notations.push_back({{"kind", notation_kind_name(row.kind)}, {"text", row.text}, {"error", row.error}});
+  }
+  stats["notations"] = notations;
   stats["canvas_caption"] = explorer_.canvas.caption;
   stats["canvas_error"] = explorer_.canvas.error;
   stats["hover"] = explorer_.hover_text;

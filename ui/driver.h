@@ -39,6 +39,7 @@ class Driver {
   std::optional<double> interrupted_at_;
   std::optional<double> cells_finished_;
   std::size_t next_spec_ = 0;
+  std::size_t next_notation_ = 0;
   bool switched_devices_ = false;
   bool reran_lesson_ = false;
   int settle_frames_ = 0;

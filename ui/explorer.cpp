@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "sharding/notation.h"
 #include "ui/model/history.h"
 #include "ui/panels/widgets.h"
 #include "viz/svg_renderer.h"
@@ -44,6 +45,15 @@ std::vector<std::string> list_scenes(const std::string& dir) {
 constexpr const char* kClearNamespace =
     "for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
     "globals().pop('_name', None)\n";
+
+// The mesh a new spec for the array is over: its NamedSharding's, else the session's first (as the editor shows).
+std::optional<Mesh> placement_mesh(const VariableInfo& info, const SessionSnapshot& snapshot) {
+  if (info.sharding) {
+    if (const auto* named = std::get_if<NamedSharding>(&*info.sharding)) return named->mesh;
+  }
+  if (!snapshot.meshes.empty()) return snapshot.meshes.front().mesh;
+  return std::nullopt;
+}
 
 VizOptions canvas_options(std::size_t rank) {
   VizOptions options;
@@ -134,6 +144,7 @@ void Explorer::poll() {
   }
   refresh_canvas();
   refresh_spec_editor(false);
+  refresh_notations();
 }
 
 void Explorer::select(const std::string& name) {
@@ -141,6 +152,7 @@ void Explorer::select(const std::string& name) {
   canvas.view.reset();
   refresh_canvas();
   refresh_spec_editor(true);
+  refresh_notations();
 }
 
 void Explorer::refresh_canvas() {
@@ -186,6 +198,23 @@ void Explorer::refresh_spec_editor(bool force) {
   spec.check = {};
 }
 
+void Explorer::refresh_notations() {
+  const VariableInfo* info = variable(selected);
+  const std::optional<Mesh> array_mesh =
+      info != nullptr && info->sharding ? placement_mesh(*info, *snapshot) : std::nullopt;
+  if (!array_mesh) {
+    notations = {};
+    return;
+  }
+  try {
+    const SpecDraft draft = SpecDraft::from_sharding(*info->sharding, info->aval.shape.size(), snapshot->profile);
+    notations.sync(selected, notation_texts(info->aval, *array_mesh, draft, snapshot->profile));
+    notations.shardy_mesh = shardy_mesh_notation(*array_mesh);
+  } catch (const Error&) {
+    notations = {};  // a layout the notations cannot print (none that JAX accepted)
+  }
+}
+
 bool Explorer::apply_spec(const std::string& name, const SpecDraft& draft) {
   const VariableInfo* info = variable(name);
   spec.array_name = name;
@@ -197,12 +226,7 @@ bool Explorer::apply_spec(const std::string& name, const SpecDraft& draft) {
     status_line = spec.check.error_type + ": " + spec.check.error;
     return false;
   }
-  std::optional<Mesh> mesh_for_spec;
-  if (const auto* named = std::get_if<NamedSharding>(&*info->sharding)) {
-    mesh_for_spec = named->mesh;
-  } else if (!snapshot->meshes.empty()) {
-    mesh_for_spec = snapshot->meshes.front().mesh;
-  }
+  const std::optional<Mesh> mesh_for_spec = placement_mesh(*info, *snapshot);
   if (!mesh_for_spec) {
     spec.check.error_type = "ValueError";
     spec.check.error = "no mesh in the session: create one in the Mesh tab first";
@@ -242,6 +266,36 @@ bool Explorer::apply_spec_text(const std::string& name, const std::string& spec_
   if (spec.array_name == name) draft.memory_kind = spec.draft.memory_kind;
   spec.spec_text = spec_text;
   return apply_spec(name, draft);
+}
+
+bool Explorer::apply_notation(const std::string& name, NotationKind kind, const std::string& text) {
+  const auto refuse = [&](const std::string& message) {
+    if (NotationRow* row = notations.array_name == name ? notations.row(kind) : nullptr) {
+      row->text = text;
+      row->error = message;
+    }
+    status_line = "Notation not applied: " + message;
+    return false;
+  };
+  const VariableInfo* info = variable(name);
+  if (info == nullptr || !info->sharding)
+    return refuse("NameError: name '" + name + "' is not an array in the session");
+  const std::optional<Mesh> array_mesh = placement_mesh(*info, *snapshot);
+  if (!array_mesh) return refuse("ValueError: no mesh in the session: create one in the Mesh tab first");
+  SpecDraft draft;
+  try {
+    draft = draft_from_notation(kind, text, *array_mesh, info->aval.shape);
+  } catch (const Error& error) {
+    return refuse(error.python_type() + ": " + error.what());
+  }
+  // The array keeps its memory kind: the notations say nothing about it.
+  draft.memory_kind = SpecDraft::from_sharding(*info->sharding, info->aval.shape.size(), snapshot->profile).memory_kind;
+  if (!apply_spec(name, draft)) return refuse(spec.check.error_type + ": " + spec.check.error);
+  if (NotationRow* row = notations.array_name == name ? notations.row(kind) : nullptr) {
+    row->text = row->shown;  // until the cell has run; then every row shows the new sharding
+    row->error.clear();
+  }
+  return true;
 }
 
 bool Explorer::create_mesh(const MeshDraft& draft) {

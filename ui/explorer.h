@@ -124,6 +124,9 @@ class Explorer {
   bool apply_spec(const std::string& name, const SpecDraft& draft);
   // The same from text, as `--apply-spec NAME "P('y', None)"` types it.
   bool apply_spec_text(const std::string& name, const std::string& spec_text);
+  // A notation bar row's Enter: the text, in `kind`'s notation, re-shards through apply_spec. False (with the row's
+  // error set) when it does not parse or JAX refuses the spec.
+  bool apply_notation(const std::string& name, NotationKind kind, const std::string& text);
   // The mesh editor's device switch: restarts the namespace on `preset`'s devices (a replayable console cell).
   // Returns the error (ValueError naming the preset) and runs nothing when the preset is unknown.
   std::string switch_devices(const std::string& preset);
@@ -163,6 +166,7 @@ class Explorer {
   CanvasModel canvas;
   std::string requested_editor_tab;  // selected on the next frame, then cleared (e.g. from --editor-tab)
   SpecEditorState spec;
+  NotationBar notations;  // the selected array's sharding in each notation (the Spec tab)
   MeshEditorState mesh;
   SceneState scene;
   LessonState lesson;
@@ -194,6 +198,7 @@ class Explorer {
   void run_lesson_step(std::size_t step);
   void refresh_canvas();
   void refresh_spec_editor(bool force);
+  void refresh_notations();
 };
 
 // Panels (ui/panels/*.cpp), each drawing inside the current ImGui window.

@@ -1,6 +1,7 @@
 // The GLFW + OpenGL 3.3 window running the explorer, and its headless driver options for scripts and tests.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,8 @@ struct WindowOptions {
   bool run_all = false;
   std::optional<std::string> select;
   std::vector<std::pair<std::string, std::string>> apply_specs;  // (array name, spec text)
+  // Notation bar edits after the specs: (array name, notation kind as parse_notation_kind reads it, text).
+  std::vector<std::array<std::string, 3>> edit_notations;
   std::optional<double> interrupt_after;                         // seconds after the cells start
   std::optional<std::string> screenshot;
   std::optional<std::string> export_svg;

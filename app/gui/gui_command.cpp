@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "gui/python_session.h"
 #include "python/host.h"
+#include "sharding/notation_parse.h"
 #include "ui/model/settings.h"
 #include "ui/window.h"
 
@@ -50,6 +51,13 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
       if (i + 2 >= args.size()) throw UsageError{"--apply-spec takes an array name and a spec"};
       options.apply_specs.emplace_back(args[i + 1], args[i + 2]);
       i += 2;
+    } else if (args[i] == "--edit-notation") {
+      if (i + 3 >= args.size()) throw UsageError{"--edit-notation takes an array name, a notation and its text"};
+      if (!parse_notation_kind(args[i + 2])) {
+        throw UsageError{"--edit-notation's notation is spec, typeof, book, shardy or hlo, got '" + args[i + 2] + "'"};
+      }
+      options.edit_notations.push_back({args[i + 1], args[i + 2], args[i + 3]});
+      i += 3;
     } else if (!args[i].starts_with("--") && !options.scene) {
       options.scene = args[i];
     } else {

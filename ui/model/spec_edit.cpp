@@ -6,6 +6,8 @@
 
 #include "base/error.h"
 #include "base/python_format.h"
+#include "explicit/sharding_rules.h"
+#include "sharding/notation.h"
 
 namespace shardscope::ui {
 namespace {
@@ -104,6 +106,46 @@ std::string mesh_expression(const std::string& array_name, const Mesh& mesh, con
     if (!info.name.empty() && info.mesh == mesh) return info.name;
   }
   return array_name + ".sharding.mesh";
+}
+
+void NotationBar::sync(const std::string& array, const std::vector<std::string>& texts) {
+  bool same = array == array_name && rows.size() == texts.size();
+  for (std::size_t i = 0; same && i < rows.size(); ++i) same = rows[i].shown == texts[i];
+  if (same) return;
+  array_name = array;
+  rows.clear();
+  for (std::size_t i = 0; i < texts.size() && i < std::size(kNotationKinds); ++i) {
+    rows.push_back({kNotationKinds[i], texts[i], texts[i], ""});
+  }
+}
+
+NotationRow* NotationBar::row(NotationKind kind) {
+  for (NotationRow& r : rows) {
+    if (r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> notation_texts(const ShapedArray& aval, const Mesh& mesh, const SpecDraft& draft,
+                                        const JaxProfile& profile) {
+  const std::size_t rank = aval.shape.size();
+  const NamedSharding sharding{mesh, draft.spec(), std::nullopt};
+  const ShardingNotations notations = sharding_notations(sharding, rank, profile);
+  Aval typed = Aval::of(aval.shape, aval.dtype, aval.weak_type);
+  typed.dim_axes = spec_dim_axes(sharding.spec, rank);
+  return {spec_call_text(draft.spec(), "P"), typeof_str(typed, profile), notations.book, notations.shardy,
+          notations.hlo};
+}
+
+SpecDraft draft_from_notation(NotationKind kind, const std::string& text, const Mesh& mesh, const Shape& shape) {
+  const PartitionSpec spec = parse_notation(kind, text, mesh, shape);
+  if (!spec.unreduced().empty()) {
+    std::vector<std::string> axes;
+    for (const std::string& axis : spec.unreduced()) axes.push_back(python_string_repr(axis));
+    throw value_error(std::string(notation_kind_title(kind)) + " " + python_string_repr(text) +
+                      ": device_put cannot place an array unreduced over " + join(axes, ", "));
+  }
+  return SpecDraft::from_spec(spec, shape.size());
 }
 
 }  // namespace shardscope::ui

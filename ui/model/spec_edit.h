@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "compat/jax_version.h"
+#include "ir/aval.h"
 #include "mesh/mesh.h"
+#include "sharding/notation_parse.h"
 #include "sharding/sharding.h"
 #include "ui/session.h"
 
@@ -48,5 +50,36 @@ struct SpecCheck {
 // The Python expression for an array's mesh: a name bound to an equal mesh, else `x.sharding.mesh`.
 [[nodiscard]] std::string mesh_expression(const std::string& array_name, const Mesh& mesh,
                                           const std::vector<MeshInfo>& meshes);
+
+// One row of the notation bar: the selected array's sharding in one notation, as shown and as being edited.
+struct NotationRow {
+  NotationKind kind = NotationKind::kSpec;
+  std::string shown;  // the sharding's text now
+  std::string text;   // the field: the shown text until typed over
+  std::string error;  // why the last Enter changed nothing
+};
+
+// The selected array's sharding in every notation, each row editable.
+struct NotationBar {
+  std::string array_name;
+  std::vector<NotationRow> rows;  // in kNotationKinds order
+  std::string shardy_mesh;        // sdy.mesh @mesh = <[...]>: what the Shardy row's @mesh names
+
+  // Shows `texts` (kNotationKinds order) for `array`. While the array and its texts stay the same, each row keeps
+  // what was typed into it and its error; otherwise every row shows the new text.
+  void sync(const std::string& array, const std::vector<std::string>& texts);
+  [[nodiscard]] NotationRow* row(NotationKind kind);
+};
+
+// The sharding of an array of type `aval` laid out as `draft` on `mesh` in each notation (kNotationKinds order):
+// P(...) as the Spec editor writes it, jax.typeof with the layout's axes on its dims, the scaling book, Shardy,
+// and HloSharding as the profile's XLA prints it.
+[[nodiscard]] std::vector<std::string> notation_texts(const ShapedArray& aval, const Mesh& mesh, const SpecDraft& draft,
+                                                      const JaxProfile& profile);
+
+// The draft a notation row's text describes (default memory kind). Throws ValueError when the text does not parse
+// or names unreduced axes, which device_put cannot place; open Shardy dims place as None.
+[[nodiscard]] SpecDraft draft_from_notation(NotationKind kind, const std::string& text, const Mesh& mesh,
+                                            const Shape& shape);
 
 }  // namespace shardscope::ui

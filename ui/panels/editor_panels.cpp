@@ -44,6 +44,37 @@ void error_text(const SpecCheck& check) {
   wrapped_colored_text(current_theme().error, (check.error_type + ": " + check.error).c_str());
 }
 
+// The notation bar: one field per notation; Enter re-shards through the same path as Apply, an error shows under
+// its field and changes nothing.
+void draw_notation_bar(Explorer& explorer, const VariableInfo& info) {
+  NotationBar& bar = explorer.notations;
+  if (bar.array_name != info.name || bar.rows.empty()) return;
+  ImGui::Separator();
+  ImGui::TextDisabled("Notations");
+  ImGui::SameLine();
+  help_marker("The sharding in each notation. Edit any of them and press Enter to re-shard the array.");
+  const float label_width = em(7.5f);
+  for (NotationRow& row : bar.rows) {
+    ImGui::PushID(static_cast<int>(row.kind));
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(std::string(notation_kind_title(row.kind)).c_str());
+    ImGui::SameLine(label_width);
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
+    ImGui::PushFont(explorer.fonts.mono);
+    const bool enter = ImGui::InputText("##notation", &row.text, ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::PopFont();
+    if (enter && explorer.idle()) (void)explorer.apply_notation(info.name, row.kind, std::string(row.text));
+    if (row.kind == NotationKind::kShardy && !bar.shardy_mesh.empty()) {
+      ImGui::SetCursorPosX(ImGui::GetCursorPosX() + label_width);
+      ImGui::PushFont(explorer.fonts.mono);
+      ImGui::TextDisabled("%s", bar.shardy_mesh.c_str());
+      ImGui::PopFont();
+    }
+    if (!row.error.empty()) wrapped_colored_text(current_theme().error, row.error.c_str());
+    ImGui::PopID();
+  }
+}
+
 // A pytree's rows under one collapsible root: groups fold, arrays select onto the canvas.
 template <typename ArrayColumns>
 void draw_tree_rows(Explorer& explorer, const TreeInfo& tree, const ArrayColumns& array_columns) {
@@ -256,6 +287,7 @@ void draw_spec_editor(Explorer& explorer) {
     ImGui::SameLine();
     ImGui::TextColored(current_theme().ok, "%s", spec.status.c_str());
   }
+  draw_notation_bar(explorer, *info);
 }
 
 void draw_mesh_editor(Explorer& explorer) {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "base/error.h"
 #include "tests/ui/model/fixtures.h"
 
 namespace shardscope::ui {
@@ -92,6 +93,50 @@ TEST_CASE("the mesh is named by the variable bound to it, else reached through t
   CHECK(mesh_expression("x", mesh, {{"other", other}, {"mesh", mesh}}) == "mesh");
   CHECK(mesh_expression("x", mesh, {{"other", other}}) == "x.sharding.mesh");
   CHECK(spec_call_text(parse_partition_spec("P()"), "P") == "P()");
+}
+
+TEST_CASE("the notation bar shows every notation and reads each back to a draft") {
+  const Mesh mesh = testing::mesh_2x4();
+  const ShapedArray aval{{8, 8}, DType::kFloat32, false};
+  const std::vector<std::string> texts = notation_texts(aval, mesh, draft({{"y"}, {}}), JaxProfile());
+  REQUIRE(texts.size() == std::size(kNotationKinds));
+  CHECK(texts[0] == "P('y', None)");
+  CHECK(texts[1] == "float32[8@y,8]");
+  CHECK(texts[2] == "A[I_y, J]");
+  CHECK(texts[3] == "#sdy.sharding<@mesh, [{\"y\"}, {}]>");
+  CHECK(texts[4] == "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}");
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CHECK(draft_from_notation(kNotationKinds[i], texts[i], mesh, {8, 8}).dims ==
+          std::vector<std::vector<std::string>>{{"y"}, {}});
+  }
+  CHECK(draft_from_notation(NotationKind::kShardy, "#sdy.sharding<@mesh, [{?}, {\"x\"}]>", mesh, {8, 8}).dims ==
+        std::vector<std::vector<std::string>>{{}, {"x"}});
+  try {
+    (void)draft_from_notation(NotationKind::kBook, "A[I, J]{U_y}", mesh, {8, 8});
+    FAIL("unreduced axes were placed");
+  } catch (const Error& error) {
+    CHECK(std::string(error.what()) ==
+          "scaling book 'A[I, J]{U_y}': device_put cannot place an array unreduced over 'y'");
+  }
+}
+
+TEST_CASE("the notation bar keeps typed text and its error until the sharding changes") {
+  NotationBar bar;
+  bar.sync("x", {"P('x')", "t", "b", "s", "h"});
+  REQUIRE(bar.rows.size() == 5);
+  NotationRow* hlo = bar.row(NotationKind::kHlo);
+  REQUIRE(hlo != nullptr);
+  hlo->text = "{devices=[2,4]<=[7]}";
+  hlo->error = "ValueError: ...";
+  bar.sync("x", {"P('x')", "t", "b", "s", "h"});
+  CHECK(bar.row(NotationKind::kHlo)->text == "{devices=[2,4]<=[7]}");
+  CHECK(bar.row(NotationKind::kHlo)->error == "ValueError: ...");
+  bar.sync("x", {"P('y')", "t", "b", "s", "h2"});
+  CHECK(bar.row(NotationKind::kHlo)->text == "h2");
+  CHECK(bar.row(NotationKind::kHlo)->error.empty());
+  bar.row(NotationKind::kBook)->text = "typed";
+  bar.sync("z", {"P('y')", "t", "b", "s", "h2"});  // another array: its own texts
+  CHECK(bar.row(NotationKind::kBook)->text == "b");
 }
 
 }  // namespace shardscope::ui
