@@ -148,6 +148,16 @@ TEST_CASE("HloSharding in forms XLA prints other than the formatter's: search fi
   CHECK(dims_of(parse_hlo_sharding("sharding={devices=[8,1]<=[8]}", mesh, 2), 2) == DimAxes{{"x", "y"}, {}});
 }
 
+TEST_CASE("the HloSharding search stays quick on a mesh of many axes") {
+  const Mesh mesh =
+      make_mesh({2, 2, 2, 2, 2, 2, 2, 2}, {"a", "b", "c", "d", "e", "f", "g", "h"},
+                make_device_preset("cpu:256").devices, kProfile, std::vector<AxisType>(8, AxisType::kAuto));
+  const DimAxes dims = {{"h", "c", "f"}, {"a", "g", "d", "b"}};
+  for (const bool iota : {true, false}) {
+    CHECK(dims_of(parse_hlo_sharding(hlo_sharding_notation(mesh, dims, iota), mesh, 2), 2) == dims);
+  }
+}
+
 TEST_CASE("malformed and mismatched texts fail naming the notation, the text and the fault") {
   const Mesh mesh = cpu_mesh({2, 4}, {"x", "y"});
   const Shape shape = {8, 8};
