@@ -24,7 +24,7 @@ struct WindowOptions {
   std::vector<std::pair<std::string, std::string>> apply_specs;  // (array name, spec text)
   // Notation bar edits after the specs: (array name, notation kind as parse_notation_kind reads it, text).
   std::vector<std::array<std::string, 3>> edit_notations;
-  std::optional<double> interrupt_after;                         // seconds after the cells start
+  std::optional<double> interrupt_after;  // seconds after the cells start
   std::optional<std::string> screenshot;
   std::optional<std::string> export_svg;
   std::optional<std::string> export_png;
