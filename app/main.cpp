@@ -17,6 +17,7 @@ Usage:
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
                  [--light|--dark] [--caption|--no-caption]
+                 [--program-view Jaxpr|Values|Lowered|Explain|Timeline] [--timeline-schedule serial|overlapped]
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
                                   run a lesson and write one self-contained HTML page: prose, code,
                                   outputs, JAX's coloured grids and an SVG diagram per grid

@@ -67,6 +67,7 @@ void Driver::before_frame(double now) {
       if (options_.device_view) explorer_.canvas.device_view = true;
       if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
       if (options_.program_view) explorer_.program_mode = *options_.program_view;
+      if (options_.timeline_overlapped) explorer_.timeline_overlapped = true;
       if (options_.animate_collective) {
         explorer_.animation.record = static_cast<std::size_t>(options_.animate_collective->first);
         explorer_.animation.step = options_.animate_collective->second;
@@ -196,6 +197,31 @@ void Driver::write_stats(double now) const {
                         {"collective_table", collective_table_text(collective_rows(program.collectives))},
                         {"explain", program.explain},
                         {"collectives", collectives}};
+  }
+  const TimelineViewLayout& drawn = explorer_.timeline_drawn;
+  if (!drawn.lanes.empty()) {
+    const auto box = [](const Rect& r) { return nlohmann::json{r.x0, r.y0, r.x1, r.y1}; };
+    nlohmann::json lanes = nlohmann::json::array();
+    for (const TimelineLane& lane : drawn.lanes) {
+      lanes.push_back(
+          {{"label", lane.label}, {"compute", box(lane.compute)}, {"communication", box(lane.communication)}});
+    }
+    nlohmann::json segments = nlohmann::json::array();
+    for (const TimelineSegment& segment : drawn.segments) {
+      segments.push_back({{"lane", segment.lane},
+                          {"row", segment.interval.row},
+                          {"label", segment.interval.label},
+                          {"category", segment.interval.category},
+                          {"start_s", segment.interval.start},
+                          {"seconds", segment.interval.seconds},
+                          {"bytes_per_device", segment.bytes_per_device},
+                          {"rect", box(segment.rect)}});
+    }
+    stats["timeline"] = {{"schedule", drawn.timeline.schedule == Schedule::kSerial ? "serial" : "overlapped"},
+                         {"total_s", drawn.timeline.total_seconds},
+                         {"px_per_s", drawn.pixels_per_second},
+                         {"lanes", lanes},
+                         {"segments", segments}};
   }
   nlohmann::json trees = nlohmann::json::array();
   if (explorer_.snapshot) {

@@ -15,6 +15,7 @@
 #include "ui/model/mesh_edit.h"
 #include "ui/model/settings.h"
 #include "ui/model/spec_edit.h"
+#include "ui/model/timeline_view.h"
 #include "ui/session.h"
 #include "viz/layout.h"
 
@@ -180,7 +181,10 @@ class Explorer {
   bool export_caption = true;  // exports (SVG and PNG alike) carry the canvas caption above the picture
   float ui_scale = 1.0f;       // HiDPI content scale
   bool show_help = false;
-  int program_mode = 1;  // program view: 0 jaxpr, 1 values with shardings, 2 lowered text, 3 explain (estimates)
+  // Program view: 0 jaxpr, 1 values with shardings, 2 lowered text, 3 explain (estimates), 4 timeline of the estimate.
+  int program_mode = 1;
+  bool timeline_overlapped = false;   // the Timeline view shows the overlapped schedule, else the serial one
+  TimelineViewLayout timeline_drawn;  // the Timeline view as laid out last frame (screen pixels), for --stats
   CollectiveAnimationState animation;
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
   std::string open_path;                   // File > Open's text field

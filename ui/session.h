@@ -9,6 +9,7 @@
 
 #include "array/array.h"
 #include "compat/jax_version.h"
+#include "cost/explain.h"
 #include "device/device.h"
 #include "mesh/mesh.h"
 #include "sharding/sharding.h"
@@ -77,6 +78,7 @@ struct ProgramInfo {
   std::vector<ValueRow> values;  // jit: every value with its layout; shard_map: arguments and results
   std::vector<CollectiveRecord> collectives;
   std::string explain;  // jit on a mesh: shardscope's estimate, as `shardscope explain` prints it (beyond JAX)
+  std::optional<ProgramExplanation> explanation;  // the same estimate's rows, for the Timeline view
 };
 
 // Names the generated Python lines may use: what the namespace binds them to.

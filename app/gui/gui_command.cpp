@@ -18,17 +18,29 @@
 namespace shardscope::cli {
 namespace {
 
-constexpr const char* kValued[] = {"--devices",      "--jax-version",
-                                   "--select",       "--size",
-                                   "--screenshot",   "--export-svg",
-                                   "--export-png",   "--png-scale",
-                                   "--stats",        "--config-dir",
-                                   "--scenes-dir",   "--interrupt-after",
-                                   "--timeout",      "--editor-tab",
-                                   "--ui-scale",     "--switch-devices",
-                                   "--mouse",        "--wheel",
-                                   "--program-view", "--lesson-steps",
-                                   "--rerun-on",     "--animate-collective"};
+constexpr const char* kValued[] = {"--devices",
+                                   "--jax-version",
+                                   "--select",
+                                   "--size",
+                                   "--screenshot",
+                                   "--export-svg",
+                                   "--export-png",
+                                   "--png-scale",
+                                   "--stats",
+                                   "--config-dir",
+                                   "--scenes-dir",
+                                   "--interrupt-after",
+                                   "--timeout",
+                                   "--editor-tab",
+                                   "--ui-scale",
+                                   "--switch-devices",
+                                   "--mouse",
+                                   "--wheel",
+                                   "--program-view",
+                                   "--lesson-steps",
+                                   "--rerun-on",
+                                   "--animate-collective",
+                                   "--timeline-schedule"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
                                   "--persist", "--caption",     "--no-caption", "--dark"};
 
@@ -92,11 +104,17 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     }
   }
   if (const auto view = arguments.value("--program-view")) {
-    const std::vector<std::string> views = {"Jaxpr", "Values", "Lowered", "Explain"};
+    const std::vector<std::string> views = {"Jaxpr", "Values", "Lowered", "Explain", "Timeline"};
     const auto at = std::find(views.begin(), views.end(), *view);
     if (at == views.end())
-      throw UsageError{"--program-view takes Jaxpr, Values, Lowered or Explain, got '" + *view + "'"};
+      throw UsageError{"--program-view takes Jaxpr, Values, Lowered, Explain or Timeline, got '" + *view + "'"};
     options.program_view = static_cast<int>(at - views.begin());
+  }
+  if (const auto schedule = arguments.value("--timeline-schedule")) {
+    if (*schedule != "serial" && *schedule != "overlapped") {
+      throw UsageError{"--timeline-schedule takes serial or overlapped, got '" + *schedule + "'"};
+    }
+    options.timeline_overlapped = *schedule == "overlapped";
   }
   if (const auto animate = arguments.value("--animate-collective")) {
     int record = -1;

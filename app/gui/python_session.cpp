@@ -211,6 +211,7 @@ ui::ProgramInfo program_info(const api::ProgramRunRecord& run, const JaxProfile&
         ProgramExplanation explanation = explain_compiled(lowered.compile(), run.name);
         explanation.runs = 1;  // the run this view shows
         info.explain = render_explanations({explanation}, ExplainFormat::kText);
+        info.explanation = std::move(explanation);
       } catch (const std::exception& e) {
         info.explain = std::string("# shardscope explain: this program cannot be priced: ") + e.what() + "\n";
       }

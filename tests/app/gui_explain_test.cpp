@@ -45,7 +45,8 @@ y = layer(x, w)
   }
   CHECK(bright > 3000);
   // A bad view name is a usage error naming it.
-  const Run bad = run_gui(dir, "scene.py --program-view Timeline --screenshot bad.png");
+  const Run bad = run_gui(dir, "scene.py --program-view Flamegraph --screenshot bad.png");
   CHECK(bad.status == 2);
-  CHECK(bad.out.find("--program-view takes Jaxpr, Values, Lowered or Explain, got 'Timeline'") != std::string::npos);
+  CHECK(bad.out.find("--program-view takes Jaxpr, Values, Lowered, Explain or Timeline, got 'Flamegraph'") !=
+        std::string::npos);
 }
