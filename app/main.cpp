@@ -18,13 +18,16 @@ Usage:
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
                  [--light|--dark] [--caption|--no-caption]
                  [--program-view Jaxpr|Values|Lowered|Explain|Timeline] [--timeline-schedule serial|overlapped]
+                 [--animate-collective N[:STEP]] [--export-animation-svg FILE.svg]
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
                                   run a lesson and write one self-contained HTML page: prose, code,
                                   outputs, JAX's coloured grids and an SVG diagram per grid
                                   the explorer window; --screenshot/--export-* run headless and exit
                                   (leaving saved settings and history alone unless --persist);
                                   --present (or F11) shows the lesson full screen, --lesson-steps
-                                  presses Next N times
+                                  presses Next N times; --animate-collective pauses the Program tab's
+                                  collective N at STEP on the Devices view, --export-animation-svg
+                                  writes that frame (devices, links, chunks in flight) as SVG
   shardscope scene [--scene FILE.json] [--out DIR] [--color|--no-color] [--jax-version V]
   shardscope viz --shape 8,8 [--devices PRESET] [--mesh x=2,y=4] [--axis-types auto,explicit]
                  [--device-ids 0,1,2,3,6,7,4,5] [--spec "P('x', ('y','z'), None)"]

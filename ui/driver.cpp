@@ -9,6 +9,8 @@
 
 #include "ui/explorer.h"
 #include "ui/gl_capture.h"
+#include "ui/model/collective_animation.h"
+#include "ui/model/device_view.h"
 #include "ui/model/param_tree.h"
 #include "ui/model/program_table.h"
 
@@ -16,6 +18,23 @@ namespace shardscope::ui {
 namespace {
 
 constexpr int kSettleFrames = 4;  // frames drawn after the last change, so the layout has settled
+
+// The animated collective's step on the device view, from the geometry the canvas draws it with; empty when the
+// program has no such collective.
+std::string animation_svg(const Explorer& explorer) {
+  const CollectiveAnimationState& a = explorer.animation;
+  if (!explorer.snapshot || !explorer.snapshot->program || !a.record ||
+      *a.record >= explorer.snapshot->program->collectives.size()) {
+    return "";
+  }
+  const std::vector<Device>& devices = explorer.snapshot->devices;
+  const CollectiveRecord& record = explorer.snapshot->program->collectives[*a.record];
+  const DeviceViewLayout layout = layout_devices(devices);
+  const CollectiveFrame frame = collective_frame(layout, record_animations(record, devices), a.step);
+  return collective_frame_svg(
+      layout, record, frame, a.clock,
+      explorer.canvas.layout ? device_colors(*explorer.canvas.layout) : std::map<int64_t, Rgb>{});
+}
 
 }  // namespace
 
@@ -135,6 +154,16 @@ std::optional<int> Driver::after_render(double now, int framebuffer_width, int f
     file << explorer_.canvas_svg();
     if (!file || explorer_.canvas_svg().empty()) {
       std::cerr << "shardscope gui: could not export the SVG to " << *options_.export_svg << "\n";
+      ++failures_;
+    }
+  }
+  if (options_.export_animation_svg) {
+    const std::string svg = animation_svg(explorer_);
+    std::ofstream file(*options_.export_animation_svg, std::ios::binary);
+    file << svg;
+    if (!file || svg.empty()) {
+      std::cerr << "shardscope gui: no collective " << (explorer_.animation.record ? *explorer_.animation.record : 0)
+                << " to export to " << *options_.export_animation_svg << "\n";
       ++failures_;
     }
   }

@@ -28,6 +28,8 @@ struct WindowOptions {
   std::optional<std::string> screenshot;
   std::optional<std::string> export_svg;
   std::optional<std::string> export_png;
+  // The device view with the animated collective's step as SVG (--export-animation-svg; needs animate_collective).
+  std::optional<std::string> export_animation_svg;
   float png_scale = 1.0f;
   bool caption = true;               // exports carry the canvas caption (--caption / --no-caption)
   std::optional<std::string> stats;  // JSON with frame timings while cells ran
@@ -51,7 +53,9 @@ struct WindowOptions {
   int wheel = 0;
   std::optional<float> ui_scale;  // fonts and widgets scale; default: the monitor's content scale
   double timeout_seconds = 300;
-  [[nodiscard]] bool headless() const { return screenshot || export_svg || export_png || stats; }
+  [[nodiscard]] bool headless() const {
+    return screenshot || export_svg || export_png || export_animation_svg || stats;
+  }
 };
 
 // Exit status when no window could be opened (no display): the caller falls back to the terminal.

@@ -40,7 +40,8 @@ constexpr const char* kValued[] = {"--devices",
                                    "--lesson-steps",
                                    "--rerun-on",
                                    "--animate-collective",
-                                   "--timeline-schedule"};
+                                   "--timeline-schedule",
+                                   "--export-animation-svg"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
                                   "--persist", "--caption",     "--no-caption", "--dark"};
 
@@ -153,6 +154,10 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   options.screenshot = arguments.value("--screenshot");
   options.export_svg = arguments.value("--export-svg");
   options.export_png = arguments.value("--export-png");
+  options.export_animation_svg = arguments.value("--export-animation-svg");
+  if (options.export_animation_svg && !options.animate_collective) {
+    throw UsageError{"--export-animation-svg needs --animate-collective N[:STEP]"};
+  }
   options.stats = arguments.value("--stats");
   options.png_scale = static_cast<float>(number_option(arguments, "--png-scale", 1.0, 16.0));
   if (options.png_scale <= 0) throw UsageError{"--png-scale must be positive"};

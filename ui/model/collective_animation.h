@@ -2,12 +2,16 @@
 // which), placed on the device boxes, from core's step model (cost/collective_steps) for every group.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost/collective_steps.h"
 #include "spmd/comm_log.h"
 #include "ui/model/device_view.h"
+#include "viz/colors.h"
 
 namespace shardscope::ui {
 
@@ -36,5 +40,19 @@ struct CollectiveFrame {
 // the same two devices is drawn as two parallel arrows, each shifted to its right, so both stay visible.
 [[nodiscard]] CollectiveFrame collective_frame(const DeviceViewLayout& layout,
                                                const std::vector<CollectiveAnimation>& animations, int step);
+
+// Where a chunk in flight is drawn: `clock` (0 at the sender, 1 at the receiver, clamped) of the way along its arrow.
+[[nodiscard]] std::pair<double, double> chunk_position(const AnimationArrow& arrow, double clock);
+
+// The line above the device view: "all-gather over y, step 1/3 (all-gather): line (no wraparound link) ...".
+[[nodiscard]] std::string animation_caption(const CollectiveRecord& record, const CollectiveFrame& frame);
+
+// One frame of the animation as a standalone SVG in the layout's content units, drawn as the window draws it: hosts,
+// ICI links (wraparound links dashed), chips, devices (filled with their shard's colour where `colors` has one),
+// then every send of the step as an arrow with its chunk `clock` of the way along. Elements carry their ids
+// (data-device, data-from, data-to) so the picture can be checked against the step.
+[[nodiscard]] std::string collective_frame_svg(const DeviceViewLayout& layout, const CollectiveRecord& record,
+                                               const CollectiveFrame& frame, double clock,
+                                               const std::map<int64_t, Rgb>& colors = {});
 
 }  // namespace shardscope::ui

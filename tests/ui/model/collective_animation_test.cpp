@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <regex>
 
 #include "device/presets.h"
 #include "mesh/mesh.h"
@@ -62,6 +63,44 @@ TEST_CASE("a ring all-gather over 'y' on a 2x4 TPU v5e mesh moves chunks between
   }
   CHECK(collective_frame(layout, animations, 4).step == 1);
   CHECK(collective_frame(layout, animations, -1).step == 2);
+}
+
+TEST_CASE("an exported frame draws every chunk where the window does, on its arrow between the two devices") {
+  // 4x4x4 chips of a v4 torus: groups along x close their ring over the wraparound link.
+  const std::vector<Device> devices = make_device_preset("tpu-v4-128").devices;
+  CollectiveRecord record;
+  record.kind = CollectiveKind::kAllReduce;
+  record.axes = {"x"};
+  std::map<std::pair<int, int>, std::vector<int64_t>> rows;
+  for (const Device& d : devices) rows[{d.coords[1], d.coords[2]}].push_back(d.id);
+  for (const auto& [at, ids] : rows) {
+    REQUIRE(ids.size() == 4);
+    record.groups.push_back(ids);
+  }
+  const DeviceViewLayout layout = layout_devices(devices);
+  const CollectiveFrame frame = collective_frame(layout, record_animations(record, devices), 1);
+  REQUIRE_FALSE(frame.arrows.empty());
+  const std::string svg = collective_frame_svg(layout, record, frame, 0.25);
+  CHECK(svg.find("all-reduce over x, step 2/6 (reduce-scatter)") != std::string::npos);
+  CHECK(svg.find("class=\"link wraparound\"") != std::string::npos);
+  const std::regex chunk(R"re(<rect class="chunk" data-from="(\d+)" data-to="(\d+)"(?: data-wraparound="true")? )re"
+                         R"re(data-cx="([^"]+)" data-cy="([^"]+)")re");
+  std::size_t chunks = 0;
+  bool wraparound = false;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), chunk); it != std::sregex_iterator(); ++it, ++chunks) {
+    const AnimationArrow& arrow = frame.arrows[chunks];
+    CHECK(std::stoll((*it)[1].str()) == arrow.from);
+    CHECK(std::stoll((*it)[2].str()) == arrow.to);
+    // A quarter of the way from the sender's end of the arrow.
+    const auto [x, y] = chunk_position(arrow, 0.25);
+    CHECK(std::stod((*it)[3].str()) == doctest::Approx(x).epsilon(1e-3));
+    CHECK(std::stod((*it)[4].str()) == doctest::Approx(y).epsilon(1e-3));
+    CHECK(x == doctest::Approx(arrow.x0 + (arrow.x1 - arrow.x0) / 4));
+    wraparound = wraparound || arrow.wraparound;
+  }
+  CHECK(chunks == frame.arrows.size());
+  CHECK(wraparound);  // a closed ring of 4 sends over the link that closes it
+  CHECK(chunk_position(frame.arrows[0], 2.0) == std::make_pair(frame.arrows[0].x1, frame.arrows[0].y1));
 }
 
 }  // namespace shardscope::ui
