@@ -12,6 +12,7 @@
 #include "cost/explain.h"
 #include "cost/explain_compare.h"
 #include "cost/timeline_svg.h"
+#include "cost/why.h"
 #include "device/presets.h"
 #include "io/notebook.h"
 #include "python/host.h"
@@ -60,47 +61,6 @@ std::vector<ArgumentSpec> take_compare_specs(std::vector<std::string>& options) 
   return specs;
 }
 
-// What `--compare` names: a device preset (the mesh's axes laid on its devices) or a device kind (the same devices
-// priced on that kind's figures).
-struct CompareTarget {
-  std::optional<DevicePreset> preset;
-  const HardwareSpec* hardware = nullptr;
-};
-
-CompareTarget compare_target(const std::string& text) {
-  try {
-    return {make_device_preset(text), nullptr};
-  } catch (const Error&) {
-  }
-  try {
-    return {std::nullopt, &hardware_for_kind(text)};
-  } catch (const Error&) {
-  }
-  throw UsageError{"--compare '" + text + "' is neither a device preset (" + join(example_preset_names(), ", ") +
-                   ", ...) nor a device kind"};
-}
-
-// The other side of a comparison: the same program with the argument layouts changed (propagation re-run), then
-// priced on the preset or device kind.
-ProgramExplanation explain_variant(const api::LoggedProgram& logged, const std::optional<CompareTarget>& target,
-                                   const std::vector<ArgumentSpec>& specs, const HardwareSpec* hardware) {
-  std::vector<ShapeDtypeStruct> args = logged.args;
-  LoweringOptions options = logged.options;
-  const JaxProfile& profile = api::session().profile;
-  apply_argument_specs(args, options, specs, profile);
-  Compiled compiled = Lowered(logged.program, std::move(args), std::move(options), profile).compile();
-  if (target && target->preset) {
-    const PartitionPlan& plan = compiled.plan();
-    const Mesh mesh = plan.mesh ? mesh_on_preset(*plan.mesh, *target->preset, profile)
-                                : make_mesh({1}, {"_"}, target->preset->devices, profile);
-    compiled = with_mesh(compiled, mesh, profile);
-    hardware = nullptr;
-  } else if (target) {
-    hardware = target->hardware;
-  }
-  return explain_compiled(compiled, logged.name, hardware);
-}
-
 std::string variant_label(const std::optional<std::string>& compare, const std::vector<ArgumentSpec>& specs) {
   std::vector<std::string> parts;
   if (compare) parts.push_back(*compare);
@@ -121,7 +81,7 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
                                           "--output",  "--compare",     "--timeline", "--compare-spec"};
     FileRequest request = split_file_argument(args, valued, "explain needs a FILE (.py or .ipynb)");
     const std::vector<ArgumentSpec> compare_specs = take_compare_specs(request.options);
-    const Arguments arguments(request.options, valued, {});
+    const Arguments arguments(request.options, valued, {"--why"});
     apply_python_session_options(arguments);
     const std::string format_text = arguments.value("--format").value_or("text");
     ExplainFormat format = ExplainFormat::kText;
@@ -144,8 +104,19 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     const std::optional<std::string> timeline_path = arguments.value("--timeline");
     const std::optional<std::string> compare = arguments.value("--compare");
     std::optional<CompareTarget> target;
-    if (compare) target = compare_target(*compare);
+    if (compare) {
+      try {
+        target = compare_target(*compare);
+      } catch (const Error& e) {
+        throw UsageError{"--compare " + std::string(e.what())};
+      }
+    }
     const bool comparing = target.has_value() || !compare_specs.empty();
+    const bool why = arguments.flag("--why");
+    if (why && (comparing || format == ExplainFormat::kCsv)) {
+      throw UsageError{"--why adds prose after the table: it takes --format text or md, without --compare"};
+    }
+    std::string why_section;
     const Notebook notebook = load_notebook(request.file);
 
     const python::InterpreterScope interpreter;
@@ -162,7 +133,9 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     for (const api::LoggedProgram& logged : api::logged_programs()) {
       try {
         const Lowered lowered(logged.program, logged.args, logged.options, api::session().profile);
-        ProgramExplanation explanation = explain_compiled(lowered.compile(), logged.name, hardware);
+        const Compiled compiled = lowered.compile();
+        ProgramExplanation explanation = explain_compiled(compiled, logged.name, hardware);
+        if (why) why_section += why_program_text(compiled, logged.name);
         explanation.runs = logged.runs;
         if (comparing) {
           ExplainComparison comparison;
@@ -170,7 +143,8 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
                                       ? std::to_string(explanation.device_count) + " x " + explanation.hardware.name
                                       : "as written";
           comparison.other_label = variant_label(compare, compare_specs);
-          comparison.other = explain_variant(logged, target, compare_specs, hardware);
+          comparison.other = explain_variant(logged.program, logged.args, logged.options, logged.name, target,
+                                             compare_specs, hardware, api::session().profile);
           comparison.other.runs = logged.runs;
           comparison.base = explanation;
           comparisons.push_back(std::move(comparison));
@@ -183,8 +157,14 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
       }
     }
     api::clear_program_log();
-    const std::string document =
+    std::string document =
         comparing ? render_comparisons(comparisons, format) : render_explanations(explanations, format);
+    if (why && !why_section.empty()) {
+      const bool markdown = format == ExplainFormat::kMarkdown;
+      document +=
+          std::string(markdown ? "\n## Why\n\n```text\n" : "\n# why: shardscope's reading of the partition plan\n") +
+          why_section + (markdown ? "```\n" : "");
+    }
     const std::size_t count = comparing ? comparisons.size() : explanations.size();
     if (output_path) {
       write_file(*output_path, document, "--output");

@@ -7,6 +7,7 @@ namespace shardscope::python {
 
 void bind_core(pybind11::module_& m);
 void bind_transforms(pybind11::module_& m);
+void bind_explain(pybind11::module_& m);       // shardscope.explain / compare / notation: beyond JAX
 void bind_control_flow(pybind11::module_& m);  // lax.scan, while_loop, cond, switch, checkpoint
 void bind_api(pybind11::module_& m);
 void bind_explicit(pybind11::module_& m);

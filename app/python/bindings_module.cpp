@@ -148,6 +148,7 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   shardscope::python::register_exceptions(m);
   shardscope::python::bind_core(m);
   shardscope::python::bind_transforms(m);
+  shardscope::python::bind_explain(m);
   shardscope::python::bind_control_flow(m);
   shardscope::python::bind_api(m);
   shardscope::python::bind_explicit(m);

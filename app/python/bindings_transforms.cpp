@@ -7,12 +7,11 @@
 #include "api/transforms.h"
 #include "base/error.h"
 #include "cost/compiled_cost.h"
-#include "cost/explain.h"
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
 #include "python/bindings.h"
 #include "python/convert.h"
-#include "sharding/notation.h"
+#include "python/lowered_objects.h"
 #include "sharding/sharding.h"
 
 namespace shardscope::python {
@@ -248,16 +247,6 @@ ShapeDtypeStruct lowering_arg(const py::handle& leaf) {
   return arg;
 }
 
-// Core's Lowered and Compiled with the arrays the function closed over (their leading arguments).
-struct PyLowered {
-  Lowered lowered;
-  std::vector<Array> captured;
-};
-struct PyCompiled {
-  Compiled compiled;
-  std::vector<Array> captured;
-};
-
 // jit(f).lower(*args), .compile() and the analyses, thinly over core's Lowered and Compiled.
 void bind_lowering(py::module_& m) {
   m.def("jit_lower", [](const py::function& f, const py::list& leaves, const std::string& name,
@@ -303,55 +292,6 @@ void bind_lowering(py::module_& m) {
       .def("compile", [](const PyLowered& l) {
         return PyCompiled{l.lowered.compile(), l.captured};
       });
-  // shardscope.explain(...): beyond JAX, so its results are plain data for the `shardscope` module to present.
-  m.def("explain_lowered", [](const PyLowered& l, const std::string& name, const std::optional<std::string>& kind) {
-    const HardwareSpec* hardware = kind ? &hardware_for_kind(*kind) : nullptr;
-    const ProgramExplanation explanation = explain_compiled(l.lowered.compile(), name, hardware);
-    py::list rows;
-    for (const ExplainRow& row : explanation.rows) {
-      py::dict item;
-      item["kind"] = row.kind;
-      item["op"] = row.op;
-      item["axes"] = row.axes;
-      item["sharding"] = row.sharding;
-      item["local_type"] = row.local_type;
-      item["bytes_per_device"] = row.bytes_per_device;
-      item["flops"] = row.flops;
-      item["est_time_s"] = row.seconds;
-      item["bound"] = row.bound;
-      item["reason"] = row.reason;
-      item["groups"] = row.groups;
-      item["algorithm"] = row.algorithm;
-      rows.append(item);
-    }
-    py::dict out;
-    out["rows"] = rows;
-    out["hardware"] = explanation.hardware.name;
-    out["compute_s"] = explanation.compute_seconds;
-    out["memory_s"] = explanation.memory_seconds;
-    out["communication_s"] = explanation.communication_seconds;
-    out["serial_s"] = explanation.serial_seconds;
-    out["overlapped_s"] = explanation.overlapped_seconds;
-    out["bound"] = explanation.bound;
-    out["peak_memory_bytes"] = explanation.peak_memory_bytes;
-    out["memory_capacity_bytes"] = explanation.hardware.memory_capacity;
-    out["memory_fit"] = explanation.memory_fit();
-    out["text"] = render_explanations({explanation}, ExplainFormat::kText);
-    out["markdown"] = render_explanations({explanation}, ExplainFormat::kMarkdown);
-    out["csv"] = render_explanations({explanation}, ExplainFormat::kCsv);
-    return out;
-  });
-  m.def("sharding_notations", [](const NamedSharding& sharding, std::size_t rank) {
-    const ShardingNotations n = sharding_notations(sharding, rank, api::session().profile);
-    py::dict out;
-    out["spec"] = n.spec;
-    out["book"] = n.book;
-    out["shardy"] = n.shardy;
-    out["shardy_mesh"] = n.shardy_mesh;
-    out["hlo"] = n.hlo;
-    out["text"] = notations_text(n);
-    return out;
-  });
   py::class_<PyCompiled>(m, "Compiled")
       .def("as_text", [](const PyCompiled& c) { return c.compiled.as_text(); })
       .def("cost_analysis", [](const PyCompiled& c) { return py::cast(compiled_cost_analysis(c.compiled)); })

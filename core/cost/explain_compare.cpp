@@ -147,6 +147,37 @@ Compiled with_mesh(const Compiled& compiled, const Mesh& mesh, const JaxProfile&
   return {std::make_shared<const Jaxpr>(compiled.program()), {}, {}, std::move(plan), profile};
 }
 
+CompareTarget compare_target(const std::string& text) {
+  try {
+    return {make_device_preset(text), nullptr};
+  } catch (const Error&) {
+  }
+  try {
+    return {std::nullopt, &hardware_for_kind(text)};
+  } catch (const Error&) {
+  }
+  throw value_error("'" + text + "' is neither a device preset (" + join(example_preset_names(), ", ") +
+                    ", ...) nor a device kind");
+}
+
+ProgramExplanation explain_variant(const JaxprPtr& program, std::vector<ShapeDtypeStruct> args, LoweringOptions options,
+                                   const std::string& name, const std::optional<CompareTarget>& target,
+                                   const std::vector<ArgumentSpec>& specs, const HardwareSpec* hardware,
+                                   const JaxProfile& profile) {
+  apply_argument_specs(args, options, specs, profile);
+  Compiled compiled = Lowered(program, std::move(args), std::move(options), profile).compile();
+  if (target && target->preset) {
+    const PartitionPlan& plan = compiled.plan();
+    const Mesh mesh = plan.mesh ? mesh_on_preset(*plan.mesh, *target->preset, profile)
+                                : make_mesh({1}, {"_"}, target->preset->devices, profile);
+    compiled = with_mesh(compiled, mesh, profile);
+    hardware = nullptr;
+  } else if (target) {
+    hardware = target->hardware;
+  }
+  return explain_compiled(compiled, name, hardware);
+}
+
 std::vector<ComparedQuantity> compared_quantities(const ExplainComparison& c) {
   const ProgramExplanation& a = c.base;
   const ProgramExplanation& b = c.other;

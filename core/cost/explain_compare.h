@@ -3,6 +3,7 @@
 // step time, collectives, bytes, memory and bound, their deltas, and which one wins and why.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,23 @@ void apply_argument_specs(std::vector<ShapeDtypeStruct>& args, LoweringOptions& 
 // `compiled`'s plan with its mesh replaced by `mesh` (same axes): the same layouts and collectives, priced on the
 // new devices' hardware and topology.
 [[nodiscard]] Compiled with_mesh(const Compiled& compiled, const Mesh& mesh, const JaxProfile& profile);
+
+// What a comparison's other side runs on: a device preset (the mesh's axes laid on its devices) or a device kind
+// (the same devices priced on that kind's figures).
+struct CompareTarget {
+  std::optional<DevicePreset> preset;
+  const HardwareSpec* hardware = nullptr;
+};
+// ValueError naming the text when it is neither a device preset nor a device kind.
+[[nodiscard]] CompareTarget compare_target(const std::string& text);
+
+// The other side of a comparison: `program` with the argument layouts changed by `specs` (propagation re-run), then
+// priced on `target` (or on `hardware`, or on the mesh's own devices).
+[[nodiscard]] ProgramExplanation explain_variant(const JaxprPtr& program, std::vector<ShapeDtypeStruct> args,
+                                                 LoweringOptions options, const std::string& name,
+                                                 const std::optional<CompareTarget>& target,
+                                                 const std::vector<ArgumentSpec>& specs, const HardwareSpec* hardware,
+                                                 const JaxProfile& profile);
 
 struct ExplainComparison {
   std::string base_label;   // e.g. "as run: 2048 x TPU v4"

@@ -285,4 +285,13 @@ WhyAnswer why_output(const Compiled& compiled, std::size_t output) {
 
 WhyAnswer why_collective(const Compiled& compiled, std::size_t index) { return Explainer(compiled).collective(index); }
 
+std::string why_program_text(const Compiled& compiled, const std::string& name) {
+  std::string text = "program " + name + ": why each collective runs and each result is laid out so\n";
+  const std::size_t collectives = compiled.plan().collectives.size();
+  if (collectives == 0) text += "  no collectives: every device computes on its own blocks\n";
+  for (std::size_t c = 0; c < collectives; ++c) text += why_collective(compiled, c).text();
+  for (std::size_t o = 0; o < compiled.program().outvars.size(); ++o) text += why_output(compiled, o).text();
+  return text;
+}
+
 }  // namespace shardscope

@@ -35,4 +35,8 @@ struct WhyAnswer {
 // Program tab's table): the op that needs it, the layouts on both sides and where each came from.
 [[nodiscard]] WhyAnswer why_collective(const Compiled& compiled, std::size_t index);
 
+// Every collective's answer, then every result's, headed by the program's name: what `shardscope explain --why`
+// prints after the table.
+[[nodiscard]] std::string why_program_text(const Compiled& compiled, const std::string& name);
+
 }  // namespace shardscope

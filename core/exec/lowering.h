@@ -111,6 +111,8 @@ class Lowered {
   [[nodiscard]] const PartitionPlan& plan() const { return plan_; }
   // The program as traced (nested calls not yet inlined).
   [[nodiscard]] const Jaxpr& program() const { return *jaxpr_; }
+  [[nodiscard]] const JaxprPtr& program_ptr() const { return jaxpr_; }
+  [[nodiscard]] const LoweringOptions& options() const { return options_; }
 
  private:
   JaxprPtr jaxpr_;

@@ -4,11 +4,21 @@
     report = shardscope.explain(jax.jit(f), x, w)   # lowers f for these arguments, nothing runs
     report                 # the table: equations and collectives with bytes, FLOPs, time, bound, reason
     report.rows            # one dict per row; report.to_csv(), report.to_markdown()
+    report.why(0)          # why the first collective runs: the layouts behind it, back to the arguments
+    shardscope.compare(jax.jit(f), x, w, preset='tpu-v5p-8')          # the same plan on other hardware
+    shardscope.compare(jax.jit(f), x, w, specs={'w': P('model', None)})  # another layout for w
 
 Everything here is shardscope's estimate on public hardware figures, never JAX output.
 """
 
-__all__ = ['explain', 'Explanation', 'notation', 'Notation', 'display']
+__all__ = ['explain', 'Explanation', 'compare', 'Comparison', 'notation', 'Notation', 'display']
+
+
+class _Text(str):
+    """Prose that shows as itself at the prompt (not as a quoted string)."""
+
+    def __repr__(self):
+        return str(self).rstrip('\n')
 
 
 class Explanation:
@@ -36,6 +46,19 @@ class Explanation:
     def equations(self):
         return [row for row in self.rows if row['kind'] == 'equation']
 
+    def why(self, collective=None):
+        """Why collective `collective` (its index in .collectives) runs: the op that needs it and where each layout
+        came from, back to the arguments, constraints and out_shardings. With no index: every collective's answer,
+        then why each result is laid out as it is."""
+        answers = self._data['why_collectives']
+        if collective is None:
+            return _Text(''.join(answers) + ''.join(self._data['why_results']))
+        if isinstance(collective, bool) or not isinstance(collective, int):
+            raise TypeError(f'why takes a collective index (int), got {type(collective).__name__}: {collective!r}')
+        if not -len(answers) <= collective < len(answers):
+            raise IndexError(f'the program has {len(answers)} collectives; got index {collective}')
+        return _Text(answers[collective])
+
     def to_text(self):
         return self._data['text']
 
@@ -58,6 +81,44 @@ def explain(fun, *args, hardware=None, **kwargs):
     `hardware` names a device kind from shardscope's table (e.g. 'TPU v5 lite', 'NVIDIA H100 80GB HBM3') to
     price the plan on instead of the mesh's own devices.
     """
+    if hardware is not None and not isinstance(hardware, str):
+        raise TypeError(f'hardware must be a device kind string, got {type(hardware).__name__}: {hardware!r}')
+    lowered, name = _lowered_and_name(fun, args, kwargs)
+    import _shardscope
+    return Explanation(_shardscope.explain_lowered(lowered._lowered, name, hardware))
+
+
+class Comparison:
+    """Two explanations of one program side by side: quantities with their deltas, the collectives that differ,
+    and the verdict (which side wins and why)."""
+
+    def __init__(self, data):
+        self._data = data
+        self.base_label = data['base_label']
+        self.other_label = data['other_label']
+        self.base_serial_s = data['base_serial_s']
+        self.other_serial_s = data['other_serial_s']
+        self.verdict = data['verdict']
+        self.quantities = data['quantities']
+        self.differences = data['differences']
+
+    def to_text(self):
+        return self._data['text']
+
+    def to_markdown(self):
+        return self._data['markdown']
+
+    def to_csv(self):
+        return self._data['csv']
+
+    def __repr__(self):
+        return self._data['text'].rstrip('\n')
+
+    def _repr_markdown_(self):
+        return self._data['markdown']
+
+
+def _lowered_and_name(fun, args, kwargs):
     import jax
     from jax._src import jit as _jit
     if not hasattr(fun, 'lower'):
@@ -65,10 +126,51 @@ def explain(fun, *args, hardware=None, **kwargs):
     lowered = fun.lower(*args, **kwargs)
     inner = getattr(fun, '_fun', fun)
     name = _jit._name(inner) if hasattr(_jit, '_name') else getattr(inner, '__name__', 'f')
+    return lowered, name
+
+
+def _argument_label(fun, argument):
+    """'args[i]' for an argument given by position or by its parameter name in `fun`'s signature."""
+    import inspect
+    if isinstance(argument, int) and not isinstance(argument, bool):
+        return f'args[{argument}]'
+    inner = getattr(fun, '_fun', fun)
+    try:
+        names = [p.name for p in inspect.signature(inner).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    if argument in names:
+        return f'args[{names.index(argument)}]'
+    return str(argument)
+
+
+def compare(fun, *args, preset=None, specs=None, hardware=None, **kwargs):
+    """Explains jitted `fun` for `args` as lowered and once more otherwise, side by side.
+
+    `preset` names a device preset ('tpu-v5p-8': the mesh's axes laid on its devices) or a device kind
+    ('TPU v5 lite': the same devices priced on its figures). `specs` maps arguments (by name, or by position)
+    to PartitionSpecs laid on the mesh they already use, and sharding propagation runs again. Give either or both.
+    `hardware` prices both sides on a device kind, as in explain().
+    """
+    from jax.sharding import PartitionSpec
+    if preset is None and not specs:
+        raise ValueError('compare needs preset= (a device preset or device kind) or specs= ({argument: P(...)})')
+    if preset is not None and not isinstance(preset, str):
+        raise TypeError(f'preset must be a device preset or device kind string, got {type(preset).__name__}: '
+                        f'{preset!r}')
     if hardware is not None and not isinstance(hardware, str):
         raise TypeError(f'hardware must be a device kind string, got {type(hardware).__name__}: {hardware!r}')
+    pairs = []
+    labels = [preset] if preset is not None else []
+    for argument, spec in (specs or {}).items():
+        if not isinstance(spec, PartitionSpec):
+            raise TypeError(f'specs[{argument!r}] must be a PartitionSpec, got {type(spec).__name__}: {spec!r}')
+        pairs.append((_argument_label(fun, argument), spec))
+        labels.append(f'{argument}={spec!r}')
+    lowered, name = _lowered_and_name(fun, args, kwargs)
     import _shardscope
-    return Explanation(_shardscope.explain_lowered(lowered._lowered, name, hardware))
+    return Comparison(_shardscope.compare_lowered(lowered._lowered, name, preset, pairs, hardware, ', '.join(labels)))
 
 
 class Notation:
