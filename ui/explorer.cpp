@@ -290,6 +290,7 @@ bool Explorer::apply_notation(const std::string& name, NotationKind kind, const 
   }
   // The array keeps its memory kind: the notations say nothing about it.
   draft.memory_kind = SpecDraft::from_sharding(*info->sharding, info->aval.shape.size(), snapshot->profile).memory_kind;
+  spec.spec_text = spec_call_text(draft.spec(), "P");  // the Spec editor shows the draft, refused or applied
   if (!apply_spec(name, draft)) return refuse(spec.check.error_type + ": " + spec.check.error);
   if (NotationRow* row = notations.array_name == name ? notations.row(kind) : nullptr) {
     row->text = row->shown;  // until the cell has run; then every row shows the new sharding
