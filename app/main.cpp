@@ -16,7 +16,7 @@ Usage:
                  [--png-scale F] [--apply-spec NAME SPEC]... [--device-view] [--light]
                  [--editor-tab Spec|Mesh|Program|Scenes] [--stats FILE.json] [--ui-scale F]
                  [--switch-devices PRESET] [--present] [--lesson-steps N] [--rerun-on PRESET] [--persist]
-                 [--light|--dark] [--caption|--no-caption]
+                 [--light|--dark] [--caption|--no-caption] [--palette tab20b|distinct|colorblind]
                  [--program-view Jaxpr|Values|Lowered|Explain|Timeline] [--timeline-schedule serial|overlapped]
                  [--animate-collective N[:STEP]] [--export-animation-svg FILE.svg]
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
@@ -35,6 +35,7 @@ Usage:
                  [--scale F] [--min-width N] [--max-width N] [--color-map NAME|#RRGGBB,...]
                  [--svg FILE] [--print-sharding] [--jax-version V]
                  beyond JAX: [--small-multiples] [--uneven] [--labels ids|coords|mesh]
+                 [--palette tab20b|distinct|colorblind] (the --svg diagram's colours)
   shardscope devices [--devices PRESET] [--describe] [--jax-version V]
   shardscope profiles             list the JAX behaviour changes the version profiles follow
   shardscope run FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--check] [--python PYTHON]

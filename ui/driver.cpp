@@ -293,6 +293,12 @@ void Driver::write_stats(double now) const {
   stats["canvas_error"] = explorer_.canvas.error;
   stats["hover"] = explorer_.hover_text;
   stats["canvas_zoom"] = explorer_.canvas.view ? explorer_.canvas.view->zoom : 0.0;
+  nlohmann::json labels = nlohmann::json::array();
+  for (const CanvasLabel& label : explorer_.canvas.labels) {
+    labels.push_back({{"text", label.text}, {"rect", {label.rect.x0, label.rect.y0, label.rect.x1, label.rect.y1}}});
+  }
+  stats["canvas_labels"] = labels;
+  stats["palette"] = palette_name(explorer_.settings.palette);
   stats["canvas_rect"] = {explorer_.canvas_screen_rect.x0, explorer_.canvas_screen_rect.y0,
                           explorer_.canvas_screen_rect.x1, explorer_.canvas_screen_rect.y1};
   std::ofstream(*options_.stats) << stats.dump(2) << "\n";

@@ -55,9 +55,10 @@ std::optional<Mesh> placement_mesh(const VariableInfo& info, const SessionSnapsh
   return std::nullopt;
 }
 
-VizOptions canvas_options(std::size_t rank) {
+VizOptions canvas_options(std::size_t rank, Palette palette) {
   VizOptions options;
   options.use_color = true;
+  options.palette = palette;
   options.small_multiples = rank != 1 && rank != 2;
   options.uneven_shards = true;
   return options;
@@ -155,6 +156,11 @@ void Explorer::select(const std::string& name) {
   refresh_notations();
 }
 
+void Explorer::set_palette(Palette palette) {
+  settings.palette = palette;
+  refresh_canvas();
+}
+
 void Explorer::refresh_canvas() {
   const bool same_array = canvas.name == selected;
   const double old_width = canvas.geometry.width;
@@ -175,9 +181,13 @@ void Explorer::refresh_canvas() {
     return;
   }
   try {
-    canvas.layout =
-        compute_layout(info->aval.shape, *info->sharding, canvas_options(info->aval.shape.size()), snapshot->profile);
-    canvas.geometry = place_layout(*canvas.layout, {.wrap_width = 1100});
+    canvas.layout = compute_layout(info->aval.shape, *info->sharding,
+                                   canvas_options(info->aval.shape.size(), settings.palette), snapshot->profile);
+    // Grids over 8 wide or tall are drawn dense, with the mesh axes along the edges.
+    canvas.geometry =
+        place_layout(*canvas.layout, {.wrap_width = 1100,
+                                      .dense_above = 8,
+                                      .axis_names = drawn_axis_names(*info->sharding, info->aval.shape.size())});
   } catch (const Error& error) {
     canvas.error = error.python_type() + ": " + error.what();
   }
@@ -398,7 +408,7 @@ std::string Explorer::canvas_text() const {
   const VariableInfo* info = variable(canvas.name);
   if (info == nullptr || !info->sharding) return "";
   try {
-    VizOptions options = canvas_options(info->aval.shape.size());
+    VizOptions options = canvas_options(info->aval.shape.size(), Palette::kTab20b);
     options.use_color = false;
     return render_text(compute_layout(info->aval.shape, *info->sharding, options, snapshot->profile), {});
   } catch (const Error& error) {

@@ -39,6 +39,7 @@ struct CanvasModel {
   CanvasGeometry geometry;
   std::optional<ViewTransform> view;  // absent: fit on next draw
   bool device_view = false;
+  std::vector<CanvasLabel> labels;  // the labels drawn last frame (screen pixels), for --stats
 };
 
 // The collective animated on the device view, chosen in the Program tab's collectives table.
@@ -121,6 +122,8 @@ class Explorer {
   // Actions: each GUI edit is a Python line run through the console, so a session replays as a script.
   std::uint64_t run(const std::string& source, bool from_gui);
   void select(const std::string& name);
+  // The canvas's and exports' palette (View menu, --palette); JAX's text output keeps tab20b.
+  void set_palette(Palette palette);
   // The editor's Apply: validate, then run the device_put line. False (with check.error set) when invalid.
   bool apply_spec(const std::string& name, const SpecDraft& draft);
   // The same from text, as `--apply-spec NAME "P('y', None)"` types it.
@@ -174,7 +177,8 @@ class Explorer {
   bool present = false;  // presentation mode: one panel fills the window (F11, --present)
   // Interactive runs save settings and history; headless ones (screenshots, exports) leave them alone.
   bool persist = true;
-  bool theme_chosen = false;  // the View menu set the theme (which then outlasts a --light run)
+  bool theme_chosen = false;    // the View menu set the theme (which then outlasts a --light run)
+  bool palette_chosen = false;  // the View menu set the palette (which then outlasts a --palette run)
   std::string status_line;
   std::string export_dir = ".";
   float png_scale = 2.0f;

@@ -88,6 +88,18 @@ void menu_bar(Explorer& explorer) {
       explorer.theme_chosen = true;
       apply_theme(false, explorer.ui_scale);
     }
+    if (ImGui::BeginMenu("Palette")) {
+      // The canvas and exports only: JAX's printed pictures keep tab20b.
+      const char* shown[] = {"tab20b (JAX)", "Distinct colours", "Colour-blind safe"};
+      const Palette palettes[] = {Palette::kTab20b, Palette::kDistinct, Palette::kColorBlind};
+      for (std::size_t i = 0; i < 3; ++i) {
+        if (ImGui::MenuItem(shown[i], nullptr, explorer.settings.palette == palettes[i])) {
+          explorer.set_palette(palettes[i]);
+          explorer.palette_chosen = true;
+        }
+      }
+      ImGui::EndMenu();
+    }
     ImGui::Separator();
     if (ImGui::MenuItem("Presentation mode", "F11", explorer.present)) explorer.present = !explorer.present;
     if (ImGui::MenuItem("Device view", "Ctrl+D", explorer.canvas.device_view)) {

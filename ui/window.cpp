@@ -123,6 +123,8 @@ int run_window(Session& session, const WindowOptions& options) {
   const bool saved_dark_theme = explorer.settings.dark_theme;
   if (options.light_theme) explorer.settings.dark_theme = false;
   if (options.dark_theme) explorer.settings.dark_theme = true;
+  const Palette saved_palette = explorer.settings.palette;
+  if (options.palette) explorer.settings.palette = parse_palette(*options.palette);
   const int width = options.width > 0 ? options.width : explorer.settings.window_width;
   const int height = options.height > 0 ? options.height : explorer.settings.window_height;
 
@@ -228,6 +230,7 @@ int run_window(Session& session, const WindowOptions& options) {
   if ((options.light_theme || options.dark_theme) && !explorer.theme_chosen) {
     explorer.settings.dark_theme = saved_dark_theme;
   }
+  if (options.palette && !explorer.palette_chosen) explorer.settings.palette = saved_palette;
   explorer.save_settings_and_history();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -37,6 +37,7 @@ struct WindowOptions {
   std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
   std::optional<int> program_view;        // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain, 4 timeline
   bool timeline_overlapped = false;       // the Timeline view starts on the overlapped schedule (--timeline-schedule)
+  std::optional<std::string> palette;       // --palette for this run: tab20b, distinct or colorblind
   // A collective of the program animated on the device view, paused at a step (--animate-collective N[:STEP]).
   std::optional<std::pair<int, int>> animate_collective;
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran

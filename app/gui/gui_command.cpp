@@ -39,6 +39,7 @@ constexpr const char* kValued[] = {"--devices",
                                    "--program-view",
                                    "--lesson-steps",
                                    "--rerun-on",
+                                   "--palette",
                                    "--animate-collective",
                                    "--timeline-schedule",
                                    "--export-animation-svg"};
@@ -92,6 +93,13 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   }
   options.caption = !arguments.flag("--no-caption");
   options.rerun_lesson = arguments.value("--rerun-on");
+  if (const auto palette = arguments.value("--palette")) {
+    const std::vector<std::string> names = palette_names();
+    if (std::find(names.begin(), names.end(), *palette) == names.end()) {
+      throw UsageError{"--palette takes tab20b, distinct or colorblind, got '" + *palette + "'"};
+    }
+    options.palette = *palette;
+  }
   if (arguments.value("--lesson-steps")) {
     options.lesson_steps = static_cast<int>(number_option(arguments, "--lesson-steps", 0, 10000));
   }

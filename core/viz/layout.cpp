@@ -230,7 +230,10 @@ VizLayout compute_layout(const Shape& shape, const Sharding& sharding, const Viz
   // Colours run through all cells of all panels, row-major, so each shard gets its own.
   if (options.use_color) {
     const ColorMap color_map = options.color_map ? *options.color_map : named_color_map("tab20b");
-    const std::vector<Rgb> colors = cell_colors(total_cells, color_map);
+    const std::size_t columns = layout.panels.empty() ? 1 : static_cast<std::size_t>(layout.panels.front().columns);
+    const std::vector<Rgb> colors = options.color_map || options.palette == Palette::kTab20b
+                                        ? cell_colors(total_cells, color_map)
+                                        : palette_cell_colors(options.palette, total_cells, columns);
     std::size_t next = 0;
     for (VizPanel& panel : layout.panels) {
       for (VizCell& cell : panel.cells) {

@@ -29,6 +29,8 @@ struct VizOptions {
   bool small_multiples = false;  // draw rank != 1, 2 arrays as one grid per block of the leading dims
   bool uneven_shards = false;    // draw shards that do not divide evenly with their true sizes
   CellLabelStyle label_style = CellLabelStyle::kDeviceIds;
+  // The window's and diagrams' palette; tab20b (or color_map when given) is JAX's colouring.
+  Palette palette = Palette::kTab20b;
 };
 
 struct VizCell {

@@ -5,6 +5,101 @@
 
 namespace shardscope::ui {
 
+namespace {
+
+constexpr double kHeaderScale = 1.4;  // dense headers: taller than a text line so they stay legible zoomed out
+
+std::string slice_range(const DimSlice& s) {
+  return s.full ? std::string("all") : std::to_string(s.start) + ":" + std::to_string(s.stop);
+}
+
+struct PanelFrame {
+  std::vector<double> column_x;
+  std::vector<double> row_y;
+  double left = 0;                // the row gutter
+  double top = 0;                 // axis titles and column headers
+  std::vector<AxisLabel> labels;  // relative to the panel's grid origin (minus left and top)
+};
+
+// JAX's character geometry: column widths and row heights in characters and lines.
+PanelFrame text_frame(const VizPanel& panel, const GeometryOptions& options) {
+  PanelFrame frame;
+  frame.column_x.assign(panel.column_widths.size() + 1, 0.0);
+  for (std::size_t c = 0; c < panel.column_widths.size(); ++c) {
+    frame.column_x[c + 1] = frame.column_x[c] + panel.column_widths[c] * options.char_width;
+  }
+  frame.row_y.assign(panel.row_heights.size() + 1, 0.0);
+  for (std::size_t r = 0; r < panel.row_heights.size(); ++r) {
+    frame.row_y[r + 1] = frame.row_y[r] + panel.row_heights[r] * options.line_height;
+  }
+  return frame;
+}
+
+// A dense grid: each row and column as tall and wide as its share of the array, headers along the edges.
+PanelFrame dense_frame(const VizPanel& panel, const GeometryOptions& options) {
+  PanelFrame frame;
+  const auto rows = static_cast<std::size_t>(panel.rows);
+  const auto columns = static_cast<std::size_t>(panel.columns);
+  const double width = options.dense_cell * static_cast<double>(columns);
+  const double height = options.dense_cell * static_cast<double>(rows);
+  frame.column_x.assign(columns + 1, 0.0);
+  frame.row_y.assign(rows + 1, 0.0);
+  for (std::size_t c = 0; c < columns; ++c) {
+    frame.column_x[c + 1] = frame.column_x[c] + panel.at(0, static_cast<int64_t>(c)).width_fraction * width;
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    frame.row_y[r + 1] = frame.row_y[r] + panel.at(static_cast<int64_t>(r), 0).height_fraction * height;
+  }
+  const double band = options.line_height * kHeaderScale;
+  const double glyph = options.char_width * kHeaderScale;
+  const std::string& row_title = options.axis_names[0];
+  const std::string& column_title = options.axis_names[1];
+  const bool row_headers = !panel.one_dimensional;
+  std::size_t gutter_chars = 0;
+  if (row_headers) {
+    gutter_chars = row_title.size();
+    for (std::size_t r = 0; r < rows; ++r) {
+      gutter_chars = std::max(gutter_chars, slice_range(panel.at(static_cast<int64_t>(r), 0).row_slice).size());
+    }
+  }
+  frame.left = row_headers ? static_cast<double>(gutter_chars + 2) * glyph + 12.0 : 0.0;
+  frame.top = 2 * band;
+  // Axis titles: the columns' above their headers, the rows' in the corner above the row headers.
+  frame.labels.push_back({column_title, "", {frame.left, 0, frame.left + frame.column_x.back(), band}, false});
+  if (row_headers) frame.labels.push_back({row_title, "", {0, band, frame.left - 12.0, 2 * band}, false});
+  for (std::size_t c = 0; c < columns; ++c) {
+    frame.labels.push_back({slice_range(panel.at(0, static_cast<int64_t>(c)).column_slice),
+                            std::to_string(c),
+                            {frame.left + frame.column_x[c], band, frame.left + frame.column_x[c + 1], 2 * band},
+                            false});
+  }
+  for (std::size_t r = 0; row_headers && r < rows; ++r) {
+    frame.labels.push_back({slice_range(panel.at(static_cast<int64_t>(r), 0).row_slice),
+                            std::to_string(r),
+                            {0, frame.top + frame.row_y[r], frame.left - 6.0, frame.top + frame.row_y[r + 1]},
+                            true});
+  }
+  return frame;
+}
+
+}  // namespace
+
+std::array<std::string, 2> drawn_axis_names(const Sharding& sharding, std::size_t rank) {
+  std::array<std::string, 2> names;
+  const auto* named = std::get_if<NamedSharding>(&sharding);
+  const std::size_t drawn = std::min<std::size_t>(rank, 2);
+  for (std::size_t i = 0; i < drawn; ++i) {
+    const std::size_t dim = rank - drawn + i;
+    std::string axes;
+    if (named != nullptr && dim < named->spec.size()) {
+      const SpecEntry& entry = named->spec.entries()[dim];
+      for (const std::string& axis : entry.axes) axes += (axes.empty() ? "" : "+") + axis;
+    }
+    names[drawn == 1 ? 1 : i] = "dim " + std::to_string(dim) + (axes.empty() ? "" : ": " + axes);
+  }
+  return names;
+}
+
 CanvasGeometry place_layout(const VizLayout& layout, const GeometryOptions& options) {
   CanvasGeometry geometry;
   double x = 0;
@@ -12,17 +107,12 @@ CanvasGeometry place_layout(const VizLayout& layout, const GeometryOptions& opti
   double row_height = 0;
   for (std::size_t p = 0; p < layout.panels.size(); ++p) {
     const VizPanel& panel = layout.panels[p];
-    std::vector<double> column_x(panel.column_widths.size() + 1, 0.0);
-    for (std::size_t c = 0; c < panel.column_widths.size(); ++c) {
-      column_x[c + 1] = column_x[c] + panel.column_widths[c] * options.char_width;
-    }
-    std::vector<double> row_y(panel.row_heights.size() + 1, 0.0);
-    for (std::size_t r = 0; r < panel.row_heights.size(); ++r) {
-      row_y[r + 1] = row_y[r] + panel.row_heights[r] * options.line_height;
-    }
+    const bool dense = options.dense_above > 0 && panel.rows > 0 && panel.columns > 0 &&
+                       (panel.rows > options.dense_above || panel.columns > options.dense_above);
+    const PanelFrame frame = dense ? dense_frame(panel, options) : text_frame(panel, options);
     const double title = panel.title.empty() ? 0.0 : options.title_height;
-    const double panel_width = column_x.back();
-    const double panel_height = title + row_y.back();
+    const double panel_width = frame.left + frame.column_x.back();
+    const double panel_height = title + frame.top + frame.row_y.back();
     if (options.wrap_width > 0 && x > 0 && x + panel_width > options.wrap_width) {
       x = 0;
       y += row_height + options.panel_gap;
@@ -31,17 +121,26 @@ CanvasGeometry place_layout(const VizLayout& layout, const GeometryOptions& opti
     PanelPlacement placement;
     placement.title = panel.title;
     if (title > 0) placement.title_rect = {x, y, x + panel_width, y + title};
-    placement.grid = {x, y + title, x + panel_width, y + panel_height};
+    placement.grid = {x + frame.left, y + title + frame.top, x + panel_width, y + panel_height};
+    for (const AxisLabel& label : frame.labels) {
+      AxisLabel placed = label;
+      placed.rect = {x + label.rect.x0, y + title + label.rect.y0, x + label.rect.x1, y + title + label.rect.y1};
+      placement.axis_labels.push_back(std::move(placed));
+    }
     for (std::size_t i = 0; i < panel.cells.size(); ++i) {
       const VizCell& cell = panel.cells[i];
       const auto c = static_cast<std::size_t>(cell.column);
       const auto r = static_cast<std::size_t>(cell.row);
-      geometry.cells.push_back({p,
-                                i,
-                                {placement.grid.x0 + column_x[c], placement.grid.y0 + row_y[r],
-                                 placement.grid.x0 + column_x[c + 1], placement.grid.y0 + row_y[r + 1]}});
+      CellPlacement placed{p,
+                           i,
+                           {placement.grid.x0 + frame.column_x[c], placement.grid.y0 + frame.row_y[r],
+                            placement.grid.x0 + frame.column_x[c + 1], placement.grid.y0 + frame.row_y[r + 1]},
+                           ""};
+      if (dense)
+        placed.short_label = panel.one_dimensional ? std::to_string(c) : std::to_string(r) + "," + std::to_string(c);
+      geometry.cells.push_back(std::move(placed));
     }
-    geometry.panels.push_back(placement);
+    geometry.panels.push_back(std::move(placement));
     geometry.width = std::max(geometry.width, x + panel_width);
     geometry.height = std::max(geometry.height, y + panel_height);
     row_height = std::max(row_height, panel_height);

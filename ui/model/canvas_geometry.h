@@ -1,6 +1,7 @@
 // Where the canvas draws each shard-grid cell: the text picture's geometry scaled to pixels, plus hit tests.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -24,12 +25,31 @@ struct CellPlacement {
   std::size_t panel = 0;
   std::size_t cell = 0;  // index into the panel's row-major cells
   Rect rect;
+  // Drawn instead of JAX's "TPU n" label when that does not fit: the cell's position in the grid ("3,5"),
+  // which is its shard's coordinate along the mesh axes of the rows and columns. Empty: none.
+  std::string short_label;
+};
+
+// Text along a dense grid's edges: the mesh axes of rows and columns, and each row's and column's index
+// range. The canvas draws `text` when it fits the rect, else `short_text` (the row's or column's number).
+struct AxisLabel {
+  std::string text;
+  std::string short_text;
+  Rect rect;
+  bool row = false;  // a row header (right-aligned in the gutter), else a column header or an axis title
 };
 
 struct PanelPlacement {
   std::string title;
   Rect title_rect;  // empty when the panel has no title
   Rect grid;
+  std::vector<AxisLabel> axis_labels;  // dense grids only
+};
+
+// A label as drawn last frame (screen pixels), reported in --stats so tests can check nothing overlaps.
+struct CanvasLabel {
+  std::string text;
+  Rect rect;
 };
 
 // The picture in content units (1 unit = one pixel at zoom 1).
@@ -48,7 +68,18 @@ struct GeometryOptions {
   double title_height = 18.0;
   // Small multiples wrap into rows no wider than this (content units); 0: one row.
   double wrap_width = 0.0;
+  // Grids with more rows or columns than this are drawn dense: cells sized by the share of the array they
+  // hold (square for even shards) instead of JAX's character geometry, which flattens a 16x16 grid into a
+  // strip of one-line rows, with axis names and index ranges along the edges. 0: never.
+  int64_t dense_above = 0;
+  double dense_cell = 48.0;  // an even shard's side in a dense grid
+  // The mesh axes that shard the drawn dimensions (rows, columns), for the edge titles: "data", "x+y", "".
+  std::array<std::string, 2> axis_names;
 };
+
+// The mesh axes along the drawn dimensions of an array of `rank` (the last two; one for rank 1), joined
+// with "+" ("" where a dimension is not sharded, and for single-device shardings).
+[[nodiscard]] std::array<std::string, 2> drawn_axis_names(const Sharding& sharding, std::size_t rank);
 
 // Column widths and row heights of each panel come from the layout (JAX's character geometry).
 [[nodiscard]] CanvasGeometry place_layout(const VizLayout& layout, const GeometryOptions& options = {});

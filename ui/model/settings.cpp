@@ -51,6 +51,11 @@ Settings Settings::parse(const std::string& text) {
       settings.left_fraction = real;
     }
     if (key == "last_scene") settings.last_scene = value;
+    if (key == "palette") {
+      for (const std::string& name : palette_names()) {
+        if (value == name) settings.palette = parse_palette(name);
+      }
+    }
   }
   return settings;
 }
@@ -65,6 +70,7 @@ std::string Settings::serialize() const {
   out << "console_fraction = " << console_fraction << "\n";
   out << "left_fraction = " << left_fraction << "\n";
   out << "last_scene = " << last_scene << "\n";
+  out << "palette = " << palette_name(palette) << "\n";
   return out.str();
 }
 

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "viz/colors.h"
+
 namespace shardscope::ui {
 
 struct Settings {
@@ -13,6 +15,7 @@ struct Settings {
   float console_fraction = 0.62f;  // share of the height the console and canvas take above the lower panels
   float left_fraction = 0.40f;     // share of the width the console and variables take left of the canvas
   std::string last_scene;
+  Palette palette = Palette::kTab20b;  // the canvas's and exports' colours (JAX's text keeps tab20b)
 
   // Unknown keys and malformed values are ignored, keeping the defaults: an old or hand-edited file
   // never stops the window from opening.

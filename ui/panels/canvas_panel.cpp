@@ -120,6 +120,7 @@ void draw_canvas(Explorer& explorer) {
   CanvasModel& canvas = explorer.canvas;
   const Theme& theme = current_theme();
   explorer.hover_text.clear();
+  canvas.labels.clear();
   // Toolbar.
   if (ImGui::RadioButton("Grid", !canvas.device_view)) {
     canvas.device_view = false;
@@ -178,13 +179,15 @@ void draw_canvas(Explorer& explorer) {
     paint.border = theme.grid_border;
     paint.title = theme.text;
     paint.hovered = hit;
+    paint.drawn = &canvas.labels;
     draw_grid(list, *canvas.layout, canvas.geometry, *canvas.view, origin, paint);
     list->PopClipRect();
     for (const std::string& note : canvas.layout->notes) ImGui::TextDisabled("%s", note.c_str());
     if (hit) cell_tooltip(explorer, *canvas.layout, canvas.geometry.cells[*hit]);
     return;
   }
-  const DeviceViewLayout devices = layout_devices(explorer.snapshot->devices);
+  // Planes and GPU nodes wrap into rows that fill the canvas's shape.
+  const DeviceViewLayout devices = layout_devices(explorer.snapshot->devices, size.x / size.y);
   if (!canvas.view) canvas.view = ViewTransform::fit(devices.width, devices.height, size.x, size.y, 16, 2.0);
   handle_input(canvas, origin, hovered);
   DevicePaint paint;
@@ -194,6 +197,7 @@ void draw_canvas(Explorer& explorer) {
   paint.chip = theme.chip;
   paint.host = theme.muted_text;
   paint.idle_device = theme.idle_device;
+  paint.drawn = &canvas.labels;
   const DeviceBox* hit = nullptr;
   if (hovered) {
     const double cx = canvas.view->to_content_x(mouse.x - origin.x);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "ui/model/canvas_geometry.h"
 #include "ui/model/device_view.h"
@@ -19,10 +20,12 @@ struct GridPaint {
   float font_size = 14.0f;
   ImU32 border = IM_COL32(255, 255, 255, 255);
   ImU32 title = IM_COL32(220, 220, 220, 255);
-  std::optional<std::size_t> hovered;  // index into geometry.cells
+  std::optional<std::size_t> hovered;         // index into geometry.cells
+  std::vector<CanvasLabel>* drawn = nullptr;  // when set, receives every label drawn (screen pixels)
 };
 
-// Cells filled with the layout's colours, JAX's labels centred where they fit, panel titles above.
+// Cells filled with the layout's colours, JAX's labels centred where they fit (else the cell's grid position,
+// else nothing), panel titles above, and a dense grid's axis titles and index ranges along its edges.
 void draw_grid(ImDrawList* list, const VizLayout& layout, const CanvasGeometry& geometry, const ViewTransform& view,
                ImVec2 origin, const GridPaint& paint);
 
@@ -35,7 +38,12 @@ struct DevicePaint {
   ImU32 text = IM_COL32(220, 220, 220, 255);
   ImU32 idle_device = IM_COL32(70, 70, 74, 255);  // a device that holds no shard of the array
   std::optional<int64_t> hovered_device;
+  std::vector<CanvasLabel>* drawn = nullptr;  // when set, receives every label drawn (screen pixels)
 };
+
+// The label font of a device view drawn with `paint` (the mono font's advance, sizes from legible to the
+// paint's size).
+[[nodiscard]] LabelFont label_font(const DevicePaint& paint);
 
 void draw_device_view(ImDrawList* list, const DeviceViewLayout& devices, const std::map<int64_t, Rgb>& colors,
                       const ViewTransform& view, ImVec2 origin, const DevicePaint& paint);

@@ -115,3 +115,62 @@ TEST_CASE("a small multiple's cell names its whole index: leading slices, then i
 }
 
 }  // namespace shardscope::ui
+
+namespace shardscope::ui {
+
+TEST_CASE("a 16x16 grid is drawn dense: square cells, mesh axes and index ranges along the edges") {
+  const DevicePreset preset = make_device_preset("tpu-v5e-256");
+  const Mesh mesh = make_mesh({16, 16}, {"data", "model"}, preset.devices, JaxProfile());
+  const NamedSharding sharding = testing::named(mesh, "P('data', 'model')");
+  const VizLayout layout = colored_layout({256, 256}, sharding);
+  GeometryOptions options;
+  options.dense_above = 8;
+  options.axis_names = drawn_axis_names(sharding, 2);
+  CHECK(options.axis_names == std::array<std::string, 2>{"dim 0: data", "dim 1: model"});
+  const CanvasGeometry geometry = place_layout(layout, options);
+  REQUIRE(geometry.cells.size() == 256);
+  for (const CellPlacement& cell : geometry.cells) {
+    CHECK(cell.rect.width() == doctest::Approx(48.0));
+    CHECK(cell.rect.height() == doctest::Approx(48.0));
+  }
+  // Row 3, column 5: its grid position is the short label.
+  CHECK(geometry.cells[3 * 16 + 5].short_label == "3,5");
+  const PanelPlacement& panel = geometry.panels.front();
+  // Two axis titles, 16 column and 16 row headers, all outside the grid.
+  REQUIRE(panel.axis_labels.size() == 2 + 16 + 16);
+  for (const AxisLabel& label : panel.axis_labels) {
+    INFO(label.text);
+    CHECK((label.rect.x1 <= panel.grid.x0 || label.rect.y1 <= panel.grid.y0));
+  }
+  CHECK(panel.axis_labels[0].text == "dim 1: model");
+  CHECK(panel.axis_labels[1].text == "dim 0: data");
+  CHECK(panel.axis_labels[2].text == "0:16");
+  CHECK(panel.axis_labels[2].short_text == "0");
+  const AxisLabel& last_row = panel.axis_labels.back();
+  CHECK(last_row.row);
+  CHECK(last_row.text == "240:256");
+  CHECK(last_row.rect.y1 == doctest::Approx(panel.grid.y1));
+  // Not a strip: as tall as it is wide, give or take the headers.
+  CHECK(geometry.height > 0.85 * geometry.width);
+}
+
+TEST_CASE("grids up to the threshold keep JAX's character geometry and have no edge labels") {
+  const VizLayout layout = colored_layout({8, 8}, testing::named(testing::mesh_2x4(), "P('x', 'y')"));
+  GeometryOptions options;
+  options.dense_above = 8;
+  const CanvasGeometry geometry = place_layout(layout, options);
+  CHECK(geometry.cells.front().rect.width() == doctest::Approx(81.0));
+  CHECK(geometry.panels.front().axis_labels.empty());
+  CHECK(geometry.cells.front().short_label.empty());
+}
+
+TEST_CASE("axis names: tuples joined with +, unsharded dimensions by number only") {
+  const Mesh mesh = testing::mesh_2x4();
+  CHECK(drawn_axis_names(testing::named(mesh, "P(None, ('x', 'y'))"), 2) ==
+        std::array<std::string, 2>{"dim 0", "dim 1: x+y"});
+  CHECK(drawn_axis_names(testing::named(mesh, "P('x')"), 1) == std::array<std::string, 2>{"", "dim 0: x"});
+  CHECK(drawn_axis_names(testing::named(mesh, "P('x', None, 'y')"), 3) ==
+        std::array<std::string, 2>{"dim 1", "dim 2: y"});
+}
+
+}  // namespace shardscope::ui

@@ -86,3 +86,82 @@ TEST_CASE("every device takes the colour of the cell holding its shard") {
 }
 
 }  // namespace shardscope::ui
+
+namespace shardscope::ui {
+namespace {
+
+bool overlap(const Rect& a, const Rect& b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
+
+// The labels of a preset's device view fitted to a 940x450 canvas (the window's at 1600x1000).
+struct FittedLabels {
+  DeviceViewLayout layout;
+  ViewTransform view;
+  std::vector<ViewLabel> labels;
+};
+
+FittedLabels fitted(const std::string& preset) {
+  FittedLabels out;
+  out.layout = layout_devices(make_device_preset(preset).devices, 940.0 / 450.0);
+  out.view = ViewTransform::fit(out.layout.width, out.layout.height, 940, 450, 16, 2.0);
+  out.labels = place_view_labels(out.layout, out.view, LabelFont{});
+  return out;
+}
+
+void check_no_overlaps(const FittedLabels& f) {
+  for (std::size_t i = 0; i < f.labels.size(); ++i) {
+    for (std::size_t j = i + 1; j < f.labels.size(); ++j) {
+      INFO(f.labels[i].text << " and " << f.labels[j].text);
+      CHECK_FALSE(overlap(f.labels[i].rect, f.labels[j].rect));
+    }
+  }
+  // Host and plane labels cover no device.
+  for (const ViewLabel& label : f.labels) {
+    if (label.kind == ViewLabel::Kind::kDevice) continue;
+    for (const DeviceBox& device : f.layout.devices) {
+      const Rect box{f.view.to_screen_x(device.rect.x0), f.view.to_screen_y(device.rect.y0),
+                     f.view.to_screen_x(device.rect.x1), f.view.to_screen_y(device.rect.y1)};
+      INFO(label.text << " over device " << device.id);
+      CHECK_FALSE(overlap(label.rect, box));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("256 chips: every host label and device id drawn, none overlapping, none over a chip") {
+  const FittedLabels f = fitted("tpu-v5e-256");
+  REQUIRE(f.layout.devices.size() == 256);
+  check_no_overlaps(f);
+  const auto count = [&](ViewLabel::Kind kind) {
+    return std::count_if(f.labels.begin(), f.labels.end(), [&](const ViewLabel& l) { return l.kind == kind; });
+  };
+  CHECK(count(ViewLabel::Kind::kHost) == static_cast<long>(f.layout.hosts.size()));
+  CHECK(count(ViewLabel::Kind::kDevice) == 256);
+  // Legible: no label below the font's minimum size.
+  for (const ViewLabel& label : f.labels) CHECK(label.size >= LabelFont{}.min_size);
+}
+
+TEST_CASE("1024 chips: planes wrap into rows to fill the canvas, and no labels overlap") {
+  for (const std::string preset : {"tpu-v4-2048", "tpu-v3-2048", "gpu:1024", "cpu:1024"}) {
+    INFO(preset);
+    const FittedLabels f = fitted(preset);
+    check_no_overlaps(f);
+    // The picture fills the canvas's height and most of its width (a 32x32 slice is square: half of it).
+    const double drawn_width = f.layout.width * f.view.zoom;
+    const double drawn_height = f.layout.height * f.view.zoom;
+    CHECK(drawn_height > 0.9 * (450 - 32));
+    CHECK(drawn_width > (preset == "tpu-v3-2048" ? 0.45 : 0.6) * 940);
+  }
+  // Without an aspect the 16 planes of a v4-2048 stay in one row (the export's layout).
+  CHECK(layout_devices(make_device_preset("tpu-v4-2048").devices).plane_rects.back().y0 == doctest::Approx(0.0));
+}
+
+TEST_CASE("host label bands sit inside their frames and clear of every chip") {
+  const DeviceViewLayout view = layout_devices(make_device_preset("tpu-v5e-256").devices, 2.0);
+  for (const HostBox& host : view.hosts) {
+    CHECK(inside(host.label_band, host.rect));
+    for (const ChipBox& chip : view.chips) CHECK_FALSE(overlap(host.label_band, chip.rect));
+  }
+}
+
+}  // namespace shardscope::ui
