@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "base/python_format.h"
 #include "ui/explorer.h"
 #include "ui/gl_capture.h"
 #include "ui/model/collective_animation.h"
@@ -86,6 +87,7 @@ void Driver::before_frame(double now) {
       if (options_.device_view) explorer_.canvas.device_view = true;
       if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
       if (options_.program_view) explorer_.program_mode = *options_.program_view;
+      if (options_.why_value) select_why_value(*options_.why_value);
       if (options_.timeline_overlapped) explorer_.timeline_overlapped = true;
       if (options_.animate_collective) {
         explorer_.animation.record = static_cast<std::size_t>(options_.animate_collective->first);
@@ -179,6 +181,25 @@ std::optional<int> Driver::after_render(double now, int framebuffer_width, int f
   return failures_ == 0 ? 0 : 1;
 }
 
+void Driver::select_why_value(const std::string& name) {
+  const ProgramInfo* program =
+      explorer_.snapshot && explorer_.snapshot->program ? &*explorer_.snapshot->program : nullptr;
+  std::vector<std::string> names;
+  if (program != nullptr) {
+    for (std::size_t r = 0; r < program->values.size(); ++r) {
+      if (program->values[r].name == name) {
+        explorer_.why.value_row = static_cast<int>(r);
+        return;
+      }
+      names.push_back(program->values[r].name);
+    }
+  }
+  std::cerr << "shardscope gui: --why-value: the last program has no value '" << name << "'"
+            << (names.empty() ? std::string(" (no jit program ran)") : " (its values: " + join(names, ", ") + ")")
+            << "\n";
+  ++failures_;
+}
+
 void Driver::write_stats(double now) const {
   if (!options_.stats) return;
   nlohmann::json stats;
@@ -218,14 +239,17 @@ void Driver::write_stats(double now) const {
     const ProgramInfo& program = *explorer_.snapshot->program;
     nlohmann::json collectives = nlohmann::json::array();
     for (const CollectiveRecord& record : program.collectives) collectives.push_back(record.summary());
-    stats["program"] = {{"name", program.name},
-                        {"kind", program.kind},
-                        {"text", program.text},
-                        {"lowered", program.lowered},
-                        {"values", value_table_text(program.values)},
-                        {"collective_table", collective_table_text(collective_rows(program.collectives))},
-                        {"explain", program.explain},
-                        {"collectives", collectives}};
+    stats["program"] = {
+        {"name", program.name},
+        {"kind", program.kind},
+        {"text", program.text},
+        {"lowered", program.lowered},
+        {"values", value_table_text(program.values)},
+        {"collective_table", collective_table_text(collective_rows(program.collectives))},
+        {"explain", program.explain},
+        {"collectives", collectives},
+        {"why", explorer_.why.shown},
+        {"why_rect", {explorer_.why.drawn.x0, explorer_.why.drawn.y0, explorer_.why.drawn.x1, explorer_.why.drawn.y1}}};
   }
   const TimelineViewLayout& drawn = explorer_.timeline_drawn;
   if (!drawn.lanes.empty()) {

@@ -31,6 +31,8 @@ class Driver {
  private:
   enum class Step { kStart, kWaitCells, kApply, kSettle, kDone };
   void write_stats(double now) const;
+  // Selects a Values-view row for the Why panel by its name; an unknown name fails the run, naming the choices.
+  void select_why_value(const std::string& name);
 
   Explorer& explorer_;
   const WindowOptions& options_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/why.h"
 #include "io/lesson.h"
 #include "io/notebook.h"
 #include "ui/model/canvas_geometry.h"
@@ -49,6 +50,17 @@ struct CollectiveAnimationState {
   bool playing = true;
   float speed = 1.0f;  // steps per second
   double clock = 0;    // fraction of the current step shown (the chunks' position along their links)
+};
+
+// The Program tab's Why panel: why the selected collective runs, or why the selected value is laid out as it is.
+struct WhyPanelState {
+  int value_row = -1;  // the Values view's selected row (-1: none); a selected collective comes first
+  // The answer shown, kept while the question stays the same: walking the plan every frame would cost.
+  const Compiled* asked_of = nullptr;
+  std::string question;
+  WhyAnswer answer;
+  std::string shown;  // the panel's text as drawn last frame (empty: no answer), for --stats
+  Rect drawn;         // where its text was drawn last frame (screen pixels; empty: none)
 };
 
 struct SpecEditorState {
@@ -190,6 +202,7 @@ class Explorer {
   bool timeline_overlapped = false;   // the Timeline view shows the overlapped schedule, else the serial one
   TimelineViewLayout timeline_drawn;  // the Timeline view as laid out last frame (screen pixels), for --stats
   CollectiveAnimationState animation;
+  WhyPanelState why;
   std::optional<std::string> png_request;  // the window renders the canvas offscreen after the frame
   std::string open_path;                   // File > Open's text field
   std::string svg_path = "shardscope-canvas.svg";
@@ -216,6 +229,8 @@ void draw_canvas(Explorer& explorer);
 void draw_spec_editor(Explorer& explorer);
 void draw_mesh_editor(Explorer& explorer);
 void draw_program_view(Explorer& explorer);
+// The Why panel below the Program tab's tables (ui/panels/why_panel.cpp).
+void draw_why_panel(Explorer& explorer, const ProgramInfo& program);
 void draw_scene_browser(Explorer& explorer);
 void draw_presentation(Explorer& explorer, float width, float height);
 

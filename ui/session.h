@@ -79,6 +79,8 @@ struct ProgramInfo {
   std::vector<CollectiveRecord> collectives;
   std::string explain;  // jit on a mesh: shardscope's estimate, as `shardscope explain` prints it (beyond JAX)
   std::optional<ProgramExplanation> explanation;  // the same estimate's rows, for the Timeline view
+  // The compiled program behind the estimate: the Why panel walks its partition plan on demand.
+  std::shared_ptr<const Compiled> compiled;
 };
 
 // Names the generated Python lines may use: what the namespace binds them to.

@@ -39,6 +39,8 @@ struct WindowOptions {
   bool timeline_overlapped = false;       // the Timeline view starts on the overlapped schedule (--timeline-schedule)
   std::optional<std::string> palette;       // --palette for this run: tab20b, distinct or colorblind
   // A collective of the program animated on the device view, paused at a step (--animate-collective N[:STEP]).
+  // A value of the program's Values view (%arg0, %3, ...) whose layout the Why panel explains (--why-value NAME).
+  std::optional<std::string> why_value;
   std::optional<std::pair<int, int>> animate_collective;
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran
   bool light_theme = false;

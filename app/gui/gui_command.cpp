@@ -41,6 +41,7 @@ constexpr const char* kValued[] = {"--devices",
                                    "--rerun-on",
                                    "--palette",
                                    "--animate-collective",
+                                   "--why-value",
                                    "--timeline-schedule",
                                    "--export-animation-svg"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
@@ -125,6 +126,7 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     }
     options.timeline_overlapped = *schedule == "overlapped";
   }
+  options.why_value = arguments.value("--why-value");
   if (const auto animate = arguments.value("--animate-collective")) {
     int record = -1;
     int step = 0;

@@ -208,7 +208,9 @@ ui::ProgramInfo program_info(const api::ProgramRunRecord& run, const JaxProfile&
     if (run.args.size() == run.program->invars.size()) {
       try {
         const Lowered lowered(run.program, run.args, run.lowering, profile);
-        ProgramExplanation explanation = explain_compiled(lowered.compile(), run.name);
+        auto compiled = std::make_shared<const Compiled>(lowered.compile());
+        ProgramExplanation explanation = explain_compiled(*compiled, run.name);
+        info.compiled = std::move(compiled);
         explanation.runs = 1;  // the run this view shows
         info.explain = render_explanations({explanation}, ExplainFormat::kText);
         info.explanation = std::move(explanation);
