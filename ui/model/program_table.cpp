@@ -32,8 +32,12 @@ ValueRow value_row(std::string name, std::string op, const Var& var, const Layou
                    const JaxProfile& profile) {
   const auto it = layouts.find(var.id);
   const Layout layout = it != layouts.end() ? it->second.layout : Layout{};
-  return {std::move(name), std::move(op), Aval::of(var.aval.shape, var.aval.dtype).str_short(true),
-          spec_text(layout, var.aval.rank(), profile), local_type(var.aval, layout, mesh)};
+  return {std::move(name),
+          std::move(op),
+          Aval::of(var.aval.shape, var.aval.dtype).str_short(true),
+          spec_text(layout, var.aval.rank(), profile),
+          local_type(var.aval, layout, mesh),
+          var.id};
 }
 
 std::string table_text(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
@@ -99,8 +103,12 @@ ValueRow shard_map_value_row(std::string name, std::string op, const Aval& local
   for (std::size_t d = 0; d < global.shape.size() && d < spec.entries().size(); ++d) {
     for (const std::string& axis : spec.entries()[d].axes) global.shape[d] *= mesh.axis_size(axis);
   }
-  return {std::move(name), std::move(op), global.str_short(true), spec.repr(profile),
-          Aval::of(local.shape, local.dtype).str_short(true)};
+  return {std::move(name),
+          std::move(op),
+          global.str_short(true),
+          spec.repr(profile),
+          Aval::of(local.shape, local.dtype).str_short(true),
+          -1};
 }
 
 std::vector<CollectiveRow> collective_rows(const std::vector<CollectiveRecord>& records) {

@@ -27,6 +27,7 @@ struct ValueRow {
   std::string type;        // global type, "f32[8,16]"
   std::string spec;        // its sharding on the program's mesh, "P('x', None)"
   std::string local_type;  // one device's shard, "f32[4,16]"
+  int64_t var_id = -1;     // the program's value (for the Why panel); -1 for a shard_map body's values
 };
 
 // Every argument and equation result of `program` with the layout the partitioner chose (replicated when it

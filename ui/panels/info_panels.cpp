@@ -14,20 +14,12 @@ namespace shardscope::ui {
 
 namespace {
 
-// Each cell of a row in its column; a hover shows the whole row (long group lists are cut by the column).
-void table_row(const std::vector<const std::string*>& cells) {
-  ImGui::TableNextRow();
-  for (const std::string* cell : cells) {
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(cell->c_str());
-  }
-}
-
 constexpr ImGuiTableFlags kTableFlags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                         ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                                         ImGuiTableFlags_SizingStretchProp;
 
-void values_table(const std::vector<ValueRow>& values, float height) {
+// Selecting a row asks the Why panel why that value is laid out as it is.
+void values_table(const std::vector<ValueRow>& values, float height, int& selected) {
   if (!ImGui::BeginTable("##program_values", 5, kTableFlags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Value", ImGuiTableColumnFlags_WidthStretch, 0.7f);
@@ -36,7 +28,20 @@ void values_table(const std::vector<ValueRow>& values, float height) {
   ImGui::TableSetupColumn("Sharding", ImGuiTableColumnFlags_WidthStretch, 1.8f);
   ImGui::TableSetupColumn("Per device", ImGuiTableColumnFlags_WidthStretch, 1.2f);
   ImGui::TableHeadersRow();
-  for (const ValueRow& row : values) table_row({&row.name, &row.op, &row.type, &row.spec, &row.local_type});
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    const ValueRow& row = values[r];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool chosen = selected == static_cast<int>(r);
+    if (ImGui::Selectable((row.name + "##value" + std::to_string(r)).c_str(), chosen,
+                          ImGuiSelectableFlags_SpanAllColumns)) {
+      selected = chosen ? -1 : static_cast<int>(r);
+    }
+    for (const std::string* cell : {&row.op, &row.type, &row.spec, &row.local_type}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cell->c_str());
+    }
+  }
   ImGui::EndTable();
 }
 
@@ -157,11 +162,15 @@ void draw_program_view(Explorer& explorer) {
     ImGui::SetClipboardText(text.c_str());
     explorer.status_line = "program and tables copied";
   }
-  const float height = ImGui::GetContentRegionAvail().y * (program->collectives.empty() ? 0.85f : 0.6f);
+  // The Why panel (when the program was priced) shares the space below the view with the collectives table.
+  // A question asked (a collective or a value selected) gives the answer more room.
+  const bool asking = explorer.animation.record.has_value() || explorer.why.value_row >= 0;
+  const float view_share = program->compiled ? (asking ? 0.35f : 0.5f) : (program->collectives.empty() ? 0.85f : 0.6f);
+  const float height = ImGui::GetContentRegionAvail().y * view_share;
   const int mode = explorer.program_mode;
   if (mode != 4) explorer.timeline_drawn = {};
   if (mode == 1 && !program->values.empty()) {
-    values_table(program->values, height);
+    values_table(program->values, height, explorer.why.value_row);
   } else if (mode == 2 && !program->lowered.empty()) {
     text_box("##program_lowered", program->lowered, height, explorer.fonts.mono);
   } else if (mode == 3 && !program->explain.empty()) {
@@ -174,10 +183,13 @@ void draw_program_view(Explorer& explorer) {
   }
   if (program->collectives.empty()) {
     ImGui::TextDisabled("No collectives: every device computed on its own shards.");
+    draw_why_panel(explorer, *program);
     return;
   }
   animation_controls(explorer, program->collectives.size());
-  if (!ImGui::BeginTable("##collectives", 6, kTableFlags)) return;
+  // With a Why panel below, the table keeps part of the space; without one it takes the rest.
+  const float table_height = program->compiled ? ImGui::GetContentRegionAvail().y * (asking ? 0.35f : 0.7f) : 0.0f;
+  if (!ImGui::BeginTable("##collectives", 6, kTableFlags, ImVec2(0, table_height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Collective", ImGuiTableColumnFlags_WidthStretch, 1.1f);
   ImGui::TableSetupColumn("Axes", ImGuiTableColumnFlags_WidthStretch, 0.8f);
@@ -209,6 +221,7 @@ void draw_program_view(Explorer& explorer) {
     }
   }
   ImGui::EndTable();
+  draw_why_panel(explorer, *program);
 }
 
 }  // namespace shardscope::ui
