@@ -133,3 +133,31 @@ TEST_CASE("the Timeline view draws compute and all-reduce segments as wide as th
   CHECK(bad.status == 2);
   CHECK(bad.out.find("--timeline-schedule takes serial or overlapped, got 'sideways'") != std::string::npos);
 }
+
+TEST_CASE("the README's explain session shows what explain prints and the timeline it writes") {
+  Workdir dir;
+  const std::string root = SHARDSCOPE_SOURCE_DIR;
+  const std::string readme = read(root + "/README.md");
+  const std::string command =
+      "$ ./shardscope explain examples/explain_layer.py --devices tpu-v5e-8 --timeline docs/explain-timeline.svg\n";
+  const std::size_t begin = readme.find(command);
+  REQUIRE(begin != std::string::npos);
+  const std::string excerpt = readme.substr(begin + command.size(), readme.find("```", begin) - begin - command.size());
+  const std::string run = "cd " + quote(root) + " && " + quote(SHARDSCOPE_BINARY) +
+                          " explain examples/explain_layer.py --devices tpu-v5e-8 --timeline " +
+                          quote(dir.file("timeline.svg")) + " > " + quote(dir.file("out.txt")) + " 2>&1";
+  REQUIRE(std::system(run.c_str()) == 0);
+  const std::string output = "\n" + read(dir.file("out.txt"));
+  // Every line shown begins a line explain prints (the README cuts the reason column); "..." stands for the rest.
+  std::istringstream lines(excerpt);
+  int shown = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line == "  ..." || line.rfind("wrote timeline ", 0) == 0) continue;
+    INFO(line);
+    CHECK(output.find("\n" + line) != std::string::npos);
+    ++shown;
+  }
+  CHECK(shown >= 10);
+  // The picture in docs/ is the one the command writes.
+  CHECK(read(root + "/docs/explain-timeline.svg") == read(dir.file("timeline.svg")));
+}

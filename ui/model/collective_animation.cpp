@@ -108,14 +108,17 @@ std::string collective_frame_svg(const DeviceViewLayout& layout, const Collectiv
                                  const CollectiveFrame& frame, double clock, const std::map<int64_t, Rgb>& colors) {
   constexpr double kCaption = 28;  // the caption's band above the devices
   std::ostringstream out;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(layout.width) << "\" height=\""
-      << num(layout.height + kCaption) << "\" viewBox=\"0 " << num(-kCaption) << " " << num(layout.width) << " "
+  const std::string caption = animation_caption(record, frame);
+  // Wide enough for the caption too (13 px monospace is about 8 px a character).
+  const double width = std::max(layout.width, 16 + 8.0 * static_cast<double>(caption.size()));
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
+      << num(layout.height + kCaption) << "\" viewBox=\"0 " << num(-kCaption) << " " << num(width) << " "
       << num(layout.height + kCaption) << "\" font-family=\"monospace\" data-step=\"" << frame.step
       << "\" data-steps=\"" << frame.steps << "\" data-clock=\"" << num(clock) << "\">\n";
   out << "<rect x=\"0\" y=\"" << num(-kCaption) << "\" width=\"100%\" height=\"100%\" fill=\"" << kBackground
       << "\"/>\n";
   out << "<text class=\"caption\" x=\"8\" y=\"" << num(-kCaption / 2 + 4) << "\" font-size=\"13\" fill=\"" << kSend
-      << "\">" << xml_escape(animation_caption(record, frame)) << "</text>\n";
+      << "\">" << xml_escape(caption) << "</text>\n";
   for (std::size_t i = 0; i < layout.plane_titles.size(); ++i) {
     const Rect& r = layout.plane_rects[i];
     out << "<text x=\"" << num(r.x0 + 16) << "\" y=\"" << num(r.y0 + 14) << "\" font-size=\"12\" fill=\"" << kText
