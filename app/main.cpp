@@ -53,11 +53,14 @@ Usage:
   shardscope explain FILE.py|FILE.ipynb [--devices PRESET] [--jax-version V] [--format text|md|csv]
                  [--hardware DEVICE_KIND] [--output FILE] [--timeline FILE.svg]
                  [--compare PRESET|DEVICE_KIND] [--compare-spec NAME=SPEC]... [--why]
+                 [--animation-frame N:STEP FILE.svg]
                                   run the script, then estimate every jit program it ran or lowered:
                                   per equation and per collective bytes, FLOPs, time, bound and reason;
                                   --compare/--compare-spec print it side by side with another preset or
                                   argument layout; --timeline draws the per-device schedules as SVG;
                                   --why traces each collective and result back to the layouts behind it
+                                  --animation-frame draws collective N (counted over all programs) at
+                                  STEP on the devices, as the window's Devices view animates it
   shardscope kernel -f CONNECTION.json [--devices PRESET] [--jax-version V]
                                   a Jupyter kernel (ipykernel) whose jax is the simulated one
   shardscope kernel install [--name NAME] [--devices PRESET] [--jax-version V] [--user|--prefix DIR]

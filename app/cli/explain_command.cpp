@@ -2,6 +2,9 @@
 // equations and collectives with shardings, bytes, FLOPs, estimated times, bounds and reasons (text, md or csv).
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
+#include <utility>
 
 #include "api/program_log.h"
 #include "api/session.h"
@@ -16,6 +19,8 @@
 #include "device/presets.h"
 #include "io/notebook.h"
 #include "python/host.h"
+#include "ui/model/collective_animation.h"
+#include "ui/model/device_view.h"
 
 namespace shardscope::cli {
 namespace {
@@ -34,6 +39,38 @@ bool run_script(const Notebook& notebook, std::ostream& script_out, std::ostream
     if (result.status != python::CellResult::Status::kError) break;  // interrupted or exited: stop there
   }
   return ok;
+}
+
+// `--animation-frame N:STEP FILE.svg`: collective N of the document (counted over all programs, in row order) at
+// STEP, drawn as the window's Devices view draws it.
+struct AnimationFrameRequest {
+  std::size_t collective = 0;
+  int step = 0;
+  std::string path;
+};
+
+std::optional<AnimationFrameRequest> take_animation_frame(std::vector<std::string>& args) {
+  std::optional<AnimationFrameRequest> request;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] != "--animation-frame") {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (i + 2 >= args.size()) throw UsageError{"--animation-frame takes N:STEP and a FILE.svg"};
+    const std::string& at = args[i + 1];
+    long long collective = -1;
+    int step = -1;
+    char colon = 0;
+    std::istringstream stream(at);
+    if (!(stream >> collective >> colon >> step) || colon != ':' || collective < 0 || step < 0 || !stream.eof()) {
+      throw UsageError{"--animation-frame takes N:STEP (0-based) and a FILE.svg, got '" + at + "'"};
+    }
+    request = AnimationFrameRequest{static_cast<std::size_t>(collective), step, args[i + 2]};
+    i += 2;
+  }
+  args = std::move(rest);
+  return request;
 }
 
 // Pulls every `--compare-spec NAME=SPEC` (or `--compare-spec=NAME=SPEC`) out of `options`: the option may repeat.
@@ -79,7 +116,9 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   return guarded(err, [&] {
     const std::set<std::string> valued = {"--devices", "--jax-version", "--format",   "--hardware",
                                           "--output",  "--compare",     "--timeline", "--compare-spec"};
-    FileRequest request = split_file_argument(args, valued, "explain needs a FILE (.py or .ipynb)");
+    std::vector<std::string> remaining = args;
+    const std::optional<AnimationFrameRequest> frame_request = take_animation_frame(remaining);
+    FileRequest request = split_file_argument(remaining, valued, "explain needs a FILE (.py or .ipynb)");
     const std::vector<ArgumentSpec> compare_specs = take_compare_specs(request.options);
     const Arguments arguments(request.options, valued, {"--why"});
     apply_python_session_options(arguments);
@@ -128,6 +167,7 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     api::set_program_logging(false);
 
     std::vector<ProgramExplanation> explanations;
+    std::vector<std::pair<CollectiveRecord, std::vector<Device>>> collectives;  // for --animation-frame
     std::vector<ExplainComparison> comparisons;
     bool explained_all = true;
     for (const api::LoggedProgram& logged : api::logged_programs()) {
@@ -136,6 +176,12 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
         const Compiled compiled = lowered.compile();
         ProgramExplanation explanation = explain_compiled(compiled, logged.name, hardware);
         if (why) why_section += why_program_text(compiled, logged.name);
+        if (frame_request && compiled.plan().mesh) {
+          const CommLog log = compiled.plan().comm_log();
+          for (const CollectiveRecord& record : log.records()) {
+            collectives.emplace_back(record, compiled.plan().mesh->devices());
+          }
+        }
         explanation.runs = logged.runs;
         if (comparing) {
           ExplainComparison comparison;
@@ -175,6 +221,21 @@ int run_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     if (timeline_path) {
       write_file(*timeline_path, timeline_svg(explanations), "--timeline");
       (document_on_stdout ? err : out) << "wrote timeline " << *timeline_path << "\n";
+    }
+    if (frame_request) {
+      if (frame_request->collective >= collectives.size()) {
+        throw UsageError{"--animation-frame: no collective " + std::to_string(frame_request->collective) + " (the " +
+                         std::to_string(explanations.size()) + " program(s) have " +
+                         std::to_string(collectives.size()) + ")"};
+      }
+      const auto& [record, devices] = collectives[frame_request->collective];
+      const ui::DeviceViewLayout layout = ui::layout_devices(devices);
+      // Half way through the step, where the window pauses a chosen step (--animate-collective).
+      const ui::CollectiveFrame frame =
+          ui::collective_frame(layout, ui::record_animations(record, devices), frame_request->step);
+      write_file(frame_request->path, ui::collective_frame_svg(layout, record, frame, 0.5), "--animation-frame");
+      (document_on_stdout ? err : out) << "wrote animation frame " << frame_request->path << " (" << frame.caption
+                                       << ")\n";
     }
     return script_ok && explained_all ? 0 : 1;
   });

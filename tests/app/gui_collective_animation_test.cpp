@@ -110,6 +110,20 @@ y = gather(x)
   const std::string svg = read(dir.file("step0.svg"));
   CHECK(svg.find("all-gather over y, step 1/3 (all-gather)") != std::string::npos);
   check_frame_svg(svg, 12);
+  // `shardscope explain --animation-frame` draws the same frame without a window: the same chunks, arrows and links.
+  const std::string explain = "cd " + quote(dir.path.string()) + " && " + quote(SHARDSCOPE_BINARY) +
+                              " explain scene.py --devices tpu-v5e-8 --animation-frame 0:0 cli.svg > cli.txt 2>&1";
+  REQUIRE(std::system(explain.c_str()) == 0);
+  const std::string cli = read(dir.file("cli.svg"));
+  for (const std::string start : {"<rect class=\"chunk\"", "<line class=\"send\"", "<line class=\"link"}) {
+    INFO(start);
+    std::vector<std::string> window = elements(svg, start);
+    std::vector<std::string> headless = elements(cli, start);
+    std::sort(window.begin(), window.end());
+    std::sort(headless.begin(), headless.end());
+    CHECK_FALSE(window.empty());
+    CHECK(window == headless);
+  }
   const Run last = run_gui(dir, common + "--animate-collective 0:2 --screenshot step2.png");
   REQUIRE(last.status == 0);
   const long step2 = send_pixels(dir, "step2.png");
