@@ -83,6 +83,10 @@ TEST_CASE("settings round-trip and ignore what they do not understand") {
   CHECK(odd.font_size == doctest::Approx(15));
   // A splitter dragged past the limits in a hand-edited file falls back to the default layout.
   CHECK(Settings::parse("left_fraction = 0.95\n").left_fraction == doctest::Approx(0.40));
+  // The palette is kept by name; an unknown one keeps JAX's tab20b.
+  settings.palette = Palette::kColorBlind;
+  CHECK(Settings::parse(settings.serialize()).palette == Palette::kColorBlind);
+  CHECK(Settings::parse("palette = rainbow\n").palette == Palette::kTab20b);
   const std::string path = temporary_path("settings.ini");
   REQUIRE(save_settings(settings, path));
   CHECK(load_settings(path).window_width == 1280);
