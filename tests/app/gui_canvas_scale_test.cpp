@@ -138,10 +138,11 @@ TEST_CASE("1024-chip device views wrap planes to fill the canvas, with no overla
   for (const std::string preset : {"tpu-v4-2048", "gpu:1024"}) {
     INFO(preset);
     Workdir dir;
-    run_scene(dir, mesh_scene("(32, 32)", "('data', 'model')", "(256, 256)", "('data', 'model')"),
-              "--devices " + preset + " --device-view");
+    run_scene(dir, mesh_scene("(1024,)", "('x',)", "(2048,)", "('x',)"), "--devices " + preset + " --device-view");
     const nlohmann::json stats = stats_of(dir);
     CHECK(stats.at("device_count") == 1024);
+    CHECK(stats.at("canvas_error") == "");
+    CHECK(stats.at("selected") == "x");
     const std::vector<Label> labels = labels_of(stats);
     check_no_overlaps(labels);
     CHECK_FALSE(labels.empty());

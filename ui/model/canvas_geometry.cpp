@@ -2,6 +2,7 @@
 #include "ui/model/canvas_geometry.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardscope::ui {
 
@@ -19,6 +20,7 @@ struct PanelFrame {
   double left = 0;                // the row gutter
   double top = 0;                 // axis titles and column headers
   std::vector<AxisLabel> labels;  // relative to the panel's grid origin (minus left and top)
+  std::size_t wrap = 0;           // a long 1-D strip wrapped into lines of this many cells (0: not wrapped)
 };
 
 // JAX's character geometry: column widths and row heights in characters and lines.
@@ -35,8 +37,40 @@ PanelFrame text_frame(const VizPanel& panel, const GeometryOptions& options) {
   return frame;
 }
 
+// A 1-D strip of hundreds of shards would shrink to a line at the zoom that fits it: it wraps like text into
+// about twice as many cells per line as lines, each line headed by the index range it holds.
+PanelFrame wrapped_frame(const VizPanel& panel, const GeometryOptions& options) {
+  PanelFrame frame;
+  const auto count = static_cast<std::size_t>(panel.columns);
+  frame.wrap = static_cast<std::size_t>(std::ceil(std::sqrt(2.0 * static_cast<double>(count))));
+  const std::size_t lines = (count + frame.wrap - 1) / frame.wrap;
+  for (std::size_t c = 0; c <= frame.wrap; ++c) frame.column_x.push_back(options.dense_cell * static_cast<double>(c));
+  for (std::size_t r = 0; r <= lines; ++r) frame.row_y.push_back(options.dense_cell * static_cast<double>(r));
+  const double band = options.line_height * kHeaderScale;
+  const double glyph = options.char_width * kHeaderScale;
+  std::vector<std::string> ranges;
+  std::size_t gutter_chars = 0;
+  for (std::size_t r = 0; r < lines; ++r) {
+    const DimSlice& first = panel.cells[r * frame.wrap].column_slice;
+    const DimSlice& last = panel.cells[std::min(count, (r + 1) * frame.wrap) - 1].column_slice;
+    ranges.push_back(first.full ? std::string("all") : std::to_string(first.start) + ":" + std::to_string(last.stop));
+    gutter_chars = std::max(gutter_chars, ranges.back().size());
+  }
+  frame.left = static_cast<double>(gutter_chars + 2) * glyph + 12.0;
+  frame.top = band;
+  frame.labels.push_back({options.axis_names[1], "", {frame.left, 0, frame.left + frame.column_x.back(), band}, false});
+  for (std::size_t r = 0; r < lines; ++r) {
+    frame.labels.push_back({ranges[r],
+                            std::to_string(r * frame.wrap),
+                            {0, frame.top + frame.row_y[r], frame.left - 6.0, frame.top + frame.row_y[r + 1]},
+                            true});
+  }
+  return frame;
+}
+
 // A dense grid: each row and column as tall and wide as its share of the array, headers along the edges.
 PanelFrame dense_frame(const VizPanel& panel, const GeometryOptions& options) {
+  if (panel.one_dimensional && panel.columns > 4 * options.dense_above) return wrapped_frame(panel, options);
   PanelFrame frame;
   const auto rows = static_cast<std::size_t>(panel.rows);
   const auto columns = static_cast<std::size_t>(panel.columns);
@@ -129,15 +163,18 @@ CanvasGeometry place_layout(const VizLayout& layout, const GeometryOptions& opti
     }
     for (std::size_t i = 0; i < panel.cells.size(); ++i) {
       const VizCell& cell = panel.cells[i];
-      const auto c = static_cast<std::size_t>(cell.column);
-      const auto r = static_cast<std::size_t>(cell.row);
+      const auto shard = static_cast<std::size_t>(cell.column);
+      const auto c = frame.wrap > 0 ? shard % frame.wrap : shard;
+      const auto r = frame.wrap > 0 ? shard / frame.wrap : static_cast<std::size_t>(cell.row);
       CellPlacement placed{p,
                            i,
                            {placement.grid.x0 + frame.column_x[c], placement.grid.y0 + frame.row_y[r],
                             placement.grid.x0 + frame.column_x[c + 1], placement.grid.y0 + frame.row_y[r + 1]},
                            ""};
-      if (dense)
-        placed.short_label = panel.one_dimensional ? std::to_string(c) : std::to_string(r) + "," + std::to_string(c);
+      if (dense) {
+        placed.short_label =
+            panel.one_dimensional ? std::to_string(shard) : std::to_string(r) + "," + std::to_string(c);
+      }
       geometry.cells.push_back(std::move(placed));
     }
     geometry.panels.push_back(std::move(placement));

@@ -174,3 +174,30 @@ TEST_CASE("axis names: tuples joined with +, unsharded dimensions by number only
 }
 
 }  // namespace shardscope::ui
+
+namespace shardscope::ui {
+
+TEST_CASE("a 1-D array over 1024 devices wraps into lines headed by their index ranges, not a hairline strip") {
+  const Mesh mesh = make_mesh({1024}, {"x"}, make_device_preset("cpu:1024").devices, JaxProfile());
+  const NamedSharding sharding = testing::named(mesh, "P('x')");
+  GeometryOptions options;
+  options.dense_above = 8;
+  options.axis_names = drawn_axis_names(sharding, 1);
+  const CanvasGeometry geometry = place_layout(colored_layout({2048}, sharding), options);
+  REQUIRE(geometry.cells.size() == 1024);
+  // ceil(sqrt(2048)) = 46 cells a line, 23 lines: about twice as wide as tall.
+  CHECK(geometry.cells[45].rect.y0 == doctest::Approx(geometry.cells[0].rect.y0));
+  CHECK(geometry.cells[46].rect.x0 == doctest::Approx(geometry.cells[0].rect.x0));
+  CHECK(geometry.cells[46].rect.y0 == doctest::Approx(geometry.cells[0].rect.y1));
+  CHECK(geometry.cells[1023].short_label == "1023");
+  CHECK(geometry.height > 0.4 * geometry.width);
+  const std::vector<AxisLabel>& labels = geometry.panels.front().axis_labels;
+  REQUIRE(labels.size() == 1 + 23);
+  CHECK(labels[0].text == "dim 0: x");
+  CHECK(labels[1].text == "0:92");
+  CHECK(labels[1].short_text == "0");
+  CHECK(labels.back().text == "2024:2048");
+  CHECK(labels.back().short_text == "1012");
+}
+
+}  // namespace shardscope::ui
