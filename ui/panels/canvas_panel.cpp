@@ -197,6 +197,7 @@ void draw_canvas(Explorer& explorer) {
   paint.chip = theme.chip;
   paint.host = theme.muted_text;
   paint.idle_device = theme.idle_device;
+  paint.label_background = theme.canvas_background;
   paint.drawn = &canvas.labels;
   const DeviceBox* hit = nullptr;
   if (hovered) {

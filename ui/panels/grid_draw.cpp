@@ -169,6 +169,11 @@ void draw_device_view(ImDrawList* list, const DeviceViewLayout& devices, const s
   for (const ViewLabel& label : place_view_labels(devices, at_origin, label_font(paint))) {
     ImU32 color = paint.text;
     if (label.kind == ViewLabel::Kind::kHost) color = paint.host;
+    if (label.kind != ViewLabel::Kind::kDevice && paint.label_background != 0) {
+      list->AddRectFilled(ImVec2(static_cast<float>(label.rect.x0) - 2, static_cast<float>(label.rect.y0)),
+                          ImVec2(static_cast<float>(label.rect.x1) + 2, static_cast<float>(label.rect.y1)),
+                          paint.label_background);
+    }
     if (label.kind == ViewLabel::Kind::kDevice) {
       const auto found = colors.find(label.id);
       color = to_imgui_color(found == colors.end() ? Rgb{220, 220, 220} : text_color_for(found->second));

@@ -37,6 +37,7 @@ struct DevicePaint {
   ImU32 link = IM_COL32(120, 160, 220, 255);
   ImU32 text = IM_COL32(220, 220, 220, 255);
   ImU32 idle_device = IM_COL32(70, 70, 74, 255);  // a device that holds no shard of the array
+  ImU32 label_background = 0;  // behind host and plane labels, so links under them do not strike the text (0: none)
   std::optional<int64_t> hovered_device;
   std::vector<CanvasLabel>* drawn = nullptr;  // when set, receives every label drawn (screen pixels)
 };
