@@ -1,5 +1,7 @@
 // The canvas at scale: a 16x16 grid with axis labels, 256- and 1024-chip device views without overlapping labels,
 // and the slide palettes (which never change JAX's printed text).
+#include <cstdio>
+
 #include "gui_test_support.h"
 
 using namespace gui_test;  // NOLINT(google-build-using-namespace): the helpers are this test's vocabulary
@@ -159,13 +161,17 @@ TEST_CASE("palettes: 8 shards in 8 distinct colours, and JAX's printed text byte
   for (const auto& [palette, colors] : expected) {
     INFO(palette);
     Workdir dir;
-    run_standard_scene(dir, " --palette " + palette);
+    run_standard_scene(dir, " --palette " + palette + " --export-svg canvas.svg");
     const nlohmann::json stats = stats_of(dir);
     CHECK(stats.at("palette") == palette);
     const Image shot = load_png(dir.file("shot.png"));
     const auto [x0, y0, x1, y1] = canvas_rect(stats);
     // The 2x4 grid in the palette's colours, row-major, each a solid block.
     check_grid(find_colors(shot, colors, x0, y0, x1, y1), colors, 2, 4, 400);
+    // The exported diagram carries the palette too.
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "#%06X", colors.front());
+    CHECK(read(dir.file("canvas.svg")).find(hex) != std::string::npos);
     REQUIRE(stats.at("cells").size() == 2);
     printed[palette] = stats.at("cells")[1].at("output").get<std::string>();
   }
