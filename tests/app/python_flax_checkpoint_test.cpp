@@ -237,3 +237,41 @@ TEST_CASE("save_checkpoint keeps the newest files, refuses outdated steps, and r
         "msgpack checkpoints are simulated)\n");
   CHECK(printed("import shutil\nshutil.rmtree(d)\nshutil.rmtree(spaced)\nprint(os.path.exists(d))") == "False\n");
 }
+
+TEST_CASE("orbax.checkpoint's StandardCheckpointer restores a sharded tree onto the target's shardings") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("import orbax.checkpoint as ocp\n"
+                   "from jax.sharding import NamedSharding, PartitionSpec as P\n"
+                   "mesh = jax.make_mesh((2, 4), ('data', 'model'))\n"
+                   "tree = {'w': jax.device_put(jnp.arange(32.0).reshape(4, 8), NamedSharding(mesh, P('data', "
+                   "'model'))),\n        'b': jnp.arange(8, dtype=jnp.int32), 'n': [jnp.float32(2.5)]}\n"
+                   "path = ocp.test_utils.erase_and_create_empty(tempfile.mkdtemp() + '/ckpt/')\n"
+                   "ckpt = ocp.StandardCheckpointer()\n"
+                   "ckpt.save(path / 'step', tree)\n")
+              .ok());
+  // The target's leaves give shape, dtype and sharding; values come from the file.
+  CHECK(printed("target = {'w': jax.ShapeDtypeStruct((4, 8), jnp.float32, sharding=NamedSharding(mesh, P(None, "
+                "'model'))),\n          'b': jax.ShapeDtypeStruct((8,), jnp.int32), 'n': [jax.ShapeDtypeStruct((), "
+                "jnp.float32)]}\n"
+                "back = ckpt.restore(path / 'step', target=target)\n"
+                "print(back['w'].sharding.spec, back['b'].dtype, float(back['n'][0]), "
+                "bool((back['w'] == tree['w']).all()))\n"
+                "old = ckpt.restore(path / 'step', args=ocp.args.StandardRestore(target))\n"
+                "print(old['w'].sharding.spec, sorted(ckpt.restore(path / 'step').keys()))") ==
+        "PartitionSpec(None, 'model') int32 2.5 True\nPartitionSpec(None, 'model') ['b', 'n', 'w']\n");
+  // Existing destinations, missing checkpoints, wrong shapes and unknown leaves are refused, naming what.
+  CHECK(printed("for call in (lambda: ckpt.save(path / 'step', tree),\n"
+                "             lambda: ckpt.restore(path / 'none', target=target),\n"
+                "             lambda: ckpt.restore(path / 'step', target={**target, 'w': jax.ShapeDtypeStruct((2, "
+                "8), jnp.float32)}),\n"
+                "             lambda: ckpt.restore(path / 'step', target={**target, 'z': jax.ShapeDtypeStruct((1,), "
+                "jnp.float32)})):\n"
+                "  try:\n    call()\n  except Exception as e:\n"
+                "    print(type(e).__name__, str(e).replace(str(path), 'PATH'))\n"
+                "ckpt.save(path / 'step', tree, force=True)\nprint('forced')") ==
+        "ValueError Destination PATH/step already exists.\n"
+        "FileNotFoundError No checkpoint found at PATH/none.\n"
+        "ValueError Requested shape (2, 8) for ['w'] differs from the saved shape (4, 8).\n"
+        "ValueError The checkpoint at PATH/step has no value for ['z']; it holds ['b'], ['n'][0], ['w']\n"
+        "forced\n");
+}

@@ -1,0 +1,1 @@
+# orbax: Orbax's namespace package; only orbax.checkpoint's local, single-process StandardCheckpointer is simulated.
