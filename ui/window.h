@@ -37,11 +37,11 @@ struct WindowOptions {
   std::optional<std::string> editor_tab;  // Spec, Mesh, Program or Scenes, shown once the cells ran
   std::optional<int> program_view;        // the Program tab's view: 0 jaxpr, 1 values, 2 lowered, 3 explain, 4 timeline
   bool timeline_overlapped = false;       // the Timeline view starts on the overlapped schedule (--timeline-schedule)
-  std::optional<std::string> palette;       // --palette for this run: tab20b, distinct or colorblind
+  std::optional<std::string> palette;     // --palette for this run: tab20b, distinct or colorblind
   // A collective of the program animated on the device view, paused at a step (--animate-collective N[:STEP]).
+  std::optional<std::pair<int, int>> animate_collective;
   // A value of the program's Values view (%arg0, %3, ...) whose layout the Why panel explains (--why-value NAME).
   std::optional<std::string> why_value;
-  std::optional<std::pair<int, int>> animate_collective;
   std::optional<std::string> switch_devices;  // a device preset to switch to once the cells ran
   bool light_theme = false;
   bool dark_theme = false;                  // --dark: the dark theme for this run, whatever was saved
