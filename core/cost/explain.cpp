@@ -259,14 +259,17 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     collective_rows.push_back(std::move(row));
   }
 
-  // Each equation after the collectives that bring its operands into place; result moves come last.
-  auto flush_collectives_before = [&](std::size_t equation) {
+  // Each equation after the collectives that bring its operands into place, and before those that move what it
+  // made (the all-reduce of its partial results, the move of its result to its propagated layout): the order the
+  // partitioned program runs them in.
+  auto flush_collectives = [&](std::size_t equation, bool of_its_result) {
     for (const ExplainRow& row : collective_rows) {
-      if (row.equation == equation) out.rows.push_back(row);
+      const bool moves_result = row.produced_by == static_cast<int64_t>(equation);
+      if (row.equation == equation && moves_result == of_its_result) out.rows.push_back(row);
     }
   };
   for (const EquationEstimate& e : report.equations) {
-    flush_collectives_before(e.index);
+    flush_collectives(e.index, false);
     const Eqn& eqn = program.eqns[e.index];
     ExplainRow row;
     row.kind = "equation";
@@ -287,8 +290,10 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     }
     (e.memory_bound() ? out.memory_seconds : out.compute_seconds) += e.seconds;
     out.rows.push_back(std::move(row));
+    flush_collectives(e.index, true);
   }
-  flush_collectives_before(program.eqns.size());
+  flush_collectives(program.eqns.size(), false);
+  flush_collectives(program.eqns.size(), true);
 
   out.serial_seconds = out.compute_seconds + out.memory_seconds + out.communication_seconds;
   out.overlapped_seconds = std::max(out.compute_seconds + out.memory_seconds, out.communication_seconds);

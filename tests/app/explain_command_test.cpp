@@ -61,7 +61,7 @@ TEST_CASE("explain --format csv lists every program's equations and collectives 
   const std::string csv = read_text(csv_path);
   INFO(csv);
   CHECK(csv.rfind("program,row,kind,op,axes,bytes_per_device,flops,est_time_s,bound,reason,", 0) == 0);
-  CHECK(csv.find("layer,0,all-reduce,dot_general,model,49152,") != std::string::npos);
+  CHECK(csv.find("layer,1,all-reduce,dot_general,model,49152,") != std::string::npos);
   CHECK(csv.find(",equation,dot_general,data,") != std::string::npos);
   // The lowered-only program: a.T @ a with a on P(None, 'model') contracts the unsharded dim; its operands are
   // gathered along 'model' or the product comes out sharded: either way every row names its reason.
@@ -131,6 +131,6 @@ TEST_CASE("the README's explain example runs and prices both of its programs") {
   INFO(run.output);
   REQUIRE(run.status == 0);
   const std::string csv = read_text(csv_path);
-  CHECK(csv.find("\nlayer,0,all-reduce,dot_general,model,49152,") != std::string::npos);
+  CHECK(csv.find("\nlayer,1,all-reduce,dot_general,model,49152,") != std::string::npos);
   CHECK(csv.find("\ngram,1,all-gather,dot_general,model,100663296,") != std::string::npos);
 }
