@@ -149,7 +149,7 @@ void draw_variables(Explorer& explorer) {
   ImGui::TableSetupColumn("Name", ImGuiTableColumnFlags_WidthStretch, trees.empty() ? 0.8f : 1.6f);
   ImGui::TableSetupColumn("Type", ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableSetupColumn("Sharding", ImGuiTableColumnFlags_WidthStretch, 2.6f);
-  ImGui::TableSetupColumn("Bytes/device", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  header_width_column("Bytes/device");
   ImGui::TableHeadersRow();
   const JaxProfile& profile = explorer.snapshot->profile;
   const auto array_columns = [&](const VariableInfo& info) {

@@ -194,8 +194,8 @@ void draw_program_view(Explorer& explorer) {
   ImGui::TableSetupColumn("Collective", ImGuiTableColumnFlags_WidthStretch, 1.1f);
   ImGui::TableSetupColumn("Axes", ImGuiTableColumnFlags_WidthStretch, 0.8f);
   ImGui::TableSetupColumn("Device groups", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-  ImGui::TableSetupColumn("Sent/device", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-  ImGui::TableSetupColumn("Received/device", ImGuiTableColumnFlags_WidthStretch, 1.1f);
+  header_width_column("Sent/device");
+  header_width_column("Received/device");
   ImGui::TableSetupColumn("Origin", ImGuiTableColumnFlags_WidthStretch, 1.8f);
   ImGui::TableHeadersRow();
   const std::vector<CollectiveRow> rows = collective_rows(program->collectives);

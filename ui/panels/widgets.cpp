@@ -86,4 +86,9 @@ void wrapped_colored_text(const ImVec4& color, const char* text) {
   ImGui::PopStyleColor();
 }
 
+void header_width_column(const char* label) {
+  ImGui::TableSetupColumn(label, ImGuiTableColumnFlags_WidthFixed,
+                          ImGui::CalcTextSize(label).x + ImGui::GetStyle().CellPadding.x * 2 + em(0.5f));
+}
+
 }  // namespace shardscope::ui

@@ -28,6 +28,10 @@ void apply_theme(bool dark, float scale);
 // A width in multiples of the current font size, so fixed-width fields grow with --ui-scale and the font.
 [[nodiscard]] inline float em(float count) { return ImGui::GetFontSize() * count; }
 
+// A table column exactly as wide as its header plus padding, for short values (sizes, byte counts): its header
+// never clips, whatever --ui-scale and the window's width, while the text columns stretch.
+void header_width_column(const char* label);
+
 // A (?) marker with a wrapped tooltip.
 void help_marker(const char* text);
 // Text in a colour, wrapped at the window edge.
