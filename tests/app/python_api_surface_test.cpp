@@ -201,6 +201,17 @@ TEST_CASE("0-d arrays made outside jit are Arrays, and stay tracers inside it") 
                 "print(f(jnp.int32(2)))") == "Traced<int32[]>with<DynamicJaxprTrace>\n2\n");
 }
 
+TEST_CASE("bfloat16 arrays print each element as ml_dtypes does: %g, without a common width") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(repr(jnp.ones((2, 3), jnp.bfloat16)))\nx = jnp.array([0.1, 1.5, -2.0, 300.0], jnp.bfloat16)\n"
+                "print(repr(x))\nprint(x, jnp.bfloat16(2.5), repr(jnp.array(1e-7, jnp.bfloat16)))\n"
+                "print(repr(jnp.array([1.5, 2.0])))") ==
+        "Array([[1, 1, 1],\n       [1, 1, 1]], dtype=bfloat16)\n"
+        "Array([0.100098, 1.5, -2, 300], dtype=bfloat16)\n"
+        "[0.100098 1.5 -2 300] 2.5 Array(1.00117e-07, dtype=bfloat16)\n"
+        "Array([1.5, 2. ], dtype=float32)\n");
+}
+
 TEST_CASE("the Sharding API's queries on NamedSharding, SingleDeviceSharding and PositionalSharding") {
   REQUIRE(run_cell(kPrelude).ok());
   REQUIRE(run_cell("s = NamedSharding(mesh, P('x'))\nsd = SingleDeviceSharding(jax.devices()[1])\n").ok());

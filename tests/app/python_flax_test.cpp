@@ -106,6 +106,22 @@ TEST_CASE("optax.adam's two updates equal a hand computation, with its state sha
                 "print(optax.apply_updates({'w': jnp.array([1.0])}, u)['w'])") == "[0.]\n");
 }
 
+TEST_CASE("optax's losses give the formulas' values; integer-label cross-entropy needs float logits and int labels") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // By hand: logits (1, 2, 3) and label 2: log(e + e^2 + e^3) - 3 = 0.40760596; one-hot gives the same; the
+  // squared error of (1, 2) against (0, 4) is (1, 4), the L2 loss half that; sigmoid BCE of 0 is log 2.
+  CHECK(printed("z = jnp.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])\n"
+                "print(optax.softmax_cross_entropy_with_integer_labels(z, jnp.array([2, 0])))\n"
+                "print(optax.softmax_cross_entropy(z, jax.nn.one_hot(jnp.array([2, 0]), 3)))\n"
+                "print(optax.squared_error(jnp.array([1.0, 2.0]), jnp.array([0.0, 4.0])), "
+                "optax.l2_loss(jnp.array([1.0, 2.0]), jnp.array([0.0, 4.0])))\n"
+                "print(optax.sigmoid_binary_cross_entropy(jnp.array([0.0]), jnp.array([1.0])), "
+                "optax.losses.l2_loss is optax.l2_loss)") ==
+        "[0.40760595 1.0986123 ]\n[0.40760595 1.0986123 ]\n[1. 4.] [0.5 2. ]\n[0.6931472] True\n");
+  CHECK(printed("try:\n  optax.softmax_cross_entropy_with_integer_labels(jnp.ones((2, 3)), jnp.array([0.0, 1.0]))\n"
+                "except AssertionError as e:\n  print(str(e)[:40])") == "[Chex] Assertion assert_type failed: Err\n");
+}
+
 TEST_CASE("logical axis rules map names to mesh axes by priority, and FrozenDict round-trips") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("mesh = jax.make_mesh((2, 4), ('data', 'model'))\n"

@@ -23,7 +23,8 @@ def _repr(self):
     if self.size == 0:
         s = f'[], shape={self.shape}'
     else:
-        s = np.array2string(self._value(), prefix=prefix, suffix=',', separator=', ', max_line_width=line_width)
+        s = np.array2string(self._value(), prefix=prefix, suffix=',', separator=', ', max_line_width=line_width,
+                            formatter=_element_formatter(self))
     last_line_len = len(s) - s.rfind('\n') + 1
     sep = ' '
     if last_line_len + len(dtype_str) + 2 > line_width:
@@ -35,9 +36,24 @@ def _legacy_prefix(self):
     return 'ShardedDeviceArray(' if getattr(self, '_from_pmap', False) else 'DeviceArray('
 
 
+# Floating types numpy does not know natively (bfloat16 and the float8 family come from ml_dtypes): numpy prints each
+# element as the scalar type's own repr, C's %g at six significant digits ("1", "0.100098"), without padding
+# the elements to a common width as it does for its own floats.
+_CUSTOM_FLOATS = ('bfloat16', 'float8_', 'float4_')
+
+
+def _element_formatter(self):
+    if not self._dtype_name.startswith(_CUSTOM_FLOATS):
+        return None
+    return {'float_kind': lambda x: '%g' % x}
+
+
 def _str(self):
     if self._is_tracer:
         return _repr(self)
+    formatter = _element_formatter(self)
+    if formatter is not None and self.size > 0:
+        return np.array2string(self._value(), separator=' ', formatter=formatter)
     return str(self._value())
 
 
