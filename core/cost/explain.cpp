@@ -56,6 +56,10 @@ std::string why(const PlannedCollective& c, const Jaxpr& program, const Partitio
            layout_text(from) + origin_of(c.var_id);
   }
   if (c.kind == CollectiveKind::kAllReduce && c.origin.ends_with("partial results")) {
+    if (op == "gather") {
+      return "gather indexes a dim sharded over " + quoted_axes(c.axes) +
+             ": each device looks up what its block holds (zeros elsewhere), summed across the group";
+    }
     return op + (op == "dot_general" ? " contracts" : " reduces") + " a dim sharded over " + quoted_axes(c.axes) +
            ": each device holds a partial result, summed across the group";
   }

@@ -187,11 +187,14 @@ class Explainer {
       return answer;
     }
     if (c.kind == CollectiveKind::kAllReduce && c.origin.ends_with("partial results")) {
-      steps.push_back({op + (op == "dot_general" ? " contracts" : " reduces") + " a dim sharded over " +
-                           quoted_axes(c.axes) +
-                           ": each device computes a partial result from its own blocks, and "
-                           "the partial results are summed across the group",
-                       eq, 0});
+      const std::string what = op == "gather" ? " indexes a dim sharded over " + quoted_axes(c.axes) +
+                                                    ": each device looks up the indices its own block holds (zeros "
+                                                    "elsewhere), and the partial results are summed across the group"
+                                              : std::string(op == "dot_general" ? " contracts" : " reduces") +
+                                                    " a dim sharded over " + quoted_axes(c.axes) +
+                                                    ": each device computes a partial result from its own blocks, "
+                                                    "and the partial results are summed across the group";
+      steps.push_back({op + what, eq, 0});
       for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
         const auto* var = std::get_if<Var>(&eqn.inputs[i]);
         if (var == nullptr || !uses_axes(layout(var->id), c.axes)) continue;

@@ -228,6 +228,7 @@ class PartitionedRun {
     }
     const std::vector<Layout>& produced = plan.produced;
     const std::vector<std::string>& reduced_axes = plan.reduced_axes;
+    if (plan.partial_gather) return execute_partial_gather(eqn, plan, inputs);
     if (whole_product(eqn, inputs, produced, reduced_axes)) return;
     const Aval local_out = local_aval(eqn.outputs[0].aval, produced.at(0), mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);
@@ -285,6 +286,46 @@ class PartitionedRun {
     const Layout& wanted = run_.layouts->at(eqn.outputs[0].id).layout;
     bind(eqn.outputs[0], produced[0] == wanted ? result : moved(result, out, wanted, ""));
     return true;
+  }
+
+  // A gather from an operand sharded along the dims it indexes (partition_plan's partial_gather). Every row is held
+  // by exactly one device of the reduced group, so the summed partial results are the lookup's values whichever
+  // device contributes which row: the lookup runs once over the operand assembled from its blocks (local
+  // bookkeeping, like whole_product), the device at position 0 along the reduced axes holds it, the others hold
+  // -0.0 (the identity of IEEE addition, so every value, -0.0 and NaN included, comes through unchanged), and the
+  // all-reduce the partitioner inserts sums them and is logged.
+  void execute_partial_gather(const Eqn& eqn, const EquationPlan& plan, const std::vector<Placed>& inputs) {
+    throw_if_cancelled();
+    std::vector<BufferPtr> whole;
+    std::vector<Aval> avals;
+    for (std::size_t o = 0; o < inputs.size(); ++o) {
+      const Aval& aval = atom_aval(eqn.inputs[o]);
+      whole.push_back(whole_buffer(mesh_, aval.dtype, aval.shape, inputs[o].layout, inputs[o].buffers, profile_));
+      avals.push_back(aval);
+    }
+    const Aval& out = eqn.outputs[0].aval;
+    const BufferPtr looked_up = eqn.primitive->impl(whole, avals, eqn.params).at(0);
+    DeviceBuffers parts =
+        reshard_buffers(mesh_, out.shape, Layout(out.rank()), plan.produced.at(0),
+                        DeviceBuffers(static_cast<std::size_t>(mesh_.size()), looked_up), profile_, nullptr, "");
+    std::vector<std::size_t> summed;
+    for (const std::string& axis : plan.reduced_axes) summed.push_back(*mesh_.axis_index(axis));
+    for (std::size_t d = 0; d < parts.size(); ++d) {
+      const std::vector<int64_t> position = mesh_.position_of(d);
+      if (std::all_of(summed.begin(), summed.end(), [&](std::size_t a) { return position[a] == 0; })) continue;
+      auto identity = std::make_shared<Buffer>(out.dtype, parts[d]->shape());
+      if (is_floating(out.dtype)) {
+        // The sign bit is the top bit of each element, stored last (little-endian).
+        const std::size_t width = dtype_size(out.dtype);
+        std::span<std::byte> bytes = identity->mutable_bytes();
+        for (std::size_t b = width - 1; b < bytes.size(); b += width) bytes[b] = std::byte{0x80};
+      }
+      parts[d] = std::move(identity);
+    }
+    for (const std::vector<std::string>& axes : plan.reductions) {
+      parts = all_reduce(mesh_, axes, parts, ReduceOp::kSum, &run_.log, eqn.primitive->name + " partial results");
+    }
+    bind_produced(eqn.outputs[0], {plan.produced.at(0), std::move(parts)});
   }
 
   // The operands moved to the layouts the plan gives them.

@@ -11,6 +11,7 @@
 #include "ir/layout_constraint.h"
 #include "ir/param.h"
 #include "ir/primitive.h"
+#include "ops/structural.h"
 #include "propagation/factor_rule.h"
 
 namespace shardscope {
@@ -78,6 +79,44 @@ void move_sorted_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh
   for (Layout& produced : plan.produced) {
     if (produced.size() == aval.rank()) produced = plan.operands[0];
   }
+}
+
+// XLA gathers from an operand sharded along an indexed dim without gathering the operand: each device takes the
+// rows its own block holds and the partial results are summed over those axes. It does so where a slice of that dim
+// is one element (a row of a table), the indices and the result do not use the axes, and nothing else reduces.
+void gather_from_local_blocks(const Eqn& eqn, const LayoutMap& layouts, EquationPlan& plan) {
+  if (eqn.primitive->name != "gather" || eqn.inputs.size() != 2 || eqn.outputs.size() != 1 ||
+      !plan.reductions.empty() || plan.operands.size() != 2 || plan.produced.size() != 1) {
+    return;
+  }
+  const DType dtype = eqn.outputs[0].aval.dtype;
+  if (!is_floating(dtype) && !is_integral(dtype)) return;
+  const GatherDimensionNumbers numbers = parse_gather_dimension_numbers(param(eqn.params, "dimension_numbers"));
+  const std::vector<int64_t> slice_sizes = param(eqn.params, "slice_sizes").as_ints("slice_sizes");
+  const Layout held = layout_in(layouts, eqn.inputs[0]);
+  const auto used_elsewhere = [&](const std::string& axis) {
+    for (const Layout* layout : {&plan.operands[0], &plan.operands[1], &plan.produced[0]}) {
+      for (const auto& axes : *layout) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
+      }
+    }
+    return false;
+  };
+  std::vector<std::string> summed;
+  for (const int64_t dim : numbers.start_index_map) {
+    const auto d = static_cast<std::size_t>(dim);
+    if (d >= held.size() || d >= slice_sizes.size() || slice_sizes[d] != 1 || held[d].empty() ||
+        !plan.operands[0][d].empty()) {
+      continue;
+    }
+    if (std::any_of(held[d].begin(), held[d].end(), used_elsewhere)) continue;
+    plan.operands[0][d] = held[d];
+    summed.insert(summed.end(), held[d].begin(), held[d].end());
+  }
+  if (summed.empty()) return;
+  plan.reduced_axes = summed;
+  plan.reductions.push_back(std::move(summed));
+  plan.partial_gather = true;
 }
 
 EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
@@ -184,6 +223,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     }
     plan.produced.push_back(std::move(layout));
   }
+  gather_from_local_blocks(eqn, layouts, plan);
   move_sorted_axes_aside(eqn, layouts, mesh, plan);
   if (eqn.outputs.size() == 1) {
     const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});

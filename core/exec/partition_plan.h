@@ -39,6 +39,10 @@ struct EquationPlan {
   // still reaches `operands` whole along them, but the partitioner sends only neighbours' elements
   // (collective-permute, or nothing when each device holds what it reads) rather than gathering.
   std::vector<std::vector<HaloExchange>> exchanges;
+  // A gather whose operand stays sharded along the dims it indexes (XLA's strategy for a lookup into a sharded
+  // table): each device looks up the indices its own block holds, zeros elsewhere, and `reductions` sums the
+  // partial results across the group: one all-reduce of the result instead of an all-gather of the operand.
+  bool partial_gather = false;
 };
 
 // Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".

@@ -211,3 +211,32 @@ TEST_CASE("a gradient on an all-Explicit mesh types its filled zeros like the va
                 "    g = jax.jit(jax.grad(lambda w, t: jnp.mean(jax.nn.relu(t @ w) ** 2)))(w, xe)\n"
                 "    print(jax.typeof(g), g.sharding.spec, float(g.sum()))") == "float32[8,16@y] P(None, 'y') 128.0\n");
 }
+
+TEST_CASE("a lookup into a table sharded along the indexed dim sums the devices' partial rows, as XLA does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // The vocabulary dim of the table is split over 'model': each device holds half the rows. XLA looks each id up in
+  // the device's own half (zeros for ids it does not hold) and all-reduces over 'model', never gathering the table.
+  REQUIRE(run_cell("table = jax.device_put(jnp.arange(64.).reshape(16, 4) - 20, NamedSharding(mesh, P('model', "
+                   "None)))\nids = jax.device_put(jnp.array([3, 15, 0, 8, 8, 1, 14, 7]), NamedSharding(mesh, "
+                   "P('data')))\n")
+              .ok());
+  CHECK(printed("rows = jax.jit(lambda t, i: t[i])(table, ids)\nprint(rows.sharding.spec)\n"
+                "print(np.array_equal(np.asarray(rows), np.asarray(table)[np.asarray(ids)]))") == "P('data',)\nTrue\n");
+  const auto record = shardscope::api::last_program_run();
+  REQUIRE(record != nullptr);
+  REQUIRE(record->log.records().size() == 1);
+  CHECK(record->log.records()[0].kind == shardscope::CollectiveKind::kAllReduce);
+  CHECK(record->log.records()[0].axes == std::vector<std::string>{"model"});
+  // Signed zeros and the fill value of an out-of-bounds id come through the sum unchanged.
+  CHECK(printed("t = jax.device_put(jnp.array([[-0.0, 1.0]] * 8), NamedSharding(mesh, P('model', None)))\n"
+                "r = jax.jit(lambda t, i: t.at[i].get(mode='fill', fill_value=jnp.nan))(t, jnp.array([5, 9, 2]))\n"
+                "print(np.signbit(np.asarray(r))[:, 0], np.asarray(r)[1])") == "[ True False  True] [nan nan]\n");
+  // jnp.take_along_axis over model-sharded classes (a cross-entropy's label logits) likewise all-reduces only.
+  CHECK(printed("z = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                "lab = jax.device_put(jnp.arange(8) % 8, NamedSharding(mesh, P('data')))\n"
+                "picked = jax.jit(lambda z, y: jnp.take_along_axis(z, y[:, None], axis=1))(z, lab)\n"
+                "print(np.asarray(picked).ravel())") == "[ 0.  9. 18. 27. 36. 45. 54. 63.]\n");
+  for (const auto& record_entry : shardscope::api::last_program_run()->log.records()) {
+    CHECK(record_entry.kind == shardscope::CollectiveKind::kAllReduce);
+  }
+}
