@@ -259,11 +259,28 @@ class PartitionedRun {
   }
 
  private:
+  // The equation's first result computed once over its operands assembled from their blocks, cut to `layout`. The
+  // operands have already moved (and logged their collectives) as the partitioner requires; assembling them here is
+  // local bookkeeping.
+  DeviceBuffers computed_whole(const Eqn& eqn, const std::vector<Placed>& inputs, const Layout& layout) {
+    throw_if_cancelled();
+    std::vector<BufferPtr> whole;
+    std::vector<Aval> avals;
+    for (std::size_t o = 0; o < inputs.size(); ++o) {
+      const Aval& aval = atom_aval(eqn.inputs[o]);
+      whole.push_back(whole_buffer(mesh_, aval.dtype, aval.shape, inputs[o].layout, inputs[o].buffers, profile_));
+      avals.push_back(aval);
+    }
+    const Aval& out = eqn.outputs[0].aval;
+    const BufferPtr result = eqn.primitive->impl(whole, avals, eqn.params).at(0);
+    return reshard_buffers(mesh_, out.shape, Layout(out.rank()), layout,
+                           DeviceBuffers(static_cast<std::size_t>(mesh_.size()), result), profile_, nullptr, "");
+  }
+
   // A floating-point dot_general whose contraction stays on each device is computed once over the whole
   // operands and cut into the devices' blocks: each block then holds exactly the values the unsharded
   // product has (BLAS rounds a block differently from the same block inside a bigger product, which a TPU's
-  // matrix unit does not), and replicated blocks are computed once. Operands have already moved (and logged
-  // their collectives) as the partitioner requires; assembling them here is local bookkeeping.
+  // matrix unit does not), and replicated blocks are computed once.
   bool whole_product(const Eqn& eqn, const std::vector<Placed>& inputs, const std::vector<Layout>& produced,
                      const std::vector<std::string>& reduced_axes) {
     const Aval& out = eqn.outputs[0].aval;
@@ -271,18 +288,7 @@ class PartitionedRun {
         !is_floating(out.dtype) || mesh_.size() == 1) {
       return false;
     }
-    throw_if_cancelled();
-    std::vector<BufferPtr> whole;
-    std::vector<Aval> avals;
-    for (std::size_t o = 0; o < inputs.size(); ++o) {
-      const Aval& aval = atom_aval(eqn.inputs[o]);
-      whole.push_back(whole_buffer(mesh_, aval.dtype, aval.shape, inputs[o].layout, inputs[o].buffers, profile_));
-      avals.push_back(aval);
-    }
-    const BufferPtr product = eqn.primitive->impl(whole, avals, eqn.params).at(0);
-    const DeviceBuffers replicated(static_cast<std::size_t>(mesh_.size()), product);
-    const Placed result{produced[0], reshard_buffers(mesh_, out.shape, Layout(out.rank()), produced[0], replicated,
-                                                     profile_, nullptr, "")};
+    const Placed result{produced[0], computed_whole(eqn, inputs, produced[0])};
     const Layout& wanted = run_.layouts->at(eqn.outputs[0].id).layout;
     bind(eqn.outputs[0], produced[0] == wanted ? result : moved(result, out, wanted, ""));
     return true;
@@ -290,24 +296,13 @@ class PartitionedRun {
 
   // A gather from an operand sharded along the dims it indexes (partition_plan's partial_gather). Every row is held
   // by exactly one device of the reduced group, so the summed partial results are the lookup's values whichever
-  // device contributes which row: the lookup runs once over the operand assembled from its blocks (local
-  // bookkeeping, like whole_product), the device at position 0 along the reduced axes holds it, the others hold
+  // device contributes which row: the lookup runs once over the operand assembled from its blocks
+  // (computed_whole), the device at position 0 along the reduced axes holds it, the others hold
   // -0.0 (the identity of IEEE addition, so every value, -0.0 and NaN included, comes through unchanged), and the
   // all-reduce the partitioner inserts sums them and is logged.
   void execute_partial_gather(const Eqn& eqn, const EquationPlan& plan, const std::vector<Placed>& inputs) {
-    throw_if_cancelled();
-    std::vector<BufferPtr> whole;
-    std::vector<Aval> avals;
-    for (std::size_t o = 0; o < inputs.size(); ++o) {
-      const Aval& aval = atom_aval(eqn.inputs[o]);
-      whole.push_back(whole_buffer(mesh_, aval.dtype, aval.shape, inputs[o].layout, inputs[o].buffers, profile_));
-      avals.push_back(aval);
-    }
     const Aval& out = eqn.outputs[0].aval;
-    const BufferPtr looked_up = eqn.primitive->impl(whole, avals, eqn.params).at(0);
-    DeviceBuffers parts =
-        reshard_buffers(mesh_, out.shape, Layout(out.rank()), plan.produced.at(0),
-                        DeviceBuffers(static_cast<std::size_t>(mesh_.size()), looked_up), profile_, nullptr, "");
+    DeviceBuffers parts = computed_whole(eqn, inputs, plan.produced.at(0));
     std::vector<std::size_t> summed;
     for (const std::string& axis : plan.reduced_axes) summed.push_back(*mesh_.axis_index(axis));
     for (std::size_t d = 0; d < parts.size(); ++d) {

@@ -21,7 +21,26 @@ class _Text(str):
         return str(self).rstrip('\n')
 
 
-class Explanation:
+class _Report:
+    """A report rendered three ways by the engine: text (its repr), Markdown (a notebook's rendering) and CSV."""
+
+    def to_text(self):
+        return self._data['text']
+
+    def to_markdown(self):
+        return self._data['markdown']
+
+    def to_csv(self):
+        return self._data['csv']
+
+    def __repr__(self):
+        return self._data['text'].rstrip('\n')
+
+    def _repr_markdown_(self):
+        return self._data['markdown']
+
+
+class Explanation(_Report):
     """One program's explanation: rows (equations and the collectives before them), totals and memory fit."""
 
     def __init__(self, data):
@@ -59,20 +78,6 @@ class Explanation:
             raise IndexError(f'the program has {len(answers)} collectives; got index {collective}')
         return _Text(answers[collective])
 
-    def to_text(self):
-        return self._data['text']
-
-    def to_markdown(self):
-        return self._data['markdown']
-
-    def to_csv(self):
-        return self._data['csv']
-
-    def __repr__(self):
-        return self._data['text'].rstrip('\n')
-
-    def _repr_markdown_(self):
-        return self._data['markdown']
 
 
 def explain(fun, *args, hardware=None, **kwargs):
@@ -88,7 +93,7 @@ def explain(fun, *args, hardware=None, **kwargs):
     return Explanation(_shardscope.explain_lowered(lowered._lowered, name, hardware))
 
 
-class Comparison:
+class Comparison(_Report):
     """Two explanations of one program side by side: quantities with their deltas, the collectives that differ,
     and the verdict (which side wins and why)."""
 
@@ -102,20 +107,6 @@ class Comparison:
         self.quantities = data['quantities']
         self.differences = data['differences']
 
-    def to_text(self):
-        return self._data['text']
-
-    def to_markdown(self):
-        return self._data['markdown']
-
-    def to_csv(self):
-        return self._data['csv']
-
-    def __repr__(self):
-        return self._data['text'].rstrip('\n')
-
-    def _repr_markdown_(self):
-        return self._data['markdown']
 
 
 def _lowered_and_name(fun, args, kwargs):

@@ -8,46 +8,20 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "core/cost/cost_test_programs.h"
 #include "cost/program_cost.h"
 #include "sharding/partition_spec.h"
 #include "trace/builder.h"
 
 using namespace shardscope;
+using cost_test::arg;
+using cost_test::int_list;
+using cost_test::kProfile;
+using cost_test::matmul_program;
 
 namespace {
 
-const JaxProfile kProfile;
-
-ParamValue int_list(std::vector<int64_t> values) {
-  std::vector<ParamValue> items;
-  for (const int64_t v : values) items.emplace_back(v);
-  return ParamValue::list(std::move(items));
-}
-
-JaxprPtr matmul_program(const Aval& x_aval, const Aval& w_aval) {
-  JaxprBuilder b;
-  const Var x = b.arg(x_aval);
-  const Var w = b.arg(w_aval);
-  const Atom y = b.bind1("dot_general", {x, w},
-                         {{"dimension_numbers", ParamValue::tuple({ParamValue::tuple({int_list({1}), int_list({0})}),
-                                                                   ParamValue::tuple({int_list({}), int_list({})})})},
-                          {"precision", ParamValue::None{}},
-                          {"preferred_element_type", DType::kFloat32}});
-  return b.build({y});
-}
-
-Mesh v5e_mesh() {
-  return make_mesh({2, 4}, {"x", "y"}, make_device_preset("tpu-v5e-8").devices, kProfile,
-                   std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
-}
-
-ShapeDtypeStruct arg(Shape shape, const Mesh& mesh, const std::string& spec) {
-  ShapeDtypeStruct out;
-  out.shape = std::move(shape);
-  out.dtype = DType::kFloat32;
-  out.sharding = make_named_sharding(mesh, parse_partition_spec(spec), kProfile);
-  return out;
-}
+Mesh v5e_mesh() { return cost_test::mesh_2x4("tpu-v5e-8"); }
 
 int count_kind(const ProgramExplanation& e, const std::string& kind) {
   return static_cast<int>(

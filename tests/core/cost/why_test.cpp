@@ -5,45 +5,25 @@
 #include <doctest/doctest.h>
 
 #include "base/error.h"
+#include "core/cost/cost_test_programs.h"
 #include "device/presets.h"
 #include "sharding/partition_spec.h"
 #include "trace/builder.h"
 
 using namespace shardscope;
+using cost_test::arg;
+using cost_test::kProfile;
 
 namespace {
 
-const JaxProfile kProfile;
-
-ParamValue int_list(std::vector<int64_t> values) {
-  std::vector<ParamValue> items;
-  for (const int64_t v : values) items.emplace_back(v);
-  return ParamValue::list(std::move(items));
-}
-
-Mesh mesh_2x4() {
-  return make_mesh({2, 4}, {"x", "y"}, make_device_preset("tpu-v3-8").devices, kProfile,
-                   std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
-}
-
-ShapeDtypeStruct arg(Shape shape, const Mesh& mesh, const std::string& spec) {
-  ShapeDtypeStruct out;
-  out.shape = std::move(shape);
-  out.dtype = DType::kFloat32;
-  out.sharding = make_named_sharding(mesh, parse_partition_spec(spec), kProfile);
-  return out;
-}
+Mesh mesh_2x4() { return cost_test::mesh_2x4("tpu-v3-8"); }
 
 // constraint(tanh(x @ w) * 2, P(None, 'y')), x: f32[8,16] on P('x', 'y'), w: f32[16,4] on P('y', None).
 Compiled layer(const Mesh& mesh) {
   JaxprBuilder b;
   const Var x = b.arg(Aval::of({8, 16}, DType::kFloat32));
   const Var w = b.arg(Aval::of({16, 4}, DType::kFloat32));
-  const Atom dot = b.bind1("dot_general", {x, w},
-                           {{"dimension_numbers", ParamValue::tuple({ParamValue::tuple({int_list({1}), int_list({0})}),
-                                                                     ParamValue::tuple({int_list({}), int_list({})})})},
-                            {"precision", ParamValue::None{}},
-                            {"preferred_element_type", DType::kFloat32}});
+  const Atom dot = b.bind1("dot_general", {x, w}, cost_test::matmul_params());
   const Atom t = b.bind1("tanh", {dot});
   const Atom c = b.bind1("sharding_constraint", {t},
                          {{"sharding", make_named_sharding(mesh, parse_partition_spec("P(None, 'y')"), kProfile)},
