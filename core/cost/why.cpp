@@ -113,9 +113,10 @@ class Explainer {
       const bool backward = source.origin.ends_with("from its result");
       const int64_t through = backward ? producer(from) : producer(var_id);
       const std::string op = through >= 0 ? program_.eqns[static_cast<std::size_t>(through)].primitive->name : "";
-      std::string how = backward ? op + " (eq " + std::to_string(through) + ") takes the sharding back from its result"
-                                 : op + " (eq " + std::to_string(through) + ") passes on the sharding of its " +
-                                       source.origin.substr(source.origin.find("operand"));
+      std::string how = backward
+                            ? op + " (eq " + std::to_string(through) + ") takes the sharding back from its result"
+                            : op + " (eq " + std::to_string(through) + ") passes on the sharding of its " +
+                                  source.origin.substr(std::min(source.origin.find("operand"), source.origin.size()));
       steps.push_back({join(parts, ", ") + ": " + how, through, depth + 1});
       value(from, depth + 2, steps);
     }
