@@ -19,6 +19,8 @@ Usage:
                  [--light|--dark] [--caption|--no-caption] [--palette tab20b|distinct|colorblind]
                  [--program-view Jaxpr|Values|Lowered|Explain|Timeline] [--timeline-schedule serial|overlapped]
                  [--animate-collective N[:STEP]] [--export-animation-svg FILE.svg]
+                 [--soak SECONDS [--soak-seed N]]  (random clicks, keys, cells, specs and presets for
+                                  SECONDS after the cells ran, seeded; --stats records RSS once a second)
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
                                   run a lesson and write one self-contained HTML page: prose, code,
                                   outputs, JAX's coloured grids and an SVG diagram per grid

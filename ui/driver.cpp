@@ -1,11 +1,14 @@
 // Headless driver steps and the frame statistics the responsiveness test reads.
 #include "ui/driver.h"
 
+#include <imgui.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/python_format.h"
 #include "ui/explorer.h"
@@ -40,7 +43,7 @@ std::string animation_svg(const Explorer& explorer) {
 }  // namespace
 
 Driver::Driver(Explorer& explorer, const WindowOptions& options)
-    : explorer_(explorer), options_(options), wheel_left_(options.wheel) {}
+    : explorer_(explorer), options_(options), wheel_left_(options.wheel), soak_generator_(options.soak_seed) {}
 
 std::optional<Driver::Pointer> Driver::scripted_pointer() {
   if (!options_.canvas_mouse || (step_ != Step::kSettle && step_ != Step::kDone)) return std::nullopt;
@@ -84,7 +87,7 @@ void Driver::before_frame(double now) {
       if (!explorer_.idle()) break;
       cells_finished_ = now;
       if (options_.select) explorer_.select(*options_.select);
-      if (options_.device_view) explorer_.canvas.device_view = true;
+      explorer_.canvas.device_view = options_.device_view;
       if (options_.editor_tab) explorer_.requested_editor_tab = *options_.editor_tab;
       if (options_.program_view) explorer_.program_mode = *options_.program_view;
       if (options_.why_value) select_why_value(*options_.why_value);
@@ -132,7 +135,24 @@ void Driver::before_frame(double now) {
         }
         break;
       }
+      step_ = options_.soak_seconds && !soak_done_ ? Step::kSoak : Step::kSettle;
+      soak_started_ = now;
+      next_rss_sample_ = now;
+      break;
+    case Step::kSoak:
+      if (now - soak_started_ < *options_.soak_seconds) break;
+      if (!explorer_.idle()) {
+        explorer_.interrupt();
+        break;
+      }
+      soak_done_ = true;
       step_ = Step::kSettle;
+      // The scene again on a fresh namespace, then the selection and views asked for: the window recovered.
+      if (options_.scene && options_.run_all) {
+        explorer_.run_scene_cells(true);
+        cells_started_ = now;
+        step_ = Step::kWaitCells;
+      }
       break;
     case Step::kSettle:
     case Step::kDone: break;
@@ -300,6 +320,27 @@ void Driver::write_stats(double now) const {
     }
   }
   stats["trees"] = trees;
+  if (options_.soak_seconds) {
+    nlohmann::json actions;
+    for (int k = 0; k < kSoakActionKinds; ++k)
+      actions[soak_action_name(static_cast<SoakActionKind>(k))] = soak_actions_[static_cast<std::size_t>(k)];
+    const std::set<std::uint64_t> ids(soak_cell_ids_.begin(), soak_cell_ids_.end());
+    int run = 0;
+    int failed = 0;
+    for (const ConsoleEntry& entry : explorer_.console) {
+      if (!ids.contains(entry.id) || !entry.result) continue;
+      ++run;
+      if (entry.result->status == CellRecord::Status::kError) ++failed;
+    }
+    stats["soak"] = {{"seconds", *options_.soak_seconds},
+                     {"seed", options_.soak_seed},
+                     {"actions", actions},
+                     {"skipped_busy", soak_skipped_busy_},
+                     {"rss_kb", rss_kb_},
+                     {"quits_cancelled", quits_cancelled_},
+                     {"cells_run", run},
+                     {"cells_failed", failed}};
+  }
   const auto rect_json = [](const Rect& r) { return nlohmann::json{r.x0, r.y0, r.x1, r.y1}; };
   stats["present"] = explorer_.present;
   stats["present_rect"] = rect_json(explorer_.present_rect);
@@ -326,6 +367,93 @@ void Driver::write_stats(double now) const {
   stats["canvas_rect"] = {explorer_.canvas_screen_rect.x0, explorer_.canvas_screen_rect.y0,
                           explorer_.canvas_screen_rect.x1, explorer_.canvas_screen_rect.y1};
   std::ofstream(*options_.stats) << stats.dump(2) << "\n";
+}
+
+bool Driver::cancel_quit() {
+  if (step_ != Step::kSoak) return false;
+  ++quits_cancelled_;
+  return true;
+}
+
+void Driver::soak_frame(double now, float width, float height) {
+  if (step_ != Step::kSoak) return;
+  if (now >= next_rss_sample_) {
+    if (const std::optional<long> kb = current_rss_kb()) rss_kb_.push_back(*kb);
+    next_rss_sample_ += 1.0;
+  }
+  ImGuiIO& io = ImGui::GetIO();
+  // Keys pressed last frame are released now.
+  for (int k = 0; k < kSoakKeys; ++k) {
+    constexpr ImGuiKey kKeys[kSoakKeys] = {ImGuiKey_Enter,     ImGuiKey_Backspace,  ImGuiKey_Tab,
+                                           ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiKey_UpArrow,
+                                           ImGuiKey_DownArrow, ImGuiKey_Escape};
+    const int index = io.KeyMap[kKeys[k]];
+    if (index >= 0 && index < 512) io.KeysDown[index] = false;
+  }
+  if (input_frames_.empty() && soak_wait_frames_ > 0) {
+    --soak_wait_frames_;
+  } else if (input_frames_.empty()) {
+    soak_wait_frames_ = soak_generator_.frames_until_next();
+    const SoakAction action = soak_generator_.next();
+    // Explorer actions wait for the running cell, as a person's would; the input goes on regardless.
+    if (!soak_action_is_input(action.kind) && !explorer_.idle()) {
+      ++soak_skipped_busy_;
+    } else {
+      ++soak_actions_[static_cast<std::size_t>(action.kind)];
+      const float x0 = action.x0 * width;
+      const float y0 = action.y0 * height;
+      const float x1 = action.x1 * width;
+      const float y1 = action.y1 * height;
+      switch (action.kind) {
+        case SoakActionKind::kClick:
+          input_frames_.push_back({x0, y0, action.button, 0, -1, 0});
+          input_frames_.push_back({x0, y0, -1, 0, -1, 0});
+          break;
+        case SoakActionKind::kDrag:
+          input_frames_.push_back({x0, y0, action.button, 0, -1, 0});
+          input_frames_.push_back({(x0 + x1) / 2, (y0 + y1) / 2, action.button, 0, -1, 0});
+          input_frames_.push_back({x1, y1, action.button, 0, -1, 0});
+          input_frames_.push_back({x1, y1, -1, 0, -1, 0});
+          break;
+        case SoakActionKind::kWheel: input_frames_.push_back({x0, y0, -1, action.wheel, -1, 0}); break;
+        case SoakActionKind::kType:
+          input_frames_.push_back({pointer_x_, pointer_y_, -1, 0, -1, static_cast<unsigned>(action.character)});
+          break;
+        case SoakActionKind::kKey: {
+          constexpr ImGuiKey kKeys[kSoakKeys] = {ImGuiKey_Enter,     ImGuiKey_Backspace,  ImGuiKey_Tab,
+                                                 ImGuiKey_LeftArrow, ImGuiKey_RightArrow, ImGuiKey_UpArrow,
+                                                 ImGuiKey_DownArrow, ImGuiKey_Escape};
+          input_frames_.push_back({pointer_x_, pointer_y_, -1, 0, kKeys[static_cast<int>(action.key)], 0});
+          break;
+        }
+        case SoakActionKind::kRunCell:
+          soak_cell_ids_.push_back(explorer_.run(soak_cells()[action.index].source, false));
+          break;
+        case SoakActionKind::kApplySpec:
+          (void)explorer_.apply_spec_text(soak_names()[action.index % 64], soak_specs()[action.index / 64]);
+          break;
+        case SoakActionKind::kSwitchDevices: (void)explorer_.switch_devices(soak_presets()[action.index]); break;
+        case SoakActionKind::kSelect: explorer_.select(soak_names()[action.index]); break;
+        case SoakActionKind::kToggleView: explorer_.canvas.device_view = !explorer_.canvas.device_view; break;
+        case SoakActionKind::kProgramView: explorer_.program_mode = static_cast<int>(action.index); break;
+      }
+    }
+  }
+  InputFrame frame{pointer_x_, pointer_y_, -1, 0, -1, 0};
+  if (!input_frames_.empty()) {
+    frame = input_frames_.front();
+    input_frames_.pop_front();
+  }
+  pointer_x_ = frame.x;
+  pointer_y_ = frame.y;
+  io.MousePos = ImVec2(frame.x, frame.y);
+  for (int b = 0; b < 2; ++b) io.MouseDown[b] = frame.button_down == b;
+  io.MouseWheel = frame.wheel;
+  if (frame.key_down >= 0) {
+    const int index = io.KeyMap[frame.key_down];
+    if (index >= 0 && index < 512) io.KeysDown[index] = true;
+  }
+  if (frame.character != 0) io.AddInputCharacter(frame.character);
 }
 
 }  // namespace shardscope::ui

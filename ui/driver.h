@@ -2,10 +2,14 @@
 // screenshot) so scripts and tests see exactly what a person clicking would.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ui/model/soak.h"
 #include "ui/window.h"
 
 namespace shardscope::ui {
@@ -27,9 +31,14 @@ class Driver {
     float wheel = 0;
   };
   [[nodiscard]] std::optional<Pointer> scripted_pointer();
+  // While soaking, between the backend's NewFrame and ImGui::NewFrame: queues random input events and runs
+  // random explorer actions in a window of this size.
+  void soak_frame(double now, float width, float height);
+  // While soaking, a quit or close asked for by random input is cancelled (and counted): returns true then.
+  [[nodiscard]] bool cancel_quit();
 
  private:
-  enum class Step { kStart, kWaitCells, kApply, kSettle, kDone };
+  enum class Step { kStart, kWaitCells, kApply, kSoak, kSettle, kDone };
   void write_stats(double now) const;
   // Selects a Values-view row for the Why panel by its name; an unknown name fails the run, naming the choices.
   void select_why_value(const std::string& name);
@@ -50,6 +59,29 @@ class Driver {
   std::vector<double> busy_frame_times_;
   std::vector<double> all_frame_times_;
   double last_frame_ = -1;
+  // The soak (--soak): actions by kind, RSS samples once a second, cells it ran.
+  SoakGenerator soak_generator_;
+  double soak_started_ = 0;
+  double next_rss_sample_ = 0;
+  int soak_wait_frames_ = 0;
+  bool soak_done_ = false;
+  std::array<int, kSoakActionKinds> soak_actions_{};
+  int soak_skipped_busy_ = 0;
+  int quits_cancelled_ = 0;
+  std::vector<long> rss_kb_;
+  std::vector<std::uint64_t> soak_cell_ids_;
+  // ImGui 1.86 reads input as per-frame state, so a click or key press is spread over the next frames.
+  struct InputFrame {
+    float x = 0;
+    float y = 0;
+    int button_down = -1;
+    float wheel = 0;
+    int key_down = -1;  // ImGuiKey_*
+    unsigned character = 0;
+  };
+  std::deque<InputFrame> input_frames_;
+  float pointer_x_ = 0;
+  float pointer_y_ = 0;
 };
 
 }  // namespace shardscope::ui

@@ -184,12 +184,17 @@ int run_window(Session& session, const WindowOptions& options) {
     driver.before_frame(seconds_now());
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    driver.soak_frame(seconds_now(), io.DisplaySize.x, io.DisplaySize.y);
     if (const auto pointer = driver.scripted_pointer()) {
       io.MousePos = ImVec2(pointer->x, pointer->y);
       io.MouseWheel = pointer->wheel;
     }
     ImGui::NewFrame();
     explorer.draw(io.DisplaySize.x, io.DisplaySize.y);
+    if ((explorer.quit_requested || glfwWindowShouldClose(window) == GLFW_TRUE) && driver.cancel_quit()) {
+      explorer.quit_requested = false;
+      glfwSetWindowShouldClose(window, GLFW_FALSE);
+    }
     ImGui::Render();
     int framebuffer_width = 0;
     int framebuffer_height = 0;

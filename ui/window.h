@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -56,8 +57,11 @@ struct WindowOptions {
   int wheel = 0;
   std::optional<float> ui_scale;  // fonts and widgets scale; default: the monitor's content scale
   double timeout_seconds = 300;
+  // After the cells ran: this many seconds of seeded random clicks, keys and explorer actions (--soak, --soak-seed).
+  std::optional<double> soak_seconds;
+  std::uint64_t soak_seed = 1;
   [[nodiscard]] bool headless() const {
-    return screenshot || export_svg || export_png || export_animation_svg || stats;
+    return screenshot || export_svg || export_png || export_animation_svg || stats || soak_seconds;
   }
 };
 

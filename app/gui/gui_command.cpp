@@ -43,7 +43,9 @@ constexpr const char* kValued[] = {"--devices",
                                    "--animate-collective",
                                    "--why-value",
                                    "--timeline-schedule",
-                                   "--export-animation-svg"};
+                                   "--export-animation-svg",
+                                   "--soak",
+                                   "--soak-seed"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
                                   "--persist", "--caption",     "--no-caption", "--dark"};
 
@@ -174,6 +176,10 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   if (arguments.value("--interrupt-after"))
     options.interrupt_after = number_option(arguments, "--interrupt-after", 0, 86400.0);
   options.timeout_seconds = number_option(arguments, "--timeout", 300, 86400.0);
+  if (arguments.value("--soak")) options.soak_seconds = number_option(arguments, "--soak", 0, 86400.0);
+  if (arguments.value("--soak-seed")) {
+    options.soak_seed = static_cast<std::uint64_t>(number_option(arguments, "--soak-seed", 1, 1e15));
+  }
   options.config_dir = arguments.value("--config-dir").value_or(ui::default_config_dir());
   options.scenes_dir = arguments.value("--scenes-dir").value_or(default_scenes_dir());
   if (const auto size = arguments.value("--size")) {
