@@ -161,7 +161,12 @@ void draw_console(Explorer& explorer) {
                      ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter));
   const bool continue_line = enter && (io.KeyShift || needs_more_input(explorer.input));
   const bool saved_ctrl = io.KeyCtrl;
-  if (enter) io.KeyCtrl = continue_line;
+  const ImGuiKeyModFlags saved_mods = io.KeyMods;
+  // KeyMods must agree with KeyCtrl (InputTextEx asserts it): a continued line's Enter crashed the window.
+  if (enter) {
+    io.KeyCtrl = continue_line;
+    io.KeyMods = continue_line ? (io.KeyMods | ImGuiKeyModFlags_Ctrl) : (io.KeyMods & ~ImGuiKeyModFlags_Ctrl);
+  }
   if (explorer.focus_input) {
     ImGui::SetKeyboardFocusHere();
     explorer.focus_input = false;
@@ -182,6 +187,7 @@ void draw_console(Explorer& explorer) {
                                 input_callback, &context);
   input_active = ImGui::IsItemActive();
   io.KeyCtrl = saved_ctrl;
+  io.KeyMods = saved_mods;
   ImGui::PopFont();
 
   const bool busy = !explorer.idle();
