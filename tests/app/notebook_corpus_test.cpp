@@ -2,7 +2,11 @@
 // outputs) replayed cell by cell: every eligible cell must print what JAX printed, or be listed in
 // tests/notebooks/manifest.json as a known failure with its reason.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -80,6 +84,25 @@ void write_results(const std::string& name, const std::vector<CellVerdict>& verd
   }
 }
 
+// An exclusive flock on a file beside the system's temporary files, held for the scope (or nothing when not asked).
+class TmpPathLock {
+ public:
+  explicit TmpPathLock(bool wanted) {
+    if (!wanted) return;
+    const std::string path = (std::filesystem::temp_directory_path() / "shardscope-notebook-corpus-tmp.lock").string();
+    fd_ = ::open(path.c_str(), O_CREAT | O_RDWR, 0644);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~TmpPathLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  TmpPathLock(const TmpPathLock&) = delete;
+  TmpPathLock& operator=(const TmpPathLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 void check_notebook(const std::string& name) {
   const json& settings = manifest().at("notebooks").at(name);
   const json notebook = json::parse(replay::read_text(kNotebookDir / (name + ".json")));
@@ -110,6 +133,12 @@ void check_notebook(const std::string& name) {
 
   std::map<std::string, std::string> environment;
   for (const auto& [key, value] : settings.at("environment").items()) environment[key] = value.get<std::string>();
+  // Notebooks that write to a fixed path under /tmp (the NNX guides' '/tmp/my-checkpoints/', erased and rewritten)
+  // would race when ctest replays them in parallel: such replays take one lock in turn.
+  const bool writes_tmp = std::any_of(cells.begin(), cells.end(), [](const std::string& code) {
+    return code.find("'/tmp/") != std::string::npos || code.find("\"/tmp/") != std::string::npos;
+  });
+  const TmpPathLock lock(writes_tmp);
   const std::vector<std::string> outputs =
       replay::replay_cells(cells,
                            {"--devices", settings.at("devices").get<std::string>(), "--jax-version",
