@@ -21,6 +21,11 @@ Usage:
                  [--animate-collective N[:STEP]] [--export-animation-svg FILE.svg]
                  [--soak SECONDS [--soak-seed N]]  (random clicks, keys, cells, specs and presets for
                                   SECONDS after the cells ran, seeded; --stats records RSS once a second)
+                 [--connect KERNEL.json | --kernel NAME [--kernel-timeout SECONDS]] [--console CODE]...
+                                  --connect attaches to a running Jupyter kernel (simulated or real JAX),
+                                  --kernel starts one from an installed kernelspec; cells, Variables,
+                                  canvas, Devices and Program views then come from that kernel;
+                                  --console types CODE into the console and runs it after the scene
   shardscope handout LESSON.py|.ipynb -o FILE.html [--devices PRESET] [--jax-version V]
                                   run a lesson and write one self-contained HTML page: prose, code,
                                   outputs, JAX's coloured grids and an SVG diagram per grid

@@ -75,6 +75,7 @@ void Driver::before_frame(double now) {
         if (options_.run_all) explorer_.run_scene_cells(false);
         for (int i = 0; i < options_.lesson_steps; ++i) explorer_.lesson_next();
       }
+      for (const std::string& cell : options_.console_cells) explorer_.run(cell, false);  // as Enter does
       cells_started_ = now;
       step_ = Step::kWaitCells;
       break;
@@ -267,6 +268,7 @@ void Driver::write_stats(double now) const {
         {"values", value_table_text(program.values)},
         {"collective_table", collective_table_text(collective_rows(program.collectives))},
         {"explain", program.explain},
+        {"compiled_summary", program.compiled_summary},
         {"collectives", collectives},
         {"why", explorer_.why.shown},
         {"why_rect", {explorer_.why.drawn.x0, explorer_.why.drawn.y0, explorer_.why.drawn.x1, explorer_.why.drawn.y1}}};

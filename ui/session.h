@@ -77,6 +77,9 @@ struct ProgramInfo {
   std::string lowered;           // jit on a mesh: jit(f).lower(...).as_text() form, mhlo.sharding on every value
   std::vector<ValueRow> values;  // jit: every value with its layout; shard_map: arguments and results
   std::vector<CollectiveRecord> collectives;
+  // A program from an attached kernel: its compiled text's collectives counted and its memory_analysis(), in
+  // place of the engine's per-collective records, which only the embedded session has.
+  std::string compiled_summary;
   std::string explain;  // jit on a mesh: shardscope's estimate, as `shardscope explain` prints it (beyond JAX)
   std::optional<ProgramExplanation> explanation;  // the same estimate's rows, for the Timeline view
   // The compiled program behind the estimate: the Why panel walks its partition plan on demand.

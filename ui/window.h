@@ -23,6 +23,7 @@ struct WindowOptions {
   bool run_all = false;
   std::optional<std::string> select;
   std::vector<std::pair<std::string, std::string>> apply_specs;  // (array name, spec text)
+  std::vector<std::string> console_cells;  // typed into the console and run, after the scene's cells (--console)
   // Notation bar edits after the specs: (array name, notation kind as parse_notation_kind reads it, text).
   std::vector<std::array<std::string, 3>> edit_notations;
   std::optional<double> interrupt_after;  // seconds after the cells start

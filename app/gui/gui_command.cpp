@@ -1,4 +1,5 @@
-// `shardscope gui`: the explorer window over the embedded Python session, and the no-argument launch.
+// `shardscope gui`: the explorer window over the embedded Python session or a Jupyter kernel, and the
+// no-argument launch.
 #include <pybind11/embed.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "gui/kernel_session.h"
 #include "gui/python_session.h"
 #include "python/host.h"
 #include "sharding/notation_parse.h"
@@ -45,7 +47,10 @@ constexpr const char* kValued[] = {"--devices",
                                    "--timeline-schedule",
                                    "--export-animation-svg",
                                    "--soak",
-                                   "--soak-seed"};
+                                   "--soak-seed",
+                                   "--connect",
+                                   "--kernel",
+                                   "--kernel-timeout"};
 constexpr const char* kFlags[] = {"--run-all", "--device-view", "--light",      "--present",
                                   "--persist", "--caption",     "--no-caption", "--dark"};
 
@@ -59,12 +64,15 @@ double number_option(const Arguments& arguments, const std::string& name, double
   return arguments.number(name, 0, high).value_or(fallback);
 }
 
-ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
+ui::WindowOptions parse_gui_options(const std::vector<std::string>& args, gui::KernelTarget& target) {
   ui::WindowOptions options;
   std::vector<std::string> rest;
   const std::set<std::string> valued(std::begin(kValued), std::end(kValued));
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--apply-spec") {
+    if (args[i] == "--console") {
+      if (i + 1 >= args.size()) throw UsageError{"--console takes the code of a cell"};
+      options.console_cells.push_back(args[++i]);
+    } else if (args[i] == "--apply-spec") {
       if (i + 2 >= args.size()) throw UsageError{"--apply-spec takes an array name and a spec"};
       options.apply_specs.emplace_back(args[i + 1], args[i + 2]);
       i += 2;
@@ -83,6 +91,18 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
     }
   }
   const Arguments arguments(rest, valued, std::set<std::string>(std::begin(kFlags), std::end(kFlags)));
+  target.connection_file = arguments.value("--connect");
+  target.kernel_name = arguments.value("--kernel");
+  if (target.connection_file && target.kernel_name) throw UsageError{"give --connect or --kernel, not both"};
+  if (arguments.value("--kernel-timeout"))
+    target.timeout_seconds = number_option(arguments, "--kernel-timeout", 60, 3600);
+  if ((target.connection_file || target.kernel_name) &&
+      (arguments.value("--devices") || arguments.value("--jax-version"))) {
+    throw UsageError{"--devices and --jax-version choose the embedded session's simulation; a kernel has its own"};
+  }
+  if (target.connection_file && !std::filesystem::is_regular_file(*target.connection_file)) {
+    throw UsageError{"no such connection file '" + *target.connection_file + "'"};
+  }
   apply_python_session_options(arguments);
   options.run_all = arguments.flag("--run-all");
   options.device_view = arguments.flag("--device-view");
@@ -200,10 +220,13 @@ ui::WindowOptions parse_gui_options(const std::vector<std::string>& args) {
   return options;
 }
 
-int open_window(const ui::WindowOptions& options) {
+int open_window(const ui::WindowOptions& options, const gui::KernelTarget& target = {}) {
   python::InterpreterScope scope;
   int status = 0;
-  {
+  if (target.connection_file || target.kernel_name) {
+    gui::KernelSession session(target);
+    status = ui::run_window(session, options);
+  } else {
     gui::PythonSession session;
     status = ui::run_window(session, options);
   }
@@ -214,19 +237,21 @@ int open_window(const ui::WindowOptions& options) {
 
 int run_gui(const std::vector<std::string>& args, std::ostream& /*out*/, std::ostream& err) {
   return guarded(err, [&] {
-    const ui::WindowOptions options = parse_gui_options(args);
+    gui::KernelTarget target;
+    const ui::WindowOptions options = parse_gui_options(args, target);
     if (!ui::display_available()) {
       err << "shardscope gui: no display (set DISPLAY, or run under xvfb-run -a)\n";
       return ui::kWindowUnavailable;
     }
-    return open_window(options);
+    return open_window(options, target);
   });
 }
 
 int run_default(std::ostream& out, std::ostream& err) {
   if (!ui::display_available()) return run_scene({}, out, err);
   return guarded(err, [&] {
-    ui::WindowOptions options = parse_gui_options({});
+    gui::KernelTarget target;
+    ui::WindowOptions options = parse_gui_options({}, target);
     const std::string scene = options.scenes_dir + "/default.py";
     if (std::filesystem::exists(scene)) {
       options.scene = scene;

@@ -71,6 +71,21 @@ def array_snapshot(jax, x):
         if mesh is not None and hasattr(mesh, "shape"):
             record["mesh"] = {str(k): int(v) for k, v in dict(mesh.shape).items()}
         record["memory_kind"] = getattr(sharding, "memory_kind", None)
+        if mesh is not None and spec is not None and hasattr(mesh, "devices"):
+            # What a front end needs to draw the sharding itself: the mesh's devices in order and the spec's
+            # entries (None, or the axes splitting that dim).
+            record["mesh_axis_names"] = [str(name) for name in mesh.axis_names]
+            record["mesh_device_ids"] = [int(d.id) for d in mesh.devices.flat]
+            types = getattr(mesh, "axis_types", None)
+            if types is not None:
+                record["mesh_axis_types"] = [getattr(t, "name", str(t)) for t in types]
+            record["spec_entries"] = [None if entry is None else
+                                      ([str(entry)] if isinstance(entry, str) else [str(a) for a in entry])
+                                      for entry in spec]
+        else:
+            device_set = getattr(sharding, "device_set", None)
+            if device_set is not None and len(device_set) == 1:
+                record["device_id"] = int(next(iter(device_set)).id)
         try:
             indices = sharding.devices_indices_map(tuple(x.shape))
             record["blocks"] = {str(d.id): [[s.start, s.stop] for s in index] for d, index in
@@ -98,7 +113,10 @@ def variables_snapshot(jax, names_values):
             continue
         arrays = [(path, leaf) for path, leaf in leaves if isinstance(leaf, jax.Array)]
         for path, leaf in arrays[:MAX_LEAVES]:
-            out[name + jax.tree_util.keystr(path)] = array_snapshot(jax, leaf)
+            record = array_snapshot(jax, leaf)
+            record.update(tree=name, tree_type=type(value).__name__,
+                          path=[jax.tree_util.keystr((key,)) for key in path])
+            out[name + jax.tree_util.keystr(path)] = record
     return out
 
 
@@ -110,10 +128,14 @@ def collectives(hlo_text):
     return counts
 
 
-def program_snapshot(name, lowered):
+def program_snapshot(name, lowered, texts=False):
     record = {"name": name}
     compiled = lowered.compile()
-    record["collectives"] = collectives(compiled.as_text())
+    hlo = compiled.as_text()
+    record["collectives"] = collectives(hlo)
+    if texts:  # for a window's Program view
+        record["hlo"] = hlo
+        record["lowered"] = lowered.as_text()
     try:
         memory = compiled.memory_analysis()
         record["memory"] = {key: getattr(memory, key) for key in (
@@ -142,8 +164,13 @@ class _Recorder:
                 self.__doc__ = getattr(fun, "__doc__", None)
 
             def __call__(self, *args, **kwargs):
-                recorder.record(self, args, kwargs)
-                return self._jitted(*args, **kwargs)
+                # Types are read before the call (donated arguments are gone after it); a call that raised
+                # leaves no program to show.
+                types = recorder.argument_types(self, args, kwargs)
+                out = self._jitted(*args, **kwargs)
+                if types is not None:
+                    recorder.calls.append((self, types))
+                return out
 
             def __getattr__(self, name):
                 return getattr(self._jitted, name)
@@ -162,9 +189,9 @@ class _Recorder:
 
         self.jit = jit
 
-    def record(self, jitted, args, kwargs):
+    def argument_types(self, jitted, args, kwargs):
         if len(self.calls) >= MAX_PROGRAMS or any(c[0] is jitted for c in self.calls):
-            return
+            return None
         jax = self.jax
 
         def abstract(leaf):  # types only: donated arguments are gone once the call ran
@@ -173,28 +200,59 @@ class _Recorder:
             return leaf
 
         try:
-            self.calls.append((jitted, jax.tree_util.tree_map(abstract, (args, kwargs))))
+            return jax.tree_util.tree_map(abstract, (args, kwargs))
         except Exception:
-            pass
+            return None
 
-    def take(self):
+    def take(self, texts=False):
         programs = []
         for jitted, (args, kwargs) in self.calls:
             try:
-                programs.append(program_snapshot(jitted.__name__, jitted._jitted.lower(*args, **kwargs)))
+                programs.append(program_snapshot(jitted.__name__, jitted._jitted.lower(*args, **kwargs), texts))
             except Exception as error:  # a program JAX cannot lower again from types alone
                 programs.append({"name": jitted.__name__, "error": repr(error)})
         self.calls = []
         return programs
 
 
-def snapshot(namespace):
-    """One JSON text for a front end attached to a running kernel (the window's Variables, canvas and Devices
-    views): the devices and every array bound in `namespace` (a notebook's globals()), with its sharding."""
+_attached = None  # the recorder `attach` installed in a kernel
+_last_program = None  # the last program a snapshot reported
+
+
+def attach(namespace):
+    """Called once in a kernel a window attaches to: the jit calls of `namespace` (the notebook's globals()) are
+    recorded so each snapshot can lower the last program again for its compiled text and collectives."""
+    global _attached
     import jax
-    names = [(k, v) for k, v in list(namespace.items()) if not k.startswith("_")]
-    return json.dumps({"jax_version": getattr(jax, "__version__", ""), "devices": device_snapshot(jax),
-                       "variables": variables_snapshot(jax, names)})
+    if _attached is None or _attached.namespace is not namespace:
+        _attached = _Recorder(jax, namespace)
+        jax.jit = _attached.jit
+
+
+def snapshot(namespace):
+    """One JSON text for a front end attached to a running kernel (the window's Variables, canvas, Devices and
+    Program views): the devices, every array bound in `namespace` with its sharding, and the last jit program
+    run since the previous snapshot (when `attach` recorded one)."""
+    import jax
+    hidden = set()
+    try:  # IPython's own names (In, Out, exit, get_ipython) are not the user's
+        from IPython import get_ipython
+        shell = get_ipython()
+        if shell is not None:
+            hidden = set(shell.user_ns_hidden)
+    except ImportError:
+        pass
+    names = [(k, v) for k, v in list(namespace.items()) if not k.startswith("_") and k not in hidden]
+    record = {"jax_version": getattr(jax, "__version__", ""), "devices": device_snapshot(jax),
+              "variables": variables_snapshot(jax, names)}
+    global _last_program
+    if _attached is not None:
+        programs = _attached.take(texts=True)
+        if programs:
+            _last_program = programs[-1]
+    if _last_program is not None:  # shown until another program runs, as the embedded session does
+        record["program"] = _last_program
+    return json.dumps(record)
 
 
 def _display_text(value, pretty):

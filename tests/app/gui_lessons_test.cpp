@@ -71,7 +71,7 @@ TEST_CASE("a lesson re-runs on another preset up to the step shown") {
   // Both steps ran twice: on cpu:8, then on the new preset after the switch.
   const auto& cells = stats.at("cells");
   REQUIRE(cells.size() == 5);
-  CHECK(cells[2].at("source").get<std::string>().find("set_device_preset('tpu-v3-8')") != std::string::npos);
+  CHECK(cells[2].at("source").get<std::string>().find("shardscope.use_devices('tpu-v3-8')") != std::string::npos);
   CHECK(cells[3].at("source") == cells[0].at("source"));
   CHECK(cells[3].at("output").get<std::string>().find("TPU 0") != std::string::npos);
   CHECK(cells[0].at("output").get<std::string>().find("CPU 0") != std::string::npos);

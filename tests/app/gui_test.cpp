@@ -63,11 +63,11 @@ TEST_CASE("the mesh editor switches the device preset, clearing the namespace, a
     CHECK(idle.x1 - idle.x0 > (x1 - x0) / 2);  // both hosts are inside the canvas
     CHECK(stats.at("device_count") == 8);
     for (const auto& cell : stats.at("cells")) CHECK(cell.at("status") == "ok");
-    CHECK(stats.at("cells").back().at("source").get<std::string>().find("set_device_preset('tpu-v4-16')") !=
+    CHECK(stats.at("cells").back().at("source").get<std::string>().find("shardscope.use_devices('tpu-v4-16')") !=
           std::string::npos);
     bool in_history = false;  // the switch is replayable code in the console history
     for (const auto& entry : stats.at("history")) {
-      in_history |= entry.get<std::string>().find("_shardscope.set_device_preset('tpu-v4-16')") != std::string::npos;
+      in_history |= entry.get<std::string>().find("shardscope.use_devices('tpu-v4-16')") != std::string::npos;
     }
     CHECK(in_history);
   }

@@ -79,8 +79,8 @@ PresetSwitch switch_device_preset(const std::string& preset) {
   out.source =
       "# shardscope: switch the simulated devices (clears the namespace, as a restart would)\n"
       "for _name in [n for n in globals() if not n.startswith('_')]:\n    del globals()[_name]\n"
-      "globals().pop('_name', None)\nimport _shardscope\n_shardscope.set_device_preset(" +
-      python_string_repr(preset) + ")\ndel _shardscope\n";
+      "globals().pop('_name', None)\nimport shardscope\nshardscope.use_devices(" +
+      python_string_repr(preset) + ")\ndel shardscope\n";
   return out;
 }
 

@@ -181,8 +181,12 @@ void draw_program_view(Explorer& explorer) {
   } else {
     text_box("##program_text", program->text, height, explorer.fonts.mono);
   }
-  if (program->collectives.empty()) {
+  if (!program->compiled_summary.empty()) {
+    ImGui::TextUnformatted(program->compiled_summary.c_str());
+  } else if (program->collectives.empty()) {
     ImGui::TextDisabled("No collectives: every device computed on its own shards.");
+  }
+  if (program->collectives.empty()) {
     draw_why_panel(explorer, *program);
     return;
   }

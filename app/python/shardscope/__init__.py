@@ -11,7 +11,7 @@
 Everything here is shardscope's estimate on public hardware figures, never JAX output.
 """
 
-__all__ = ['explain', 'Explanation', 'compare', 'Comparison', 'notation', 'Notation', 'display']
+__all__ = ['explain', 'Explanation', 'compare', 'Comparison', 'notation', 'Notation', 'display', 'use_devices']
 
 
 class _Text(str):
@@ -217,3 +217,15 @@ def display(x):
     from IPython.display import display as ipython_display
     ipython_display({'image/svg+xml': _shardscope.sharding_svg(shape, sharding), 'text/plain': text.rstrip('\n')},
                     raw=True)
+
+
+def use_devices(preset):
+    """Switches the simulated devices to a preset ('cpu:8', 'tpu-v5e-16', ...), as `--devices` does at start.
+
+    Arrays made before keep their old devices: clear the namespace first (the window's preset switch does).
+    An unknown preset raises ValueError naming it.
+    """
+    import _shardscope
+    if not isinstance(preset, str):
+        raise TypeError(f'use_devices takes a preset name (str), got {type(preset).__name__}: {preset!r}')
+    _shardscope.set_device_preset(preset)

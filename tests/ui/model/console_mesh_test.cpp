@@ -65,7 +65,8 @@ TEST_CASE("switching the device preset clears the namespace and names the preset
   CHECK(v4.error.empty());
   CHECK(v4.device_count == 4);  // a v4-8 slice: 4 chips, one device each (megacore)
   CHECK(v4.source.find("del globals()[_name]") != std::string::npos);
-  CHECK(v4.source.find("_shardscope.set_device_preset('tpu-v4-8')") != std::string::npos);
+  CHECK(v4.source.find("shardscope.use_devices('tpu-v4-8')") != std::string::npos);
+  CHECK(v4.source.find("_shardscope") == std::string::npos);  // generated lines use public modules only
   // A quote in the text cannot break out of the string literal.
   const PresetSwitch odd = switch_device_preset("cpu:2') or print('x");
   CHECK(odd.source.empty());
