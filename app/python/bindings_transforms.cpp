@@ -2,6 +2,8 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "api/program_log.h"
 #include "api/session.h"
 #include "api/transforms.h"
@@ -9,6 +11,7 @@
 #include "cost/compiled_cost.h"
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
+#include "explicit/sharding_rules.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/lowered_objects.h"
@@ -247,6 +250,18 @@ ShapeDtypeStruct lowering_arg(const py::handle& leaf) {
   return arg;
 }
 
+// An argument's type as tracing sees it: an array or ShapeDtypeStruct on a mesh with Explicit axes carries its
+// sharding in its type (float32[8@x,8]), as it does when the jitted function is called, so lower() raises the
+// same sharding-rule errors the call does.
+Aval typed_aval(const ShapeDtypeStruct& arg) {
+  const Aval aval = arg.aval();
+  const auto* named = arg.sharding ? std::get_if<NamedSharding>(&*arg.sharding) : nullptr;
+  if (named == nullptr) return aval;
+  const auto& types = named->mesh.axis_types();
+  if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
+  return placed_array_aval(aval, *named, api::session().profile);
+}
+
 // jit(f).lower(*args), .compile() and the analyses, thinly over core's Lowered and Compiled.
 void bind_lowering(py::module_& m) {
   m.def("jit_lower", [](const py::function& f, const py::list& leaves, const std::string& name,
@@ -255,7 +270,7 @@ void bind_lowering(py::module_& m) {
     std::vector<Aval> avals;
     for (const py::handle leaf : leaves) {
       args.push_back(lowering_arg(leaf));
-      avals.push_back(args.back().aval());
+      avals.push_back(typed_aval(args.back()));
     }
     const api::Traced traced = api::trace_function(wrap(f), avals, name);
     LoweringOptions options;

@@ -97,3 +97,23 @@ TEST_CASE("make_mesh takes one axis name as a string; backends exist once the de
   CHECK(printed("print(jax.make_mesh((8,), 'model').axis_names)") == "('model',)\n");
   CHECK(printed("jax.devices()\nprint(jax._src.xla_bridge.backends_are_initialized())") == "True\n");
 }
+
+TEST_CASE("lower() types Explicit-sharded arguments as the call does, arrays and ShapeDtypeStructs alike") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("ambiguous = jax.jit(lambda a: a @ a.T)\n"
+                   "def lowered(fn, arg):\n"
+                   "    try:\n"
+                   "        fn.lower(arg)\n"
+                   "        return 'lowered'\n"
+                   "    except Exception as ex:\n"
+                   "        return type(ex).__name__\n"
+                   "sds = jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding)\n")
+              .ok());
+  // Contracting a dim sharded on 'y' on both sides: which output sharding is ambiguous, when called or lowered.
+  CHECK(printed("print(types(lambda a: a @ a.T, a))").starts_with("ShardingTypeError: Contracting dimensions"));
+  CHECK(printed("print(lowered(ambiguous, a))") == "ShardingTypeError\n");
+  CHECK(printed("print(lowered(ambiguous, sds))") == "ShardingTypeError\n");
+  // Without the sharding in the type (a plain ShapeDtypeStruct), there is nothing to be ambiguous about.
+  CHECK(printed("print(lowered(ambiguous, jax.ShapeDtypeStruct(a.shape, a.dtype)))") == "lowered\n");
+  CHECK(printed("print(lowered(jax.jit(lambda a: a * 2), sds))") == "lowered\n");
+}
