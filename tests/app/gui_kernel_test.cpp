@@ -84,6 +84,27 @@ TEST_CASE("the window attached to a running kernel runs console cells there and 
   check_grid(found, as_vector(kEight), 2, 4, 2000);
 }
 
+TEST_CASE("Stop interrupts a cell running in an attached kernel, which then runs the next cell") {
+  Workdir dir;
+  const BackgroundKernel kernel(dir);
+  // Stop reaches a kernel the window did not start through Jupyter's interrupt_request on the control channel.
+  const Run run = run_gui(dir, "--connect " + quote(kernel.connection()) +
+                                   console_args({"import time\nfor _ in range(600): time.sleep(0.1)"}) +
+                                   " --interrupt-after 2 --size 1600x1000 --stats stats.json");
+  INFO(run.out);
+  REQUIRE(run.status == 0);
+  const nlohmann::json stats = stats_of(dir);
+  REQUIRE(stats.at("cells").size() == 1);
+  CHECK(stats.at("cells")[0].at("status") == "interrupted");
+  CHECK(stats.at("cells")[0].at("output").get<std::string>().find("KeyboardInterrupt") != std::string::npos);
+  CHECK(stats.at("cells_seconds").get<double>() < 30);  // not the minute the loop would take
+  // The kernel survived: the window attaches again and runs a cell.
+  const Run again = run_gui(dir, "--connect " + quote(kernel.connection()) + console_args({"print(6 * 7)"}) +
+                                     " --size 1600x1000 --stats stats.json");
+  REQUIRE(again.status == 0);
+  CHECK(stats_of(dir).at("cells")[0].at("output") == "42\n");
+}
+
 TEST_CASE("the window starts a kernel from an installed kernelspec, and says which kernel it could not reach") {
   Workdir dir;
   const auto environment =
