@@ -57,13 +57,8 @@ KernelSession::KernelSession(const KernelTarget& target) {
 }
 
 KernelSession::~KernelSession() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    queue_.clear();
-  }
+  request_stop();
   interrupt_requested_ = true;  // a running cell is interrupted so the worker can stop
-  wake_worker_.notify_all();
   worker_.join();
   PyEval_RestoreThread(saved_state_);
   try {
@@ -74,55 +69,15 @@ KernelSession::~KernelSession() {
   link_ = py::object();
 }
 
-std::uint64_t KernelSession::submit(const std::string& source) {
-  std::lock_guard lock(mutex_);
-  const std::uint64_t id = next_id_++;
-  queue_.push_back({id, source});
-  wake_worker_.notify_one();
-  return id;
-}
-
-std::optional<std::uint64_t> KernelSession::running() const {
-  std::lock_guard lock(mutex_);
-  return running_;
-}
-
-std::size_t KernelSession::queued() const {
-  std::lock_guard lock(mutex_);
-  return queue_.size();
-}
-
 void KernelSession::interrupt() {
   std::lock_guard lock(mutex_);
-  for (const Job& job : queue_) {
-    finished_.push_back({job.id,
-                         job.source,
-                         ui::CellRecord::Status::kInterrupted,
-                         {{ui::OutputSegment::Kind::kError, "KeyboardInterrupt (not run)\n", std::nullopt}},
-                         0.0});
-  }
-  queue_.clear();
+  drop_queued_locked();
   // The worker, waiting on the kernel's messages, sends the interrupt itself (it holds the GIL).
   if (running_) interrupt_requested_ = true;
 }
 
-std::vector<ui::CellRecord> KernelSession::take_finished() {
-  std::lock_guard lock(mutex_);
-  std::vector<ui::CellRecord> out;
-  out.swap(finished_);
-  return out;
-}
-
-std::shared_ptr<const ui::SessionSnapshot> KernelSession::snapshot() const {
-  std::lock_guard lock(mutex_);
-  return snapshot_;
-}
-
 std::vector<std::string> KernelSession::completions(const std::string& text) {
-  {
-    std::lock_guard lock(mutex_);
-    if (running_ || !queue_.empty()) return {};
-  }
+  if (busy()) return {};
   py::gil_scoped_acquire gil;
   try {
     return link_.attr("complete")(text).cast<std::vector<std::string>>();
@@ -147,17 +102,13 @@ void KernelSession::work() {
   py::gil_scoped_acquire gil;
   const py::cpp_function interrupted([this] { return interrupt_requested_.load(); });
   for (;;) {
-    Job job;
+    std::optional<Job> next_cell;
     {
       py::gil_scoped_release release;
-      std::unique_lock lock(mutex_);
-      wake_worker_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      running_ = job.id;
-      interrupt_requested_ = false;
+      next_cell = next_job();
     }
+    if (!next_cell) return;
+    const Job& job = *next_cell;
     const auto started = std::chrono::steady_clock::now();
     ui::CellRecord record;
     record.id = job.id;
@@ -181,13 +132,7 @@ void KernelSession::work() {
       record.output.push_back(
           {ui::OutputSegment::Kind::kStderr, "shardscope: the kernel's snapshot failed: " + problem + "\n", {}});
     }
-    std::lock_guard lock(mutex_);
-    running_.reset();
-    if (next) {
-      snapshot_ = std::move(next);
-      ++revision_;
-    }
-    finished_.push_back(std::move(record));
+    finish(std::move(record), std::move(next));
   }
 }
 

@@ -6,13 +6,10 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <optional>
 #include <thread>
 
-#include "ui/session.h"
+#include "gui/queued_session.h"
 
 namespace shardscope::gui {
 
@@ -22,7 +19,7 @@ struct KernelTarget {
   double timeout_seconds = 60;                 // how long the kernel may take to answer its first request
 };
 
-class KernelSession final : public ui::Session {
+class KernelSession final : public QueuedSession {
  public:
   // Call on the thread that started the interpreter, with the GIL held; connects (or starts the kernel) and
   // takes the first snapshot before returning. Throws RuntimeError naming the kernel when it cannot.
@@ -31,33 +28,16 @@ class KernelSession final : public ui::Session {
   KernelSession(const KernelSession&) = delete;
   KernelSession& operator=(const KernelSession&) = delete;
 
-  std::uint64_t submit(const std::string& source) override;
-  [[nodiscard]] std::optional<std::uint64_t> running() const override;
-  [[nodiscard]] std::size_t queued() const override;
   void interrupt() override;
-  [[nodiscard]] std::vector<ui::CellRecord> take_finished() override;
-  [[nodiscard]] std::shared_ptr<const ui::SessionSnapshot> snapshot() const override;
   [[nodiscard]] std::vector<std::string> completions(const std::string& text) override;
 
  private:
-  struct Job {
-    std::uint64_t id;
-    std::string source;
-  };
+  void job_started_locked() override { interrupt_requested_ = false; }
   void work();
   // With the GIL: the kernel's snapshot, or the previous one kept when it cannot be read (with the reason).
   std::shared_ptr<ui::SessionSnapshot> take_snapshot(std::uint64_t revision, std::string& problem);
 
-  mutable std::mutex mutex_;
-  std::condition_variable wake_worker_;
-  std::deque<Job> queue_;
-  std::optional<std::uint64_t> running_;
-  std::vector<ui::CellRecord> finished_;
-  std::shared_ptr<const ui::SessionSnapshot> snapshot_;
-  std::uint64_t next_id_ = 1;
-  std::uint64_t revision_ = 0;
   std::atomic<bool> interrupt_requested_{false};
-  bool stopping_ = false;
   pybind11::object link_;
   PyThreadState* saved_state_ = nullptr;
   std::thread worker_;

@@ -326,35 +326,9 @@ PythonSession::~PythonSession() {
   PyEval_RestoreThread(saved_state_);
 }
 
-std::uint64_t PythonSession::submit(const std::string& source) {
-  std::lock_guard lock(mutex_);
-  const std::uint64_t id = next_id_++;
-  queue_.push_back({id, source});
-  wake_worker_.notify_one();
-  return id;
-}
-
-std::optional<std::uint64_t> PythonSession::running() const {
-  std::lock_guard lock(mutex_);
-  return running_;
-}
-
-std::size_t PythonSession::queued() const {
-  std::lock_guard lock(mutex_);
-  return queue_.size();
-}
-
 void PythonSession::interrupt() {
   std::lock_guard lock(mutex_);
-  // Queued cells are dropped as a notebook drops them after an interrupt, each reported as interrupted.
-  for (const Job& job : queue_) {
-    finished_.push_back({job.id,
-                         job.source,
-                         ui::CellRecord::Status::kInterrupted,
-                         {{ui::OutputSegment::Kind::kError, "KeyboardInterrupt (not run)\n", std::nullopt}},
-                         0.0});
-  }
-  queue_.clear();
+  drop_queued_locked();
   if (running_) {
     // The engine stops at its next equation, device or chunk (a long C++ call holds the GIL, so the Python
     // interrupt below only lands once it returns).
@@ -364,23 +338,19 @@ void PythonSession::interrupt() {
   }
 }
 
-std::vector<ui::CellRecord> PythonSession::take_finished() {
-  std::lock_guard lock(mutex_);
-  std::vector<ui::CellRecord> out;
-  out.swap(finished_);
-  return out;
+void PythonSession::job_started_locked() {
+  clear_cancellation();  // a Stop meant for an earlier cell must not stop this one
 }
 
-std::shared_ptr<const ui::SessionSnapshot> PythonSession::snapshot() const {
-  std::lock_guard lock(mutex_);
-  return snapshot_;
+void PythonSession::job_finished_locked() {
+  // An interrupt aimed at this cell that arrived too late must not hit the next one (the interrupter raises
+  // only with the GIL, which this worker holds).
+  PyThreadState_SetAsyncExc(worker_ident_, nullptr);
+  interrupt_target_.reset();
 }
 
 std::vector<std::string> PythonSession::completions(const std::string& text) {
-  {
-    std::lock_guard lock(mutex_);
-    if (running_ || !queue_.empty()) return {};
-  }
+  if (busy()) return {};
   py::gil_scoped_acquire gil;
   try {
     return hooks().attr("completions")(text).cast<std::vector<std::string>>();
@@ -393,18 +363,14 @@ void PythonSession::work() {
   py::gil_scoped_acquire gil;
   worker_ident_ = PyThread_get_thread_ident();
   for (;;) {
-    Job job;
+    std::optional<Job> next_cell;
     {
       // Wait without the GIL so completions and the interrupter can take it.
       py::gil_scoped_release release;
-      std::unique_lock lock(mutex_);
-      wake_worker_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      running_ = job.id;
-      clear_cancellation();  // a Stop meant for an earlier cell must not stop this one
+      next_cell = next_job();
     }
+    if (!next_cell) return;
+    const Job& job = *next_cell;
     const auto started = std::chrono::steady_clock::now();
     py::list visuals;
     try {
@@ -433,18 +399,7 @@ void PythonSession::work() {
     } catch (const std::exception&) {
       // A namespace the snapshot cannot read keeps the previous snapshot.
     }
-    {
-      std::lock_guard lock(mutex_);
-      // An interrupt aimed at this cell that arrived too late must not hit the next one.
-      PyThreadState_SetAsyncExc(worker_ident_, nullptr);
-      running_.reset();
-      interrupt_target_.reset();
-      if (next) {
-        snapshot_ = std::move(next);
-        ++revision_;
-      }
-      finished_.push_back(std::move(record));
-    }
+    finish(std::move(record), std::move(next));
   }
 }
 
