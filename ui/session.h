@@ -103,6 +103,9 @@ struct SessionSnapshot {
   std::vector<MeshInfo> meshes;
   std::optional<ProgramInfo> program;
   NamespaceNames names;
+  // Attached to a Jupyter kernel: what it runs ("Jupyter kernel, JAX 0.11.2"); empty for the embedded session,
+  // whose devices a preset chooses.
+  std::string kernel;
 };
 
 // Implemented by the app over the embedded interpreter. Every method is called from the UI thread;

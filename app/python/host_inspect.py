@@ -215,6 +215,22 @@ class _Recorder:
         return programs
 
 
+def meshes_snapshot(jax, names_values):
+    """Meshes bound to names: axes, sizes, types and device ids in mesh order."""
+    out = {}
+    for name, value in names_values:
+        if not isinstance(value, jax.sharding.Mesh):
+            continue
+        record = {"axis_names": [str(a) for a in value.axis_names],
+                  "axis_sizes": [int(n) for n in value.devices.shape],
+                  "device_ids": [int(d.id) for d in value.devices.flat]}
+        types = getattr(value, "axis_types", None)
+        if types is not None:
+            record["axis_types"] = [getattr(t, "name", str(t)) for t in types]
+        out[name] = record
+    return out
+
+
 _attached = None  # the recorder `attach` installed in a kernel
 _last_program = None  # the last program a snapshot reported
 
@@ -244,7 +260,7 @@ def snapshot(namespace):
         pass
     names = [(k, v) for k, v in list(namespace.items()) if not k.startswith("_") and k not in hidden]
     record = {"jax_version": getattr(jax, "__version__", ""), "devices": device_snapshot(jax),
-              "variables": variables_snapshot(jax, names)}
+              "variables": variables_snapshot(jax, names), "meshes": meshes_snapshot(jax, names)}
     global _last_program
     if _attached is not None:
         programs = _attached.take(texts=True)

@@ -40,6 +40,15 @@ AxisType axis_type_of(const std::string& name) {
   return AxisType::kAuto;
 }
 
+Mesh mesh_of(const std::vector<Device>& devices, const std::vector<int64_t>& sizes,
+             const std::vector<std::string>& names, const json* listed_types) {
+  std::vector<AxisType> types(names.size(), AxisType::kAuto);
+  if (listed_types != nullptr && listed_types->size() == names.size()) {
+    for (std::size_t i = 0; i < names.size(); ++i) types[i] = axis_type_of((*listed_types)[i].get<std::string>());
+  }
+  return Mesh(devices, sizes, names, types);
+}
+
 // The array's NamedSharding when the record names its mesh (device ids in mesh order, axis names and sizes) and
 // its spec entry by entry; a single device's sharding when it names one device. Nothing otherwise.
 std::optional<Sharding> sharding_of(const json& record, const std::map<int64_t, Device>& devices) {
@@ -64,10 +73,6 @@ std::optional<Sharding> sharding_of(const json& record, const std::map<int64_t, 
       names.push_back(name.get<std::string>());
       sizes.push_back(record.at("mesh").at(names.back()).get<int64_t>());
     }
-    std::vector<AxisType> types(names.size(), AxisType::kAuto);
-    if (const auto listed = record.find("mesh_axis_types"); listed != record.end() && listed->size() == names.size()) {
-      for (std::size_t i = 0; i < names.size(); ++i) types[i] = axis_type_of((*listed)[i].get<std::string>());
-    }
     std::vector<SpecEntry> entries;
     for (const json& entry : record.at("spec_entries")) {
       if (entry.is_null()) {
@@ -76,8 +81,9 @@ std::optional<Sharding> sharding_of(const json& record, const std::map<int64_t, 
         entries.push_back(SpecEntry::of_axes(entry.get<std::vector<std::string>>()));
       }
     }
-    return NamedSharding{Mesh(std::move(mesh_devices), sizes, names, types), PartitionSpec(std::move(entries)),
-                         memory_kind};
+    const auto listed = record.find("mesh_axis_types");
+    return NamedSharding{mesh_of(mesh_devices, sizes, names, listed == record.end() ? nullptr : &*listed),
+                         PartitionSpec(std::move(entries)), memory_kind};
   }
   if (const auto id = record.find("device_id"); id != record.end()) {
     if (const auto found = device(*id)) return SingleDeviceSharding{*found, memory_kind};
@@ -179,6 +185,20 @@ std::shared_ptr<SessionSnapshot> snapshot_from_inspection(const json& inspection
     if (added) snapshot->trees.push_back({tree, record.value("tree_type", std::string()), {}, 0});
     snapshot->trees[at->second].leaves.push_back(std::move(*info));
   }
+  const json meshes = inspection.value("meshes", json::object());  // kept alive: items() refers to it
+  for (const auto& [name, record] : meshes.items()) {
+    try {
+      std::vector<Device> mesh_devices;
+      for (const json& id : record.at("device_ids")) mesh_devices.push_back(by_id.at(id.get<int64_t>()));
+      const auto listed = record.find("axis_types");
+      snapshot->meshes.push_back({name, mesh_of(mesh_devices, record.at("axis_sizes").get<std::vector<int64_t>>(),
+                                                record.at("axis_names").get<std::vector<std::string>>(),
+                                                listed == record.end() ? nullptr : &*listed)});
+    } catch (const std::exception&) {
+      continue;  // a mesh over devices the kernel did not list, or one the engine cannot represent
+    }
+  }
+  snapshot->kernel = "Jupyter kernel, JAX " + inspection.value("jax_version", std::string("(unknown version)"));
   if (const auto program = inspection.find("program"); program != inspection.end() && program->is_object()) {
     snapshot->program = program_of(*program);
   }

@@ -290,9 +290,9 @@ void draw_spec_editor(Explorer& explorer) {
   draw_notation_bar(explorer, *info);
 }
 
-void draw_mesh_editor(Explorer& explorer) {
-  const SessionSnapshot& snapshot = *explorer.snapshot;
-  MeshEditorState& state = explorer.mesh;
+namespace {
+
+void draw_preset_switch(Explorer& explorer, const SessionSnapshot& snapshot, MeshEditorState& state) {
   ImGui::Text("Devices: %s (%zu)", snapshot.device_preset.c_str(), snapshot.devices.size());
   ImGui::SameLine();
   help_marker(
@@ -324,6 +324,9 @@ void draw_mesh_editor(Explorer& explorer) {
     if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();
   }
+}
+
+void draw_meshes_and_builder(Explorer& explorer, const SessionSnapshot& snapshot, MeshEditorState& state) {
   if (ImGui::TreeNode("Meshes in the session")) {
     for (const MeshInfo& info : snapshot.meshes) {
       ImGui::BulletText("%s = %s", info.name.empty() ? "(unnamed)" : info.name.c_str(),
@@ -399,6 +402,20 @@ void draw_mesh_editor(Explorer& explorer) {
   ImGui::BeginDisabled(!state.check.ok() || !explorer.idle());
   if (ImGui::Button("Create mesh")) (void)explorer.create_mesh(draft);
   ImGui::EndDisabled();
+}
+
+}  // namespace
+
+void draw_mesh_editor(Explorer& explorer) {
+  const SessionSnapshot& snapshot = *explorer.snapshot;
+  MeshEditorState& state = explorer.mesh;
+  if (!snapshot.kernel.empty()) {
+    // A kernel's devices are its own (real hardware, or its simulator's preset): nothing to switch from here.
+    ImGui::Text("Devices: %zu, from the attached %s", snapshot.devices.size(), snapshot.kernel.c_str());
+  } else {
+    draw_preset_switch(explorer, snapshot, state);
+  }
+  draw_meshes_and_builder(explorer, snapshot, state);
 }
 
 }  // namespace shardscope::ui

@@ -68,6 +68,28 @@ TEST_CASE("a kernel's array is drawn with the mesh, device order and spec the ke
   // 4 rows x 4 columns x 4 bytes on each device, in the mesh's device order.
   CHECK(x.bytes_per_device == std::vector<int64_t>{64, 64, 64, 64});
   CHECK(!snapshot->program.has_value());
+  CHECK(snapshot->kernel == "Jupyter kernel, JAX 0.4.31");
+  CHECK(snapshot->meshes.empty());
+}
+
+TEST_CASE("meshes bound in the kernel's namespace are listed with their device order; odd ones are left out") {
+  const json inspection = {{"jax_version", "0.11.2"},
+                           {"devices", devices(4)},
+                           {"variables", json::object()},
+                           {"meshes",
+                            {{"mesh",
+                              {{"axis_names", {"data", "model"}},
+                               {"axis_sizes", {2, 2}},
+                               {"device_ids", {0, 2, 1, 3}},
+                               {"axis_types", {"Auto", "Auto"}}}},
+                             {"elsewhere", {{"axis_names", {"i"}}, {"axis_sizes", {2}}, {"device_ids", {0, 7}}}},
+                             {"wrong_size", {{"axis_names", {"i"}}, {"axis_sizes", {3}}, {"device_ids", {0, 1}}}}}}};
+  const auto snapshot = snapshot_from_inspection(inspection, 0);
+  REQUIRE(snapshot->meshes.size() == 1);
+  CHECK(snapshot->meshes[0].name == "mesh");
+  CHECK(snapshot->meshes[0].mesh.axis_sizes() == std::vector<int64_t>{2, 2});
+  CHECK(snapshot->meshes[0].mesh.devices()[1].id == 2);
+  CHECK(snapshot->meshes[0].mesh.axis_types() == std::vector<AxisType>{AxisType::kAuto, AxisType::kAuto});
 }
 
 TEST_CASE("pytree leaves are grouped by tree, odd arrays are kept or skipped, and a program is summarised") {
