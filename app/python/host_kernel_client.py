@@ -28,12 +28,16 @@ class KernelLink:
             where = kernel_name or connection_file
             raise RuntimeError("the kernel %s did not answer within %d s: %s" % (where, timeout, error)) from None
         self.interrupt_sent = False
+        # Installed once per kernel: a second window attaching later reuses it (and its recorder, which
+        # already wraps jax.jit) instead of wrapping jax.jit again.
         setup = ("import sys as _ss_sys, types as _ss_types\n"
-                 "_ss_module = _ss_types.ModuleType('_shardscope_inspect')\n"
-                 "exec(compile(%r, '<shardscope inspection>', 'exec'), _ss_module.__dict__)\n"
-                 "_ss_sys.modules['_shardscope_inspect'] = _ss_module\n"
-                 "_ss_module.attach(globals())\n"
-                 "del _ss_sys, _ss_types, _ss_module\n") % inspect_source
+                 "if '_shardscope_inspect' not in _ss_sys.modules:\n"
+                 "    _ss_module = _ss_types.ModuleType('_shardscope_inspect')\n"
+                 "    exec(compile(%r, '<shardscope inspection>', 'exec'), _ss_module.__dict__)\n"
+                 "    _ss_sys.modules['_shardscope_inspect'] = _ss_module\n"
+                 "    del _ss_module\n"
+                 "_ss_sys.modules['_shardscope_inspect'].attach(globals())\n"
+                 "del _ss_sys, _ss_types\n") % inspect_source
         reply = self._request(setup, silent=True)
         if reply["content"]["status"] != "ok":
             raise RuntimeError("could not install the inspection module in the kernel: %s: %s" % (
