@@ -2,6 +2,7 @@
 #include "exec/halo_exchange.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "ir/primitive.h"
 #include "spmd/collectives.h"
@@ -61,6 +62,17 @@ std::optional<std::vector<ElementSource>> element_sources(const Eqn& eqn, std::s
   const int64_t out_size = eqn.outputs.at(0).aval.shape.at(dim);
   const int64_t in_size = atom_aval(eqn.inputs.at(0)).shape.at(dim);
   if (name == "slice") return slice_sources(eqn, dim, out_size);
+  if (name == "dynamic_slice" && eqn.inputs.size() > dim + 1) {
+    // A start written into the program (a Python int) is known before the run: XLA partitions it as a slice.
+    // dynamic_slice clamps the start so that the window fits the operand.
+    const auto* start = std::get_if<Literal>(&eqn.inputs[dim + 1]);
+    const auto* value = start == nullptr ? nullptr : std::get_if<int64_t>(&start->value);
+    if (value == nullptr) return std::nullopt;
+    const int64_t first = std::clamp<int64_t>(*value, 0, std::max<int64_t>(in_size - out_size, 0));
+    std::vector<ElementSource> sources;
+    for (int64_t j = 0; j < out_size; ++j) sources.push_back({0, first + j});
+    return sources;
+  }
   if (name == "pad") return pad_sources(eqn, dim, in_size, out_size);
   if (name == "rev") {
     const std::vector<int64_t> reversed = ints(eqn, "dimensions");
@@ -94,13 +106,19 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
     const auto sources = element_sources(eqn, d);
     // Ops that need the dim whole for their own sake (a cumulative sum, an update) gather it instead.
     if (!sources && eqn.primitive->name != "dynamic_slice") return {};
-    HaloExchange exchange{
-        eqn.primitive->name == "concatenate" ? CollectiveKind::kAllToAll : CollectiveKind::kCollectivePermute,
-        operand,
-        d,
-        held[d],
-        std::vector<int64_t>(mesh.devices().size(), 0),
-        std::vector<int64_t>(mesh.devices().size(), 0)};
+    const bool concatenate = eqn.primitive->name == "concatenate";
+    // XLA's ExchangeHalo sends the left halo and the right halo as separate collective-permutes, one per
+    // direction some device receives from; a reverse (one permute of whole blocks) and a concatenation's
+    // all-to-all move everything in one collective.
+    const bool per_direction = !concatenate && eqn.primitive->name != "rev";
+    const HaloExchange empty{concatenate ? CollectiveKind::kAllToAll : CollectiveKind::kCollectivePermute,
+                             operand,
+                             d,
+                             held[d],
+                             std::vector<int64_t>(mesh.devices().size(), 0),
+                             std::vector<int64_t>(mesh.devices().size(), 0)};
+    HaloExchange from_left = empty;   // elements owned by a lower coordinate along the axes
+    HaloExchange from_right = empty;  // elements owned by a higher one (or, without direction, all of them)
     const int64_t parts = mesh.axes_size(held[d]);
     const int64_t in_block = in.shape[d] / parts;
     const int64_t out_block = out.shape[d] / parts;
@@ -116,14 +134,47 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
           if (!unknown && (source.operand != operand || source.index < 0)) continue;
           const int64_t owner = unknown ? (c + 1) % parts : source.index / in_block;
           if (owner == c) continue;
+          HaloExchange& exchange = per_direction && owner < c ? from_left : from_right;
           exchange.bytes_received[member] += bytes_per_index;
           exchange.bytes_sent[group[static_cast<std::size_t>(owner)]] += bytes_per_index;
         }
       }
     }
-    exchanges.push_back(std::move(exchange));
+    // The operand keeps one entry per exchanged dim even when nothing moves (every read is local).
+    if (from_left.moves_data()) exchanges.push_back(std::move(from_left));
+    if (from_right.moves_data() || exchanges.empty() || exchanges.back().dim != d)
+      exchanges.push_back(std::move(from_right));
   }
   return exchanges;
+}
+
+std::optional<HaloExchange> rotation_exchange(const Aval& operand, std::size_t dim, int64_t shift, const Layout& held,
+                                              const Mesh& mesh) {
+  if (dim >= held.size() || held[dim].empty()) return std::nullopt;
+  const int64_t n = operand.shape.at(dim);
+  const int64_t parts = mesh.axes_size(held[dim]);
+  if (n == 0 || n % parts != 0) return std::nullopt;
+  const int64_t block = n / parts;
+  HaloExchange exchange{CollectiveKind::kCollectivePermute,
+                        0,
+                        dim,
+                        held[dim],
+                        std::vector<int64_t>(mesh.devices().size(), 0),
+                        std::vector<int64_t>(mesh.devices().size(), 0)};
+  const int64_t bytes_per_index = block_bytes_per_index(operand, held, dim, mesh);
+  const std::vector<int64_t> coordinate = axis_indices(mesh, held[dim]);
+  for (const auto& group : axis_groups(mesh, held[dim])) {
+    for (const std::size_t member : group) {
+      const int64_t c = coordinate[member];
+      for (int64_t j = c * block; j < (c + 1) * block; ++j) {
+        const int64_t owner = (((j - shift) % n + n) % n) / block;
+        if (owner == c) continue;
+        exchange.bytes_received[member] += bytes_per_index;
+        exchange.bytes_sent[group[static_cast<std::size_t>(owner)]] += bytes_per_index;
+      }
+    }
+  }
+  return exchange;
 }
 
 CollectiveRecord halo_exchange_record(const HaloExchange& exchange, const Mesh& mesh, const std::string& origin) {

@@ -45,6 +45,12 @@ struct HaloExchange {
 [[nodiscard]] std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, const Layout& held,
                                                        const Layout& required, const Layout& result, const Mesh& mesh);
 
+// A rotation by `shift` along `dim` (result element j is operand element (j - shift) mod n) of an operand held
+// as `held`, whose result keeps that layout: XLA partitions concat(slice, slice) of one value this way and sends
+// each device the elements it lacks with one collective-permute. nullopt when `held` does not cut `dim` evenly.
+[[nodiscard]] std::optional<HaloExchange> rotation_exchange(const Aval& operand, std::size_t dim, int64_t shift,
+                                                            const Layout& held, const Mesh& mesh);
+
 // The communication log's record of an exchange.
 [[nodiscard]] CollectiveRecord halo_exchange_record(const HaloExchange& exchange, const Mesh& mesh,
                                                     const std::string& origin);

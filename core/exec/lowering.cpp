@@ -77,8 +77,9 @@ class Planner {
     const LayoutMap* outer = layouts_;
     layouts_ = &layouts;
     const std::vector<bool> live = live_equations(jaxpr);
+    const std::vector<EquationPlan> decided = plan_equations(jaxpr, layouts, mesh_);
     for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
-      if (live[e]) equation(index.value_or(e), jaxpr.eqns[e]);
+      if (live[e]) equation(index.value_or(e), jaxpr.eqns[e], decided[e]);
     }
     layouts_ = outer;
   }
@@ -117,8 +118,7 @@ class Planner {
   }
 
   // The equation's decisions (exec/partition_plan), recorded as the collectives they take.
-  void equation(std::size_t index, const Eqn& eqn) {
-    const EquationPlan decided = plan_equation(eqn, *layouts_, mesh_);
+  void equation(std::size_t index, const Eqn& eqn, const EquationPlan& decided) {
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
       if (i < decided.exchanges.size() && !decided.exchanges[i].empty()) {
         exchange_halos(index, eqn.inputs[i], decided, decided.exchanges[i]);

@@ -235,7 +235,86 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
   return plan;
 }
 
+// The slice of `var` along `dim` alone (stride 1, other dims whole) that `eqn` makes: its [start, limit).
+std::optional<std::pair<int64_t, int64_t>> slice_along(const Eqn& eqn, const Var& var, std::size_t dim) {
+  if (eqn.primitive->name != "slice" || eqn.inputs.size() != 1) return std::nullopt;
+  const auto* operand = std::get_if<Var>(&eqn.inputs[0]);
+  if (operand == nullptr || operand->id != var.id) return std::nullopt;
+  if (const ParamValue* strides = find_param(eqn.params, "strides"); strides != nullptr && !strides->is_none()) {
+    for (const int64_t stride : strides->as_ints("strides")) {
+      if (stride != 1) return std::nullopt;
+    }
+  }
+  const std::vector<int64_t> start = param(eqn.params, "start_indices").as_ints("start_indices");
+  const std::vector<int64_t> limit = param(eqn.params, "limit_indices").as_ints("limit_indices");
+  for (std::size_t d = 0; d < var.aval.rank(); ++d) {
+    if (d != dim && (start.at(d) != 0 || limit.at(d) != var.aval.shape[d])) return std::nullopt;
+  }
+  return std::make_pair(start.at(dim), limit.at(dim));
+}
+
 }  // namespace
+
+void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh, std::vector<EquationPlan>& plans) {
+  std::map<int64_t, std::size_t> producer;
+  std::map<int64_t, int> uses;
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    for (const Var& v : jaxpr.eqns[e].outputs) producer[v.id] = e;
+    for (const Atom& in : jaxpr.eqns[e].inputs) {
+      if (const auto* v = std::get_if<Var>(&in)) ++uses[v->id];
+    }
+  }
+  for (const Atom& out : jaxpr.outvars) {
+    if (const auto* v = std::get_if<Var>(&out)) ++uses[v->id];
+  }
+  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
+    const Eqn& concat = jaxpr.eqns[e];
+    if (concat.primitive->name != "concatenate" || concat.inputs.size() != 2 || concat.outputs.size() != 1) continue;
+    const auto dim = static_cast<std::size_t>(param(concat.params, "dimension").as_int("dimension"));
+    if (!std::holds_alternative<Var>(concat.inputs[0]) || !std::holds_alternative<Var>(concat.inputs[1])) continue;
+    const Var& head = std::get<Var>(concat.inputs[0]);
+    const Var& tail = std::get<Var>(concat.inputs[1]);
+    if (!producer.contains(head.id) || !producer.contains(tail.id)) continue;
+    const std::size_t head_eqn = producer[head.id];
+    const std::size_t tail_eqn = producer[tail.id];
+    // Slices read only by the concatenation: the partitioner rotates their operand instead of cutting them.
+    if (head_eqn == tail_eqn || uses[head.id] != 1 || uses[tail.id] != 1) continue;
+    if (!std::holds_alternative<Var>(jaxpr.eqns[head_eqn].inputs.at(0))) continue;
+    const Var* source = &std::get<Var>(jaxpr.eqns[head_eqn].inputs[0]);
+    const auto head_range = slice_along(jaxpr.eqns[head_eqn], *source, dim);
+    const auto tail_range = slice_along(jaxpr.eqns[tail_eqn], *source, dim);
+    const int64_t n = source->aval.shape.at(dim);
+    // x[n-s:] ++ x[:n-s] is x rotated right by s (jnp.roll's static lowering).
+    if (!head_range || !tail_range || head_range->second != n || tail_range->first != 0 ||
+        tail_range->second != head_range->first || head_range->first <= 0 || head_range->first >= n) {
+      continue;
+    }
+    const Layout held = layout_in(layouts, Atom{*source});
+    if (layout_in(layouts, Atom{concat.outputs[0]}) != held) continue;
+    // The concatenation must read its operands where they are (anything else is a reshard of its own).
+    const EquationPlan& joined = plans[e];
+    bool in_place = true;
+    for (std::size_t o = 0; o < concat.inputs.size(); ++o) {
+      in_place = in_place && o < joined.operands.size() && joined.operands[o] == layout_in(layouts, concat.inputs[o]) &&
+                 (o >= joined.exchanges.size() || joined.exchanges[o].empty());
+    }
+    if (!in_place) continue;
+    const auto exchange = rotation_exchange(source->aval, dim, n - head_range->first, held, mesh);
+    if (!exchange) continue;
+    // The slices then move nothing of their own (an exchange that sends nothing stands for their gather).
+    for (const std::size_t slice : {head_eqn, tail_eqn}) {
+      EquationPlan& plan = plans[slice];
+      HaloExchange none = *exchange;
+      std::fill(none.bytes_sent.begin(), none.bytes_sent.end(), 0);
+      std::fill(none.bytes_received.begin(), none.bytes_received.end(), 0);
+      plan.exchanges.resize(1);
+      plan.exchanges[0] = {none};
+    }
+    EquationPlan& plan = plans[e];
+    plan.exchanges.resize(concat.inputs.size());
+    plan.exchanges[0].push_back(*exchange);
+  }
+}
 
 void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& sharding, std::size_t index,
                   bool from_in_shardings) {
@@ -345,6 +424,7 @@ std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& la
   std::vector<EquationPlan> plans;
   plans.reserve(jaxpr.eqns.size());
   for (const Eqn& eqn : jaxpr.eqns) plans.push_back(plan_equation(eqn, layouts, mesh));
+  plan_rotations(jaxpr, layouts, mesh, plans);
   return plans;
 }
 
