@@ -23,6 +23,15 @@ const char* inspection_source() {
   throw runtime_error("the inspection module is not built in");
 }
 
+// "TypeName: message", without pybind11's traceback lines: what the user needs to fix the input.
+std::string exception_text(py::error_already_set& error) {
+  const std::string type = py::str(error.type().attr("__name__"));
+  const std::string message = py::str(error.value());
+  error.restore();
+  PyErr_Clear();
+  return message.empty() ? type : type + ": " + message;
+}
+
 ui::OutputSegment::Kind segment_kind(const std::string& name) {
   if (name == "stderr") return ui::OutputSegment::Kind::kStderr;
   if (name == "value") return ui::OutputSegment::Kind::kValue;
@@ -45,8 +54,10 @@ KernelSession::KernelSession(const KernelTarget& target) {
     link_ = link_type(target.connection_file ? py::object(py::str(*target.connection_file)) : py::object(py::none()),
                       target.kernel_name ? py::object(py::str(*target.kernel_name)) : py::object(py::none()),
                       inspection_source(), target.timeout_seconds);
-  } catch (const py::error_already_set& error) {
-    throw runtime_error(std::string("cannot attach to the kernel: ") + error.what());
+  } catch (py::error_already_set& error) {
+    const std::string which = target.connection_file ? "with connection file '" + *target.connection_file + "'"
+                                                     : "from kernelspec '" + target.kernel_name.value_or("") + "'";
+    throw runtime_error("cannot attach to the kernel " + which + ": " + exception_text(error));
   }
   std::string problem;
   auto first = take_snapshot(0, problem);
@@ -90,8 +101,8 @@ std::shared_ptr<ui::SessionSnapshot> KernelSession::take_snapshot(std::uint64_t 
   try {
     const std::string text = link_.attr("snapshot")().cast<std::string>();
     return ui::snapshot_from_inspection(nlohmann::json::parse(text), revision);
-  } catch (const py::error_already_set& error) {
-    problem = error.what();
+  } catch (py::error_already_set& error) {
+    problem = exception_text(error);
   } catch (const std::exception& error) {
     problem = error.what();
   }
@@ -120,10 +131,10 @@ void KernelSession::work() {
         const py::tuple pair = item.cast<py::tuple>();
         record.output.push_back({segment_kind(pair[0].cast<std::string>()), pair[1].cast<std::string>(), {}});
       }
-    } catch (const py::error_already_set& error) {
+    } catch (py::error_already_set& error) {
       // A lost kernel fails this cell with the reason; the window and what the user typed stay.
       record.status = ui::CellRecord::Status::kError;
-      record.output.push_back({ui::OutputSegment::Kind::kError, std::string(error.what()) + "\n", {}});
+      record.output.push_back({ui::OutputSegment::Kind::kError, exception_text(error) + "\n", {}});
     }
     record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::string problem;

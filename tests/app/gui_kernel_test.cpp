@@ -127,6 +127,16 @@ TEST_CASE("the window starts a kernel from an installed kernelspec, and says whi
   const Run dead = run_gui(dir, "--connect dead.json --kernel-timeout 3");
   CHECK(dead.status != 0);
   CHECK(dead.out.find("did not answer") != std::string::npos);
+  // A file that is not a connection file, and a kernelspec that does not exist: named, without a traceback.
+  dir.write("notes.json", "not json");
+  const Run garbled = run_gui(dir, "--connect notes.json");
+  INFO(garbled.out);
+  CHECK(garbled.status != 0);
+  CHECK(garbled.out.find("cannot attach to the kernel with connection file 'notes.json': JSONDecodeError") !=
+        std::string::npos);
+  CHECK(garbled.out.find("At:") == std::string::npos);
+  const Run unknown = run_gui(dir, "--kernel no-such-kernel", prefix);
+  CHECK(unknown.out.find("from kernelspec 'no-such-kernel': NoSuchKernel") != std::string::npos);
   const Run both = run_gui(dir, "--connect dead.json --kernel shardscope-gui-test");
   CHECK(both.status != 0);
   CHECK(both.out.find("give --connect or --kernel, not both") != std::string::npos);
