@@ -291,12 +291,30 @@ void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& me
     }
     const Layout held = layout_in(layouts, Atom{*source});
     if (layout_in(layouts, Atom{concat.outputs[0]}) != held) continue;
-    // The concatenation must read its operands where they are (anything else is a reshard of its own).
-    const EquationPlan& joined = plans[e];
+    // The slices' and the concatenation's own moves must all be along `dim` (anything else is a reshard of its
+    // own), and the slices must come out as propagated or be cut to it: the rotation replaces the moves along
+    // `dim`.
+    const auto along_dim_only = [&](const Layout& from, const Layout& to) {
+      if (from.size() != to.size()) return false;
+      for (std::size_t d = 0; d < from.size(); ++d) {
+        if (d != dim && from[d] != to[d]) return false;
+      }
+      return true;
+    };
+    const auto slice_result = [&](std::size_t slice) { return layout_in(layouts, Atom{jaxpr.eqns[slice].outputs[0]}); };
+    // A slice that comes out whole along `dim` is cut to its propagated layout in place (nothing moves).
+    const auto cut_without_moving = [&](const Layout& produced, const Layout& result) {
+      return along_dim_only(produced, result) && (produced[dim].empty() || produced[dim] == result[dim]);
+    };
     bool in_place = true;
     for (std::size_t o = 0; o < concat.inputs.size(); ++o) {
-      in_place = in_place && o < joined.operands.size() && joined.operands[o] == layout_in(layouts, concat.inputs[o]) &&
-                 (o >= joined.exchanges.size() || joined.exchanges[o].empty());
+      in_place = in_place && o < plans[e].operands.size() &&
+                 along_dim_only(layout_in(layouts, concat.inputs[o]), plans[e].operands[o]);
+    }
+    for (const std::size_t slice : {head_eqn, tail_eqn}) {
+      const EquationPlan& cut = plans[slice];
+      in_place = in_place && !cut.operands.empty() && along_dim_only(held, cut.operands[0]) &&
+                 cut.produced.size() == 1 && cut_without_moving(cut.produced[0], slice_result(slice));
     }
     if (!in_place) continue;
     const auto exchange = rotation_exchange(source->aval, dim, n - head_range->first, held, mesh);
@@ -310,9 +328,14 @@ void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& me
       plan.exchanges.resize(1);
       plan.exchanges[0] = {none};
     }
+    HaloExchange none = *exchange;
+    std::fill(none.bytes_sent.begin(), none.bytes_sent.end(), 0);
+    std::fill(none.bytes_received.begin(), none.bytes_received.end(), 0);
+    none.operand = 1;
     EquationPlan& plan = plans[e];
-    plan.exchanges.resize(concat.inputs.size());
-    plan.exchanges[0].push_back(*exchange);
+    plan.exchanges.assign(concat.inputs.size(), {});
+    plan.exchanges[0] = {*exchange};
+    plan.exchanges[1] = {none};
   }
 }
 

@@ -240,3 +240,57 @@ TEST_CASE("a lookup into a table sharded along the indexed dim sums the devices'
     CHECK(record_entry.kind == shardscope::CollectiveKind::kAllReduce);
   }
 }
+
+TEST_CASE("halo exchanges send one collective-permute per direction, and a static roll rotates with one") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("import re\n"
+                   "mesh8 = jax.make_mesh((8,), ('x',), axis_types=(AxisType.Auto,))\n"
+                   "a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                   "b = jax.device_put(jnp.arange(16.), NamedSharding(mesh8, P('x')))\n"
+                   "c = jax.device_put(jnp.arange(36.).reshape(12, 3), NamedSharding(mesh, P('data', None)))\n"
+                   "def counts(fn, v=a):\n"
+                   "    text = jax.jit(fn).lower(v).compile().as_text()\n"
+                   "    out = jax.jit(fn)(v)\n"
+                   "    same = np.array_equal(np.asarray(out), np.asarray(fn(jnp.asarray(np.asarray(v)))))\n"
+                   "    found = re.findall(r'(all-gather|all-reduce|all-to-all|collective-permute)\\(', text)\n"
+                   "    return (found.count('collective-permute'), len(found) - found.count('collective-permute'),"
+                   " same, str(out.sharding.spec))\n")
+              .ok());
+  // a[2:6]: device 0 reads a row of device 1 (from the right), device 3 one of device 2 (from the left).
+  CHECK(printed("print(counts(lambda a: a[2:6]))") == "(2, 0, True, \"P('data', 'model')\")\n");
+  {
+    const auto record = shardscope::api::last_program_run();
+    REQUIRE(record != nullptr);
+    REQUIRE(record->log.records().size() == 2);
+    for (const auto& r : record->log.records()) {
+      CHECK(r.kind == shardscope::CollectiveKind::kCollectivePermute);
+      CHECK(r.total_bytes_sent() == 4 * 4 * 2);  // one row of a 4-column block, to one device per model group
+    }
+  }
+  // One direction stays one permute: columns 1:5 read only from the left; a reverse swaps whole blocks.
+  CHECK(printed("print(counts(lambda a: a[:, 1:5]), counts(lambda a: a[::-1]))") ==
+        "(1, 0, True, \"P('data', 'model')\") (1, 0, True, \"P('data', 'model')\")\n");
+  CHECK(printed("print(counts(lambda a: lax.dynamic_slice(a, (2, 0), (4, 8))))") ==
+        "(2, 0, True, \"P('data', 'model')\")\n");
+  // Rolls by any static shift (negative, past a block, past the whole dim) keep the sharding: one permute.
+  CHECK(printed("print([counts(lambda a: jnp.roll(a, s, 0))[:3] for s in (1, -1, 3, 9, -7)])") ==
+        "[(1, 0, True), (1, 0, True), (1, 0, True), (1, 0, True), (1, 0, True)]\n");
+  CHECK(printed("print([counts(lambda a: jnp.roll(a, s, 1)) for s in (1, -3)])") ==
+        "[(1, 0, True, \"P('data', 'model')\"), (1, 0, True, \"P('data', 'model')\")]\n");
+  CHECK(printed("print([counts(lambda a: jnp.roll(a, s, 0))[:3] for s in (0, 8)])") ==
+        "[(0, 0, True), (0, 0, True)]\n");
+  REQUIRE(run_cell("rolled = jax.jit(lambda a: jnp.roll(a, 3, 0))(a)").ok());
+  {
+    const auto record = shardscope::api::last_program_run();
+    REQUIRE(record != nullptr);
+    REQUIRE(record->log.records().size() == 1);
+    CHECK(record->log.records()[0].kind == shardscope::CollectiveKind::kCollectivePermute);
+    // A shift of 3 past blocks of 2 rows: both rows of every device come from others (4 columns each).
+    CHECK(record->log.records()[0].total_bytes_sent() == 8 * 2 * 4 * 4);
+  }
+  // A one-dimensional mesh of eight, and rows of three per device whose slices cut evenly or not.
+  CHECK(printed("print([counts(lambda b: jnp.roll(b, s), b) for s in (1, -5, 17)])") ==
+        "[(1, 0, True, \"P('x',)\"), (1, 0, True, \"P('x',)\"), (1, 0, True, \"P('x',)\")]\n");
+  CHECK(printed("print([counts(lambda c: jnp.roll(c, s, 0), c) for s in (1, 4, -2)])") ==
+        "[(1, 0, True, \"P('data', None)\"), (1, 0, True, \"P('data', None)\"), (1, 0, True, \"P('data', None)\")]\n");
+}
