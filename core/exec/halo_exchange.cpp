@@ -2,6 +2,7 @@
 #include "exec/halo_exchange.h"
 
 #include <algorithm>
+#include <map>
 #include <variant>
 
 #include "ir/primitive.h"
@@ -148,19 +149,15 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
   return exchanges;
 }
 
-std::optional<HaloExchange> rotation_exchange(const Aval& operand, std::size_t dim, int64_t shift, const Layout& held,
-                                              const Mesh& mesh) {
-  if (dim >= held.size() || held[dim].empty()) return std::nullopt;
+std::vector<HaloExchange> rotation_exchanges(const Aval& operand, std::size_t dim, int64_t shift, const Layout& held,
+                                             const Mesh& mesh) {
+  if (dim >= held.size() || held[dim].empty()) return {};
   const int64_t n = operand.shape.at(dim);
   const int64_t parts = mesh.axes_size(held[dim]);
-  if (n == 0 || n % parts != 0) return std::nullopt;
+  if (n == 0 || n % parts != 0) return {};
   const int64_t block = n / parts;
-  HaloExchange exchange{CollectiveKind::kCollectivePermute,
-                        0,
-                        dim,
-                        held[dim],
-                        std::vector<int64_t>(mesh.devices().size(), 0),
-                        std::vector<int64_t>(mesh.devices().size(), 0)};
+  // One collective-permute per distance (in blocks, around the ring) that some device's elements travel.
+  std::map<int64_t, HaloExchange> by_distance;
   const int64_t bytes_per_index = block_bytes_per_index(operand, held, dim, mesh);
   const std::vector<int64_t> coordinate = axis_indices(mesh, held[dim]);
   for (const auto& group : axis_groups(mesh, held[dim])) {
@@ -169,12 +166,20 @@ std::optional<HaloExchange> rotation_exchange(const Aval& operand, std::size_t d
       for (int64_t j = c * block; j < (c + 1) * block; ++j) {
         const int64_t owner = (((j - shift) % n + n) % n) / block;
         if (owner == c) continue;
+        HaloExchange& exchange = by_distance
+                                     .try_emplace((c - owner + parts) % parts,
+                                                  HaloExchange{CollectiveKind::kCollectivePermute, 0, dim, held[dim],
+                                                               std::vector<int64_t>(mesh.devices().size(), 0),
+                                                               std::vector<int64_t>(mesh.devices().size(), 0)})
+                                     .first->second;
         exchange.bytes_received[member] += bytes_per_index;
         exchange.bytes_sent[group[static_cast<std::size_t>(owner)]] += bytes_per_index;
       }
     }
   }
-  return exchange;
+  std::vector<HaloExchange> exchanges;
+  for (auto& [distance, exchange] : by_distance) exchanges.push_back(std::move(exchange));
+  return exchanges;
 }
 
 CollectiveRecord halo_exchange_record(const HaloExchange& exchange, const Mesh& mesh, const std::string& origin) {

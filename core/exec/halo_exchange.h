@@ -46,10 +46,12 @@ struct HaloExchange {
                                                        const Layout& required, const Layout& result, const Mesh& mesh);
 
 // A rotation by `shift` along `dim` (result element j is operand element (j - shift) mod n) of an operand held
-// as `held`, whose result keeps that layout: XLA partitions concat(slice, slice) of one value this way and sends
-// each device the elements it lacks with one collective-permute. nullopt when `held` does not cut `dim` evenly.
-[[nodiscard]] std::optional<HaloExchange> rotation_exchange(const Aval& operand, std::size_t dim, int64_t shift,
-                                                            const Layout& held, const Mesh& mesh);
+// as `held`, whose result keeps that layout: XLA partitions concat(slice, slice) of one value this way, with one
+// collective-permute per distance (in blocks) that elements travel: one when the shift is whole blocks or less
+// than one, two when a device's block comes from two others. Empty when nothing moves or `held` does not cut
+// `dim` evenly.
+[[nodiscard]] std::vector<HaloExchange> rotation_exchanges(const Aval& operand, std::size_t dim, int64_t shift,
+                                                           const Layout& held, const Mesh& mesh);
 
 // The communication log's record of an exchange.
 [[nodiscard]] CollectiveRecord halo_exchange_record(const HaloExchange& exchange, const Mesh& mesh,

@@ -317,24 +317,25 @@ void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& me
                  cut.produced.size() == 1 && cut_without_moving(cut.produced[0], slice_result(slice));
     }
     if (!in_place) continue;
-    const auto exchange = rotation_exchange(source->aval, dim, n - head_range->first, held, mesh);
-    if (!exchange) continue;
+    if (held.size() <= dim || held[dim].empty() || n % mesh.axes_size(held[dim]) != 0) continue;
+    const std::vector<HaloExchange> exchanges =
+        rotation_exchanges(source->aval, dim, n - head_range->first, held, mesh);
+    HaloExchange none{CollectiveKind::kCollectivePermute,
+                      0,
+                      dim,
+                      held[dim],
+                      std::vector<int64_t>(mesh.devices().size(), 0),
+                      std::vector<int64_t>(mesh.devices().size(), 0)};
     // The slices then move nothing of their own (an exchange that sends nothing stands for their gather).
     for (const std::size_t slice : {head_eqn, tail_eqn}) {
       EquationPlan& plan = plans[slice];
-      HaloExchange none = *exchange;
-      std::fill(none.bytes_sent.begin(), none.bytes_sent.end(), 0);
-      std::fill(none.bytes_received.begin(), none.bytes_received.end(), 0);
       plan.exchanges.resize(1);
       plan.exchanges[0] = {none};
     }
-    HaloExchange none = *exchange;
-    std::fill(none.bytes_sent.begin(), none.bytes_sent.end(), 0);
-    std::fill(none.bytes_received.begin(), none.bytes_received.end(), 0);
-    none.operand = 1;
     EquationPlan& plan = plans[e];
     plan.exchanges.assign(concat.inputs.size(), {});
-    plan.exchanges[0] = {*exchange};
+    plan.exchanges[0] = exchanges.empty() ? std::vector<HaloExchange>{none} : exchanges;
+    none.operand = 1;
     plan.exchanges[1] = {none};
   }
 }
