@@ -56,6 +56,99 @@ int64_t block_bytes_per_index(const Aval& aval, const Layout& layout, std::size_
   return elements * static_cast<int64_t>(dtype_size(aval.dtype));
 }
 
+// The operand position result element `j` reads along `dim` as index arithmetic (padding and out-of-range
+// positions included), for the ops XLA partitions with its halo functions: a slice, an edge-only pad, a
+// dynamic_slice whose start is written in the program.
+std::optional<int64_t> raw_source(const Eqn& eqn, std::size_t dim, int64_t j) {
+  const std::string& name = eqn.primitive->name;
+  if (name == "slice") {
+    int64_t stride = 1;
+    if (const ParamValue* strides = find_param(eqn.params, "strides"); strides != nullptr && !strides->is_none()) {
+      stride = strides->as_ints("strides").at(dim);
+    }
+    return ints(eqn, "start_indices").at(dim) + j * stride;
+  }
+  if (name == "pad") {
+    const std::vector<int64_t> low_high_interior =
+        param(eqn.params, "padding_config").as_items("padding_config").at(dim).as_ints("padding_config");
+    if (low_high_interior.at(2) != 0) return std::nullopt;
+    return j - low_high_interior.at(0);
+  }
+  return std::nullopt;
+}
+
+// XLA's ExchangeHalo: each shard's result block (ceil(n / shards) elements, the last one padded) reads the
+// operand range its halo functions give; the left halo is as wide as the widest over the shards that have a
+// left neighbour, sent as one collective-permute per shard-width of it (from the neighbour one, two, ...
+// shards back), and the right halo likewise. The permutes send those widths whether or not the elements are
+// padding. nullopt when the op has no halo functions here.
+std::optional<std::vector<HaloExchange>> xla_halos(const Eqn& eqn, std::size_t operand, std::size_t dim,
+                                                   const Layout& held, const Mesh& mesh) {
+  const Aval& in = atom_aval(eqn.inputs.at(operand));
+  const int64_t out_size = eqn.outputs.at(0).aval.shape.at(dim);
+  const int64_t parts = mesh.axes_size(held[dim]);
+  if (operand != 0 || parts <= 1 || in.shape[dim] % parts != 0 || !raw_source(eqn, dim, 0)) return std::nullopt;
+  const int64_t in_block = in.shape[dim] / parts;
+  const int64_t out_block = (out_size + parts - 1) / parts;
+  if (out_block == 0) return std::vector<HaloExchange>{};  // an empty result reads nothing
+  int64_t left = 0;
+  int64_t right = 0;
+  for (int64_t i = 0; i < parts; ++i) {
+    int64_t lo = *raw_source(eqn, dim, i * out_block);
+    int64_t hi = lo;
+    for (int64_t j = i * out_block; j < (i + 1) * out_block; ++j) {
+      lo = std::min(lo, *raw_source(eqn, dim, j));
+      hi = std::max(hi, *raw_source(eqn, dim, j) + 1);
+    }
+    if (i > 0) left = std::max(left, i * in_block - lo);
+    if (i + 1 < parts) right = std::max(right, hi - (i + 1) * in_block);
+  }
+  std::vector<HaloExchange> exchanges;
+  const int64_t bytes_per_index = block_bytes_per_index(in, held, dim, mesh);
+  const std::vector<int64_t> coordinate = axis_indices(mesh, held[dim]);
+  for (const int64_t direction : {1, -1}) {  // +1: the left halo travels up the shards; -1: the right one down
+    const int64_t width = direction > 0 ? left : right;
+    for (int64_t k = 1; (k - 1) * in_block < width; ++k) {
+      HaloExchange exchange{CollectiveKind::kCollectivePermute,
+                            operand,
+                            dim,
+                            held[dim],
+                            std::vector<int64_t>(mesh.devices().size(), 0),
+                            std::vector<int64_t>(mesh.devices().size(), 0)};
+      const int64_t bytes = std::min(in_block, width - (k - 1) * in_block) * bytes_per_index;
+      for (const auto& group : axis_groups(mesh, held[dim])) {
+        for (const std::size_t member : group) {
+          const int64_t target = coordinate[member] + direction * k;
+          if (target < 0 || target >= parts) continue;
+          exchange.bytes_sent[member] += bytes;
+          exchange.bytes_received[group[static_cast<std::size_t>(target)]] += bytes;
+        }
+      }
+      if (exchange.moves_data()) exchanges.push_back(std::move(exchange));
+    }
+  }
+  return exchanges;
+}
+
+// A pad whose result drops the sharding of `dim`: XLA pads with the operand's sharding (halos as above) and
+// then gathers the padded result's blocks along the axes once.
+HaloExchange gather_of_padded(const Eqn& eqn, std::size_t dim, const Layout& held, const Layout& result,
+                              const Mesh& mesh) {
+  const Aval& out = eqn.outputs.at(0).aval;
+  const int64_t parts = mesh.axes_size(held[dim]);
+  const int64_t out_block = (out.shape[dim] + parts - 1) / parts;
+  HaloExchange gather{CollectiveKind::kAllGather,
+                      0,
+                      dim,
+                      held[dim],
+                      std::vector<int64_t>(mesh.devices().size(), 0),
+                      std::vector<int64_t>(mesh.devices().size(), 0)};
+  const int64_t bytes = (parts - 1) * out_block * block_bytes_per_index(out, result, dim, mesh);
+  std::fill(gather.bytes_sent.begin(), gather.bytes_sent.end(), bytes);
+  std::fill(gather.bytes_received.begin(), gather.bytes_received.end(), bytes);
+  return gather;
+}
+
 }  // namespace
 
 std::optional<std::vector<ElementSource>> element_sources(const Eqn& eqn, std::size_t dim) {
@@ -103,7 +196,25 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
     if (held[d] == required[d]) continue;
     // Only a dim the kernel needs whole and whose sharding the result keeps is exchanged; any other move
     // (or an operand whose sharding on the dim differs from the result's) is a reshard.
-    if (!required[d].empty() || held[d].empty() || result[d] != held[d]) return {};
+    if (!required[d].empty() || held[d].empty()) return {};
+    if (result[d] != held[d]) {
+      // Only a pad's result may drop the dim's sharding: halos with the operand's sharding, then one gather.
+      if (eqn.primitive->name != "pad" || !result[d].empty()) return {};
+      auto halos = xla_halos(eqn, operand, d, held, mesh);
+      if (!halos) return {};
+      for (HaloExchange& halo : *halos) exchanges.push_back(std::move(halo));
+      exchanges.push_back(gather_of_padded(eqn, d, held, result, mesh));
+      continue;
+    }
+    if (auto halos = xla_halos(eqn, operand, d, held, mesh)) {
+      // The operand keeps one entry per exchanged dim even when nothing moves (every read is local).
+      if (halos->empty())
+        halos->push_back(HaloExchange{CollectiveKind::kCollectivePermute, operand, d, held[d],
+                                      std::vector<int64_t>(mesh.devices().size(), 0),
+                                      std::vector<int64_t>(mesh.devices().size(), 0)});
+      for (HaloExchange& halo : *halos) exchanges.push_back(std::move(halo));
+      continue;
+    }
     const auto sources = element_sources(eqn, d);
     // Ops that need the dim whole for their own sake (a cumulative sum, an update) gather it instead.
     if (!sources && eqn.primitive->name != "dynamic_slice") return {};

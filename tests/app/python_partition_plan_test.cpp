@@ -160,12 +160,13 @@ TEST_CASE("a permuted dim that stays sharded moves only neighbours' elements") {
               "    text = jax.jit(fn).lower(a).compile().as_text()\n"
               "    return sorted(set(re.findall(r'(all-gather|all-reduce|all-to-all|collective-permute)\\(', text)))\n")
               .ok());
-  // Every device reads rows another device holds: a collective-permute, and the run logs the same one.
+  // Every device reads rows devices before it hold: a left halo three rows wide at most (device 3 reads row 3),
+  // sent as one collective-permute per block width (from one and from two devices back), and the run logs them.
   CHECK(printed("print(kinds(lambda a: a[:4]), jax.jit(lambda a: a[:4])(a).sharding.spec)") ==
         "['collective-permute'] P('data', 'model')\n");
   const auto record = shardscope::api::last_program_run();
   REQUIRE(record != nullptr);
-  REQUIRE(record->log.records().size() == 1);
+  REQUIRE(record->log.records().size() == 2);
   CHECK(record->log.records()[0].origin.find("slice operand 0: neighbours' elements along dim 0") != std::string::npos);
   // Each device's even rows and its own padded columns are already local: nothing moves.
   CHECK(printed("print(kinds(lambda a: a[::2]), kinds(lambda a: jnp.pad(a, ((0, 0), (1, 1)))))") == "[] []\n");
@@ -264,7 +265,8 @@ TEST_CASE("halo exchanges send one collective-permute per direction, and a stati
     REQUIRE(record->log.records().size() == 2);
     for (const auto& r : record->log.records()) {
       CHECK(r.kind == shardscope::CollectiveKind::kCollectivePermute);
-      CHECK(r.total_bytes_sent() == 4 * 4 * 2);  // one row of a 4-column block, to one device per model group
+      // One row of a 4-column block from each of the 3 devices per model group that have a neighbour that way.
+      CHECK(r.total_bytes_sent() == 4 * 4 * 3 * 2);
     }
   }
   // One direction stays one permute: columns 1:5 read only from the left; a reverse swaps whole blocks.
@@ -291,6 +293,20 @@ TEST_CASE("halo exchanges send one collective-permute per direction, and a stati
       CHECK(r.total_bytes_sent() == 8 * 4 * 4);
     }
   }
+  // A pad sent as XLA's halo functions say: rows padded with the operand's sharding (the last shard's block
+  // padded out), each halo one permute per block width, and a result that drops the row sharding gathers rows
+  // once; padding four rows in front reads three rows back, two permutes.
+  CHECK(printed("print(counts(lambda a: jnp.pad(a, 1)), counts(lambda a: jnp.pad(a, ((4, 0), (0, 0)))))") ==
+        "(1, 1, True, \"P(None, 'model')\") (2, 0, True, \"P('data', 'model')\")\n");
+  REQUIRE(run_cell("padded = jax.jit(lambda a: jnp.pad(a, 1))(a)").ok());
+  {
+    const auto record = shardscope::api::last_program_run();
+    REQUIRE(record != nullptr);
+    REQUIRE(record->log.records().size() == 2);
+    CHECK(record->log.records()[0].kind == shardscope::CollectiveKind::kCollectivePermute);
+    CHECK(record->log.records()[1].kind == shardscope::CollectiveKind::kAllGather);
+  }
+  CHECK(printed("print(counts(lambda b: jnp.pad(b, 8), b))") == "(6, 0, True, \"P('x',)\")\n");
   // A one-dimensional mesh of eight, and rows of three per device whose slices cut evenly or not.
   CHECK(printed("print([counts(lambda b: jnp.roll(b, s), b) for s in (1, -5, 17)])") ==
         "[(1, 0, True, \"P('x',)\"), (2, 0, True, \"P('x',)\"), (1, 0, True, \"P('x',)\")]\n");
