@@ -12,6 +12,7 @@
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
 #include "explicit/sharding_rules.h"
+#include "ir/jaxpr_printer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/lowered_objects.h"
@@ -263,6 +264,21 @@ Aval typed_aval(const ShapeDtypeStruct& arg) {
 }
 
 // jit(f).lower(*args), .compile() and the analyses, thinly over core's Lowered and Compiled.
+// Avals of trace arguments: arrays and numbers as they are, shape/dtype descriptions (ShapeDtypeStruct) as typed.
+std::vector<Aval> typed_avals(const py::list& leaves) {
+  std::vector<Aval> avals;
+  for (const py::handle leaf : leaves) {
+    if (!valid_jit_leaf(leaf) && py::hasattr(leaf, "shape") && py::hasattr(leaf, "dtype")) {
+      const bool weak = py::hasattr(leaf, "weak_type") && leaf.attr("weak_type").cast<bool>();
+      avals.push_back(
+          Aval::of(leaf.attr("shape").cast<std::vector<int64_t>>(), dtype_from_python(leaf.attr("dtype")), weak));
+    } else {
+      avals.push_back(api::argument_aval(to_value(leaf)));
+    }
+  }
+  return avals;
+}
+
 void bind_lowering(py::module_& m) {
   m.def("jit_lower", [](const py::function& f, const py::list& leaves, const std::string& name,
                         const py::object& in_shardings, const py::object& out_shardings) {
@@ -383,17 +399,7 @@ void bind_transforms(py::module_& m) {
   // jax.eval_shape's trace: leaves are arrays, numbers or shape/dtype descriptions (ShapeDtypeStruct); the
   // outputs come back as (shape, dtype name, weak_type) without running anything, so any size works.
   m.def("eval_shape_trace", [](const py::function& f, const py::list& leaves, const std::string& name) {
-    std::vector<Aval> avals;
-    for (const py::handle leaf : leaves) {
-      if (!valid_jit_leaf(leaf) && py::hasattr(leaf, "shape") && py::hasattr(leaf, "dtype")) {
-        const bool weak = py::hasattr(leaf, "weak_type") && leaf.attr("weak_type").cast<bool>();
-        avals.push_back(
-            Aval::of(leaf.attr("shape").cast<std::vector<int64_t>>(), dtype_from_python(leaf.attr("dtype")), weak));
-      } else {
-        avals.push_back(api::argument_aval(to_value(leaf)));
-      }
-    }
-    const api::Traced traced = api::trace_function(wrap(f), avals, name);
+    const api::Traced traced = api::trace_function(wrap(f), typed_avals(leaves), name);
     py::list out;
     for (const Atom& atom : traced.jaxpr->outvars) {
       const Aval& aval = atom_aval(atom);
@@ -401,6 +407,11 @@ void bind_transforms(py::module_& m) {
           py::make_tuple(py::cast(aval.shape).cast<py::tuple>(), std::string(dtype_name(aval.dtype)), aval.weak_type));
     }
     return out;
+  });
+  // The jaxpr of a function of arrays or ShapeDtypeStructs (jit(f).trace's jaxpr; layout assignment reads it).
+  m.def("typed_jaxpr_text", [](const py::function& f, const py::list& leaves, const std::string& name) {
+    const api::Traced traced = api::trace_function(wrap(f), typed_avals(leaves), name);
+    return print_jaxpr(*traced.jaxpr, api::session().profile);
   });
   bind_lowering(m);
   py::class_<JitCache>(m, "JitCache")

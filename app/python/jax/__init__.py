@@ -129,6 +129,10 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         raise flatten_axes_error('device_put device', x, device) from None
     # A bare PartitionSpec means a NamedSharding on the mesh set with jax.set_mesh.
     targets = [_spec_on_context_mesh(t) if isinstance(t, _shardscope.PartitionSpec) else t for t in targets]
+    # A Format places by its sharding and records its layout on the (committed) result.
+    from jax._src import layout as _layout
+    layouts = [t.layout if isinstance(t, _layout.Format) else None for t in targets]
+    targets = [t.sharding if isinstance(t, _layout.Format) else t for t in targets]
     from jax._src.positional_sharding import PositionalSharding, to_engine_sharding
     from jax._src.pmap_sharding import PmapSharding
     placements = (_shardscope.Device, _shardscope.NamedSharding, _shardscope.SingleDeviceSharding,
@@ -142,7 +146,13 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             raise ValueError(f'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, {kinds} '
                              f'or a pytree of these values. Received invalid value: {t}')
     targets = [to_engine_sharding(t, len(getattr(leaf, 'shape', _np_shape(leaf)))) for leaf, t in zip(leaves, targets)]
-    return _tree.tree_unflatten(treedef, [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)])
+    placed = [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)]
+    for out, target, layout in zip(placed, targets, layouts):
+        if target is not None or layout is not None:
+            if isinstance(layout, _layout.Layout):
+                layout.check_compatible_aval(out.shape)
+            _layout.set_array_layout(out, layout if isinstance(layout, _layout.Layout) else None, committed=True)
+    return _tree.tree_unflatten(treedef, placed)
 
 
 def block_until_ready(x):

@@ -149,6 +149,12 @@ class _Jitted:
             raise TypeError(f'Expected a callable value, got {fun!r}')
         functools.update_wrapper(self, fun)
         self._fun = fun
+        from jax._src import layout as layout_lib
+        # Formats (layout + sharding): the shardings go to the engine, the layouts stay with lowering.
+        self._in_formats = in_shardings if layout_lib.has_formats(in_shardings) else None
+        self._out_formats = out_shardings if layout_lib.has_formats(out_shardings) else None
+        in_shardings = layout_lib.strip_formats(in_shardings)
+        out_shardings = layout_lib.strip_formats(out_shardings)
         _check_shardings(in_shardings, 'in_shardings')
         _check_shardings(out_shardings, 'out_shardings')
         self._in_shardings = in_shardings
@@ -287,7 +293,25 @@ class _Jitted:
         in_shardings = _in_shardings_per_leaf(self._in_shardings, args, self._static_nums, len(leaves))
         out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         lowered = _shardscope.jit_lower(flat, leaves, _name(self._fun), in_shardings, out_shardings)
-        return Lowered(lowered, in_tree, out_store[0])
+        return Lowered(lowered, in_tree, out_store[0], self._layouts(args, kwargs, leaves, flat))
+
+    def _layouts(self, args, kwargs, leaves, flat):
+        """(input layouts per leaf, a function giving output layouts per leaf) of this lowering."""
+        from jax._src import layout as layout_lib
+        ranks = [len(leaf.shape) for leaf in leaves]
+
+        def auto():
+            return layout_lib.auto_layouts(_shardscope.typed_jaxpr_text(flat, leaves, _name(self._fun)), ranks)
+        in_layouts = layout_lib.resolve_layouts(layout_lib.layouts_per_leaf(self._in_formats, len(leaves)),
+                                                ranks, auto)
+
+        def out_layouts():
+            out_ranks = [len(o.shape) for o in tree_util.tree_leaves(self.eval_shape(*args, **kwargs))]
+            requested = layout_lib.layouts_per_leaf(self._out_formats, len(out_ranks))
+            # XLA leaves an AUTO output in the default layout unless a consumer asks otherwise.
+            return layout_lib.resolve_layouts([None if isinstance(r, layout_lib.AutoLayoutSingleton) else r
+                                               for r in requested], out_ranks, None)
+        return in_layouts, out_layouts
 
     def trace(self, *args, **kwargs):
         return Traced(self, args, kwargs)
@@ -301,16 +325,29 @@ class Traced:
 
     def __init__(self, jitted, args, kwargs):
         self._jitted, self._args, self._kwargs = jitted, args, kwargs
-        from jax._src.api import make_jaxpr
-        self.jaxpr = make_jaxpr(jitted._fun)(*args, **kwargs)
+
+    @property
+    def jaxpr(self):
+        from jax._src.api import ClosedJaxpr
+        leaves, flat, _, _ = self._jitted._abstract_call(self._args, self._kwargs)
+        return ClosedJaxpr(_shardscope.typed_jaxpr_text(flat, leaves, _name(self._jitted._fun)))
+
+    @property
+    def input_formats(self):
+        return self.lower().input_formats
+
+    @property
+    def output_formats(self):
+        return self.lower().output_formats
 
     def lower(self):
         return self._jitted.lower(*self._args, **self._kwargs)
 
 
 class Lowered:
-    def __init__(self, lowered, in_tree, out_tree):
+    def __init__(self, lowered, in_tree, out_tree, layouts):
         self._lowered, self._in_tree, self._out_tree = lowered, in_tree, out_tree
+        self._layouts = layouts
 
     def as_text(self, dialect=None, **_):
         return self._lowered.as_text()
@@ -319,8 +356,16 @@ class Lowered:
         """What XLA's cost analysis reports for the unpartitioned program before optimization."""
         return self._lowered.cost_analysis()
 
+    @property
+    def input_formats(self):
+        return self.compile().input_formats
+
+    @property
+    def output_formats(self):
+        return self.compile().output_formats
+
     def compile(self, compiler_options=None):
-        return Compiled(self._lowered.compile(), self._in_tree, self._out_tree)
+        return Compiled(self._lowered.compile(), self._in_tree, self._out_tree, self._layouts)
 
 
 class _MemoryStats:
@@ -334,8 +379,30 @@ class _MemoryStats:
 
 
 class Compiled:
-    def __init__(self, compiled, in_tree, out_tree):
+    def __init__(self, compiled, in_tree, out_tree, layouts):
         self._compiled, self._in_tree, self._out_tree = compiled, in_tree, out_tree
+        self._in_layouts, self._out_layouts_fn = layouts
+        self._out_layouts = None
+
+    def _output_layouts(self):
+        if self._out_layouts is None:
+            self._out_layouts = self._out_layouts_fn()
+        return self._out_layouts
+
+    @property
+    def input_formats(self):
+        from jax._src.layout import Format
+        formats = [Format(layout, sharding) for layout, sharding in zip(self._in_layouts,
+                                                                         self._compiled.input_shardings)]
+        args, kwargs = tree_util.tree_unflatten(self._in_tree, formats)
+        return (args, kwargs)
+
+    @property
+    def output_formats(self):
+        from jax._src.layout import Format
+        formats = [Format(layout, sharding) for layout, sharding in zip(self._output_layouts(),
+                                                                         self._compiled.output_shardings)]
+        return tree_util.tree_unflatten(self._out_tree, formats)
 
     def as_text(self):
         return self._compiled.as_text()
@@ -356,8 +423,13 @@ class Compiled:
         return tree_util.tree_unflatten(self._out_tree, self._compiled.output_shardings)
 
     def __call__(self, *args, **kwargs):
+        from jax._src import layout as layout_lib
         leaves, _ = tree_util.tree_flatten((args, kwargs))
-        return tree_util.tree_unflatten(self._out_tree, self._compiled(leaves))
+        layout_lib.check_arg_layouts(leaves, self._in_layouts)
+        outs = self._compiled(leaves)
+        for out, layout in zip(outs, self._output_layouts()):
+            layout_lib.set_array_layout(out, layout, committed=False)
+        return tree_util.tree_unflatten(self._out_tree, outs)
 
 
 def _shape_dtype_struct(shape, dtype_name, weak_type, sharding=None):
