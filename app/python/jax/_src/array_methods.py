@@ -223,8 +223,9 @@ def _install():
     A.is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
     A.committed = property(lambda self: True)
     # x.format (0.6.2 on; x.layout, the Layout pair, before): its device-local layout and sharding.
-    from jax._src.layout import array_format, _version as _layout_version
-    setattr(A, 'format' if _layout_version() >= (0, 6, 2) else 'layout', property(array_format))
+    from jax._src.layout import array_format_attribute
+    A.format = property(lambda self: array_format_attribute(self, 'format'))
+    A.layout = property(lambda self: array_format_attribute(self, 'layout'))
     A.aval = property(lambda self: _shapedarray(self))
     # Shards follow the sharding's device assignment (the mesh's device order), addressable ones only.
     A.addressable_shards = property(lambda self: [_Shard(*s) for s in self._shards()])

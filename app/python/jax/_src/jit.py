@@ -303,7 +303,7 @@ class _Jitted:
         def auto():
             return layout_lib.auto_layouts(_shardscope.typed_jaxpr_text(flat, leaves, _name(self._fun)), ranks)
         in_layouts = layout_lib.resolve_layouts(layout_lib.layouts_per_leaf(self._in_formats, len(leaves)),
-                                                ranks, auto)
+                                                ranks, auto, leaves)
 
         def out_layouts():
             out_ranks = [len(o.shape) for o in tree_util.tree_leaves(self.eval_shape(*args, **kwargs))]

@@ -130,6 +130,13 @@ def array_format(array):
     return Format(array_layout(array), array.sharding)
 
 
+def array_format_attribute(array, name):
+    """x.format from 0.6.2, x.layout (the Layout pair) before: the other name is not an attribute."""
+    if (name == 'format') != (_version() >= (0, 6, 2)):
+        raise AttributeError(f"'ArrayImpl' object has no attribute '{name}'")
+    return array_format(array)
+
+
 # --- Layout.AUTO: the layout the compiler picks for a parameter -------------------------------------------------
 _EQN = re.compile(r'^\s*(?P<outs>[^=]*?)\s*=\s*(?P<prim>[A-Za-z_][\w.]*)(?P<rest>.*)$')
 _BINDER = re.compile(r'(\w+):\w+\[([\d,]*)\]')
@@ -246,9 +253,9 @@ def layouts_per_leaf(formats, count):
     return [e.layout if isinstance(e, Format) else None for e in entries]
 
 
-def resolve_layouts(requested, ranks, auto):
+def resolve_layouts(requested, ranks, auto, args=None):
     """Concrete layouts: a requested Layout as given, AUTO as the compiler picks (`auto()` per leaf, computed
-    only when needed), unspecified as the default."""
+    only when needed), unspecified as the committed argument's own or else the default."""
     picked = None
     out = []
     for i, (layout, rank) in enumerate(zip(requested, ranks)):
@@ -258,6 +265,8 @@ def resolve_layouts(requested, ranks, auto):
         elif isinstance(layout, AutoLayoutSingleton):
             picked = auto() if picked is None else picked
             out.append(picked[i])
+        elif args is not None and layout_is_committed(args[i]):
+            out.append(array_layout(args[i]))  # pjit: a committed argument's layout is compiled for
         else:
             out.append(default_layout(rank))
     return out

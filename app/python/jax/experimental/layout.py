@@ -1,7 +1,7 @@
 # jax.experimental.layout: the names each JAX version exports (DeviceLocalLayout and the Layout pair before 0.6.2,
 # DeviceLocalLayout with Format in 0.6.2 where Layout is an alias of Format, Layout and Format from 0.7.0).
 import _shardscope
-from jax._src.layout import Format, Layout as _Layout
+from jax._src.layout import Format as _Format, Layout as _Layout
 from jax._src import layout as _layout_lib
 
 
@@ -9,7 +9,7 @@ def _version():
     return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
 
 
-def with_layout_constraint(x, layout):
+def _with_layout_constraint(x, layout):
     """Constrains x's layout: the value is unchanged, its result carries the layout."""
     if not isinstance(layout, _Layout):
         raise TypeError(f'Expected a `Layout` as the layout argument. Got {layout} of type {type(layout)}')
@@ -23,19 +23,15 @@ def with_layout_constraint(x, layout):
     return result
 
 
-if _version() >= (0, 7, 0):
-    Layout = _Layout
-    __all__ = ['Layout', 'Format', 'with_layout_constraint']
-elif _version() >= (0, 6, 2):
-    DeviceLocalLayout = _Layout
-    Layout = Format
-    __all__ = ['DeviceLocalLayout', 'Format', 'Layout', 'with_layout_constraint']
-else:
-    DeviceLocalLayout = _Layout
-    Layout = Format
-    del Format
-    __all__ = ['DeviceLocalLayout', 'Layout']
-    if _version() >= (0, 6, 1):
-        __all__.append('with_layout_constraint')
-    else:
-        del with_layout_constraint
+def __getattr__(name):
+    # Resolved on access so the names follow the version profile in force.
+    version = _version()
+    if name == 'Layout':
+        return _Layout if version >= (0, 7, 0) else _Format
+    if name == 'Format' and version >= (0, 6, 2):
+        return _Format
+    if name == 'DeviceLocalLayout' and version < (0, 7, 0):
+        return _Layout
+    if name == 'with_layout_constraint' and version >= (0, 6, 1):
+        return _with_layout_constraint
+    raise AttributeError(f"module 'jax.experimental.layout' has no attribute '{name}'")
