@@ -130,8 +130,8 @@ std::optional<std::vector<HaloExchange>> xla_halos(const Eqn& eqn, std::size_t o
   return exchanges;
 }
 
-// A pad whose result drops the sharding of `dim`: XLA pads with the operand's sharding (halos as above) and
-// then gathers the padded result's blocks along the axes once.
+// A pad or slice whose result drops the sharding of `dim`: XLA computes it with the operand's sharding (halos
+// as above, the last block padded out) and then gathers the result's blocks along the axes once.
 HaloExchange gather_of_padded(const Eqn& eqn, std::size_t dim, const Layout& held, const Layout& result,
                               const Mesh& mesh) {
   const Aval& out = eqn.outputs.at(0).aval;
@@ -198,8 +198,9 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
     // (or an operand whose sharding on the dim differs from the result's) is a reshard.
     if (!required[d].empty() || held[d].empty()) return {};
     if (result[d] != held[d]) {
-      // Only a pad's result may drop the dim's sharding: halos with the operand's sharding, then one gather.
-      if (eqn.primitive->name != "pad" || !result[d].empty()) return {};
+      // A pad's or slice's result that drops the dim's sharding: halos with the operand's sharding, then one
+      // gather of the result's blocks (XLA keeps the operand's sharding through the op, then reshards).
+      if ((eqn.primitive->name != "pad" && eqn.primitive->name != "slice") || !result[d].empty()) return {};
       auto halos = xla_halos(eqn, operand, d, held, mesh);
       if (!halos) return {};
       for (HaloExchange& halo : *halos) exchanges.push_back(std::move(halo));

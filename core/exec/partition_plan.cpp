@@ -279,7 +279,11 @@ void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& me
     const std::size_t tail_eqn = producer[tail.id];
     // Slices read only by the concatenation: the partitioner rotates their operand instead of cutting them.
     if (head_eqn == tail_eqn || uses[head.id] != 1 || uses[tail.id] != 1) continue;
-    if (!std::holds_alternative<Var>(jaxpr.eqns[head_eqn].inputs.at(0))) continue;
+    if (jaxpr.eqns[head_eqn].primitive->name != "slice" || jaxpr.eqns[tail_eqn].primitive->name != "slice" ||
+        jaxpr.eqns[head_eqn].inputs.empty() || !std::holds_alternative<Var>(jaxpr.eqns[head_eqn].inputs[0]) ||
+        std::get<Var>(jaxpr.eqns[head_eqn].inputs[0]).aval.rank() <= dim) {
+      continue;
+    }
     const Var* source = &std::get<Var>(jaxpr.eqns[head_eqn].inputs[0]);
     const auto head_range = slice_along(jaxpr.eqns[head_eqn], *source, dim);
     const auto tail_range = slice_along(jaxpr.eqns[tail_eqn], *source, dim);

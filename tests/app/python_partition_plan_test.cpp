@@ -307,6 +307,10 @@ TEST_CASE("halo exchanges send one collective-permute per direction, and a stati
     CHECK(record->log.records()[1].kind == shardscope::CollectiveKind::kAllGather);
   }
   CHECK(printed("print(counts(lambda b: jnp.pad(b, 8), b))") == "(6, 0, True, \"P('x',)\")\n");
+  // A concatenation of values that are not slices (jnp.diag's index columns, of lower rank) is no rotation.
+  CHECK(printed("print(jax.jit(jnp.diag)(a))") == "[ 0.  9. 18. 27. 36. 45. 54. 63.]\n");
+  // A slice whose result drops the row sharding (3 of 8 columns over 2 devices): halo, then one gather.
+  CHECK(printed("print(counts(lambda a: a[:, :3]))") == "(1, 1, True, \"P('data',)\")\n");
   // A one-dimensional mesh of eight, and rows of three per device whose slices cut evenly or not.
   CHECK(printed("print([counts(lambda b: jnp.roll(b, s), b) for s in (1, -5, 17)])") ==
         "[(1, 0, True, \"P('x',)\"), (2, 0, True, \"P('x',)\"), (1, 0, True, \"P('x',)\")]\n");
