@@ -9,6 +9,7 @@
 #include "api/transforms.h"
 #include "base/error.h"
 #include "cost/compiled_cost.h"
+#include "exec/layout_assignment.h"
 #include "exec/lowering.h"
 #include "explicit/mesh_context.h"
 #include "explicit/sharding_rules.h"
@@ -412,6 +413,15 @@ void bind_transforms(py::module_& m) {
   m.def("typed_jaxpr_text", [](const py::function& f, const py::list& leaves, const std::string& name) {
     const api::Traced traced = api::trace_function(wrap(f), typed_avals(leaves), name);
     return print_jaxpr(*traced.jaxpr, api::session().profile);
+  });
+  // Layout.AUTO's choice per argument leaf (exec/layout_assignment): a major_to_minor tuple each.
+  m.def("auto_layouts", [](const py::function& f, const py::list& leaves, const std::string& name) {
+    const api::Traced traced = api::trace_function(wrap(f), typed_avals(leaves), name);
+    py::list out;
+    for (const std::vector<int64_t>& order : auto_parameter_layouts(*traced.jaxpr)) {
+      out.append(py::cast(order).cast<py::tuple>());
+    }
+    return out;
   });
   bind_lowering(m);
   py::class_<JitCache>(m, "JitCache")

@@ -298,10 +298,10 @@ class _Jitted:
     def _layouts(self, args, kwargs, leaves, flat):
         """(input layouts per leaf, a function giving output layouts per leaf) of this lowering."""
         from jax._src import layout as layout_lib
-        ranks = [len(leaf.shape) for leaf in leaves]
+        ranks = [len(getattr(leaf, 'shape', ())) for leaf in leaves]  # Python scalars are rank 0
 
         def auto():
-            return layout_lib.auto_layouts(_shardscope.typed_jaxpr_text(flat, leaves, _name(self._fun)), ranks)
+            return layout_lib.auto_layouts(flat, leaves, _name(self._fun))
         in_layouts = layout_lib.resolve_layouts(layout_lib.layouts_per_leaf(self._in_formats, len(leaves)),
                                                 ranks, auto, leaves)
 

@@ -1,6 +1,5 @@
 # Device-local layouts (jax._src.layout): Layout, Format, Layout.AUTO and the layout an array or compiled program has.
 # Layouts are metadata here: values and shardings never depend on them.
-import re
 
 import _shardscope
 
@@ -138,81 +137,11 @@ def array_format_attribute(array, name):
 
 
 # --- Layout.AUTO: the layout the compiler picks for a parameter -------------------------------------------------
-_EQN = re.compile(r'^\s*(?P<outs>[^=]*?)\s*=\s*(?P<prim>[A-Za-z_][\w.]*)(?P<rest>.*)$')
-_BINDER = re.compile(r'(\w+):\w+\[([\d,]*)\]')
-
-
-def _operands(rest):
-    """The operand names of an equation's right-hand side after its [params] (None where they span lines)."""
-    rest = rest.strip()
-    if rest.startswith('['):
-        depth = 0
-        for i, ch in enumerate(rest):
-            depth += ch in '[({'
-            depth -= ch in '])}'
-            if depth == 0:
-                return re.findall(r'\b\w+\b', rest[i + 1:])
-        return None
-    return re.findall(r'\b\w+\b', rest)
-
-
-def _logical_lines(body):
-    """The jaxpr body's equations one per line (printed params may span several lines)."""
-    lines, current, depth = [], '', 0
-    for line in body.splitlines():
-        current = f'{current} {line.strip()}' if current else line
-        depth += sum(line.count(c) for c in '[({') - sum(line.count(c) for c in '])}')
-        if depth <= 0:
-            lines.append(current)
-            current, depth = '', 0
-    if current:
-        lines.append(current)
-    return lines
-
-
-def auto_layouts(jaxpr_text, ranks):
-    """The layouts XLA:CPU's layout assignment picks for Layout.AUTO parameters, modelled for one pattern only:
-    a parameter whose only use is a slice keeping exactly one dimension (x[0, :], y[:, 0]) is laid out with
-    that dimension most minor, so the slice reads contiguous memory. Every other parameter (and every program
-    this reading of the jaxpr cannot follow) gets the default row-major layout."""
-    header, _, body = jaxpr_text.partition(' let')
-    params = _BINDER.findall(header.split(';', 1)[1] if ';' in header else '')
-    layouts = [default_layout(r) for r in ranks]
-    if len(params) != len(ranks):
-        return layouts
-    lines = _logical_lines(body.rstrip().removesuffix('}'))
-    uses = {name: [] for name, _ in params}
-    opaque = False
-    for line in lines:
-        if line.strip().startswith('in '):
-            for name in re.findall(r'\b\w+\b', line.strip()[3:]):
-                if name in uses:
-                    uses[name].append(None)
-            continue
-        m = _EQN.match(line)
-        if not m:
-            continue
-        operands = _operands(m.group('rest'))
-        if operands is None or 'lambda' in line:  # a nested jaxpr: its uses are not followed
-            opaque = True
-            continue
-        outs = _BINDER.findall(m.group('outs'))
-        for name in operands:
-            if name in uses:
-                uses[name].append((m.group('prim'), outs))
-    if opaque:
-        return layouts
-    for i, (name, shape) in enumerate(params):
-        in_shape = [int(d) for d in shape.split(',') if d]
-        if len(uses[name]) != 1 or uses[name][0] is None or uses[name][0][0] not in ('slice', 'dynamic_slice'):
-            continue
-        out_shape = [int(d) for d in uses[name][0][1][0][1].split(',') if d] if uses[name][0][1] else []
-        kept = [d for d, (a, b) in enumerate(zip(in_shape, out_shape)) if b == a and a > 1]
-        if len(out_shape) == len(in_shape) and len(kept) == 1 and all(
-                b == 1 for d, b in enumerate(out_shape) if d != kept[0]):
-            order = [d for d in range(len(in_shape)) if d != kept[0]] + kept
-            layouts[i] = Layout(tuple(order))
-    return layouts
+def auto_layouts(fun, leaves, name):
+    """The layouts XLA:CPU's layout assignment picks for Layout.AUTO parameters: the rule is core's
+    (exec/layout_assignment), modelled for one pattern only, a parameter only sliced down to one dimension
+    (x[0, :], y[:, 0]) gets that dimension most minor; every other parameter the row-major default."""
+    return [Layout(tuple(order)) for order in _shardscope.auto_layouts(fun, leaves, name)]
 
 
 # --- Formats given to jax.jit ------------------------------------------------------------------------------------
