@@ -210,8 +210,8 @@ TEST_CASE("the Flax NNX notebooks and the Linen RNG guide through the kernel pri
 
 TEST_CASE("the other JAX and Linen notebooks through the kernel print what JAX printed") {
   for (const char* name :
-       {"jax-101-pmap", "jax-host-offloading", "jax-sharded-computation-2025-02", "jax-sharded-computation-2026-04",
-        "flax-linen-partitioning-2023-02", "flax-linen-partitioning-2024-04"}) {
+       {"jax-101-pmap", "jax-host-offloading", "jax-layout", "jax-sharded-computation-2025-02",
+        "jax-sharded-computation-2026-04", "flax-linen-partitioning-2023-02", "flax-linen-partitioning-2024-04"}) {
     SUBCASE(name) { check_corpus_notebook(name); }
   }
 }
