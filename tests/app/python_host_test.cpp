@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
+#include "base/python_format.h"
 #include "python/host.h"
 
 using shardscope::python::CellResult;
@@ -91,12 +93,22 @@ TEST_CASE("SystemExit ends the cell with its code") {
 }
 
 TEST_CASE("SIGINT raises KeyboardInterrupt in the running code") {
-  std::thread interrupter([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The signal goes only once the cell runs (it touches a file first): sent earlier, before the interpreter
+  // installed its handler (a slow start under a sanitizer), it would end the test process instead.
+  const std::filesystem::path started =
+      std::filesystem::temp_directory_path() / ("shardscope_sigint_" + std::to_string(::getpid()));
+  std::filesystem::remove(started);
+  std::thread interrupter([&started] {
+    for (int i = 0; i < 2000 && !std::filesystem::exists(started); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ::kill(::getpid(), SIGINT);
   });
-  const CellResult result =
-      run_cell("import time\ndeadline = time.time() + 20\nwhile time.time() < deadline:\n    pass\n");
+  const CellResult result = run_cell("import time\nopen(" + shardscope::python_string_repr(started.string()) +
+                                     ", 'w').close()\ndeadline = time.time() + 20\nwhile time.time() < deadline:\n"
+                                     "    pass\n");
+  std::filesystem::remove(started);
   interrupter.join();
   CHECK(result.status == CellResult::Status::kInterrupted);
   CHECK(last_line(result.error) == "KeyboardInterrupt");
