@@ -56,6 +56,17 @@ int64_t block_bytes_per_index(const Aval& aval, const Layout& layout, std::size_
   return elements * static_cast<int64_t>(dtype_size(aval.dtype));
 }
 
+// An exchange of `kind` along `dim` over `axes` that moves nothing yet (per-device byte counts all zero).
+HaloExchange no_exchange(CollectiveKind kind, std::size_t operand, std::size_t dim,
+                         const std::vector<std::string>& axes, const Mesh& mesh) {
+  return {kind,
+          operand,
+          dim,
+          axes,
+          std::vector<int64_t>(mesh.devices().size(), 0),
+          std::vector<int64_t>(mesh.devices().size(), 0)};
+}
+
 // The operand position result element `j` reads along `dim` as index arithmetic (padding and out-of-range
 // positions included), for the ops XLA partitions with its halo functions: a slice, an edge-only pad, a
 // dynamic_slice whose start is written in the program.
@@ -94,12 +105,10 @@ std::optional<std::vector<HaloExchange>> xla_halos(const Eqn& eqn, std::size_t o
   int64_t left = 0;
   int64_t right = 0;
   for (int64_t i = 0; i < parts; ++i) {
-    int64_t lo = *raw_source(eqn, dim, i * out_block);
-    int64_t hi = lo;
-    for (int64_t j = i * out_block; j < (i + 1) * out_block; ++j) {
-      lo = std::min(lo, *raw_source(eqn, dim, j));
-      hi = std::max(hi, *raw_source(eqn, dim, j) + 1);
-    }
+    // Slice strides are positive and a pad only shifts: the read position grows with j, so the block's first
+    // and last elements bound what it reads.
+    const int64_t lo = *raw_source(eqn, dim, i * out_block);
+    const int64_t hi = *raw_source(eqn, dim, (i + 1) * out_block - 1) + 1;
     if (i > 0) left = std::max(left, i * in_block - lo);
     if (i + 1 < parts) right = std::max(right, hi - (i + 1) * in_block);
   }
@@ -109,12 +118,7 @@ std::optional<std::vector<HaloExchange>> xla_halos(const Eqn& eqn, std::size_t o
   for (const int64_t direction : {1, -1}) {  // +1: the left halo travels up the shards; -1: the right one down
     const int64_t width = direction > 0 ? left : right;
     for (int64_t k = 1; (k - 1) * in_block < width; ++k) {
-      HaloExchange exchange{CollectiveKind::kCollectivePermute,
-                            operand,
-                            dim,
-                            held[dim],
-                            std::vector<int64_t>(mesh.devices().size(), 0),
-                            std::vector<int64_t>(mesh.devices().size(), 0)};
+      HaloExchange exchange = no_exchange(CollectiveKind::kCollectivePermute, operand, dim, held[dim], mesh);
       const int64_t bytes = std::min(in_block, width - (k - 1) * in_block) * bytes_per_index;
       for (const auto& group : axis_groups(mesh, held[dim])) {
         for (const std::size_t member : group) {
@@ -137,12 +141,7 @@ HaloExchange gather_of_padded(const Eqn& eqn, std::size_t dim, const Layout& hel
   const Aval& out = eqn.outputs.at(0).aval;
   const int64_t parts = mesh.axes_size(held[dim]);
   const int64_t out_block = (out.shape[dim] + parts - 1) / parts;
-  HaloExchange gather{CollectiveKind::kAllGather,
-                      0,
-                      dim,
-                      held[dim],
-                      std::vector<int64_t>(mesh.devices().size(), 0),
-                      std::vector<int64_t>(mesh.devices().size(), 0)};
+  HaloExchange gather = no_exchange(CollectiveKind::kAllGather, 0, dim, held[dim], mesh);
   const int64_t bytes = (parts - 1) * out_block * block_bytes_per_index(out, result, dim, mesh);
   std::fill(gather.bytes_sent.begin(), gather.bytes_sent.end(), bytes);
   std::fill(gather.bytes_received.begin(), gather.bytes_received.end(), bytes);
@@ -209,10 +208,7 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
     }
     if (auto halos = xla_halos(eqn, operand, d, held, mesh)) {
       // The operand keeps one entry per exchanged dim even when nothing moves (every read is local).
-      if (halos->empty())
-        halos->push_back(HaloExchange{CollectiveKind::kCollectivePermute, operand, d, held[d],
-                                      std::vector<int64_t>(mesh.devices().size(), 0),
-                                      std::vector<int64_t>(mesh.devices().size(), 0)});
+      if (halos->empty()) halos->push_back(no_exchange(CollectiveKind::kCollectivePermute, operand, d, held[d], mesh));
       for (HaloExchange& halo : *halos) exchanges.push_back(std::move(halo));
       continue;
     }
@@ -224,12 +220,8 @@ std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, co
     // direction some device receives from; a reverse (one permute of whole blocks) and a concatenation's
     // all-to-all move everything in one collective.
     const bool per_direction = !concatenate && eqn.primitive->name != "rev";
-    const HaloExchange empty{concatenate ? CollectiveKind::kAllToAll : CollectiveKind::kCollectivePermute,
-                             operand,
-                             d,
-                             held[d],
-                             std::vector<int64_t>(mesh.devices().size(), 0),
-                             std::vector<int64_t>(mesh.devices().size(), 0)};
+    const HaloExchange empty = no_exchange(concatenate ? CollectiveKind::kAllToAll : CollectiveKind::kCollectivePermute,
+                                           operand, d, held[d], mesh);
     HaloExchange from_left = empty;   // elements owned by a lower coordinate along the axes
     HaloExchange from_right = empty;  // elements owned by a higher one (or, without direction, all of them)
     const int64_t parts = mesh.axes_size(held[d]);
@@ -278,12 +270,14 @@ std::vector<HaloExchange> rotation_exchanges(const Aval& operand, std::size_t di
       for (int64_t j = c * block; j < (c + 1) * block; ++j) {
         const int64_t owner = (((j - shift) % n + n) % n) / block;
         if (owner == c) continue;
-        HaloExchange& exchange = by_distance
-                                     .try_emplace((c - owner + parts) % parts,
-                                                  HaloExchange{CollectiveKind::kCollectivePermute, 0, dim, held[dim],
-                                                               std::vector<int64_t>(mesh.devices().size(), 0),
-                                                               std::vector<int64_t>(mesh.devices().size(), 0)})
-                                     .first->second;
+        const int64_t distance = (c - owner + parts) % parts;
+        auto found = by_distance.find(distance);
+        if (found == by_distance.end()) {
+          found =
+              by_distance.emplace(distance, no_exchange(CollectiveKind::kCollectivePermute, 0, dim, held[dim], mesh))
+                  .first;
+        }
+        HaloExchange& exchange = found->second;
         exchange.bytes_received[member] += bytes_per_index;
         exchange.bytes_sent[group[static_cast<std::size_t>(owner)]] += bytes_per_index;
       }
