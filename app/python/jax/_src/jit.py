@@ -311,7 +311,9 @@ class _Jitted:
             # XLA leaves an AUTO output in the default layout unless a consumer asks otherwise.
             return layout_lib.resolve_layouts([None if isinstance(r, layout_lib.AutoLayoutSingleton) else r
                                                for r in requested], out_ranks, None)
-        return in_layouts, out_layouts
+        # Without out Formats every output has the default layout, which is never recorded on an array: a
+        # compiled call then has nothing to record (and no need to trace the outputs' ranks).
+        return in_layouts, out_layouts, self._out_formats is not None
 
     def trace(self, *args, **kwargs):
         return Traced(self, args, kwargs)
@@ -381,7 +383,7 @@ class _MemoryStats:
 class Compiled:
     def __init__(self, compiled, in_tree, out_tree, layouts):
         self._compiled, self._in_tree, self._out_tree = compiled, in_tree, out_tree
-        self._in_layouts, self._out_layouts_fn = layouts
+        self._in_layouts, self._out_layouts_fn, self._records_out_layouts = layouts
         self._out_layouts = None
 
     def _output_layouts(self):
@@ -427,8 +429,9 @@ class Compiled:
         leaves, _ = tree_util.tree_flatten((args, kwargs))
         layout_lib.check_arg_layouts(leaves, self._in_layouts)
         outs = self._compiled(leaves)
-        for out, layout in zip(outs, self._output_layouts()):
-            layout_lib.set_array_layout(out, layout, committed=False)
+        if self._records_out_layouts:
+            for out, layout in zip(outs, self._output_layouts()):
+                layout_lib.set_array_layout(out, layout, committed=False)
         return tree_util.tree_unflatten(self._out_tree, outs)
 
 
