@@ -199,13 +199,15 @@ std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to, con
   for (std::size_t d = 0; d < rank; ++d) {
     std::size_t common = 0;
     while (common < from[d].size() && common < to[d].size() && from[d][common] == to[d][common]) ++common;
-    // Gathering the minor-most axes first keeps each concatenation in block order.
-    for (std::size_t a = from[d].size(); a-- > common;) {
-      Layout after = held;
-      after[d].pop_back();
-      steps.push_back({CollectiveKind::kAllGather, {from[d][a]}, static_cast<int64_t>(d), -1, held, after});
-      held = std::move(after);
-    }
+    if (common == from[d].size()) continue;
+    // XLA tiles a dimension once however many mesh axes shard it, so the axes leaving one dimension go in one
+    // all-gather over their combined groups (major axis first, which keeps the concatenation in block order).
+    Layout after = held;
+    after[d].resize(common);
+    steps.push_back({CollectiveKind::kAllGather,
+                     std::vector<std::string>(from[d].begin() + static_cast<std::ptrdiff_t>(common), from[d].end()),
+                     static_cast<int64_t>(d), -1, held, after});
+    held = std::move(after);
   }
   return steps;
 }

@@ -36,7 +36,7 @@ struct ReshardStep {
 // The collectives XLA's partitioner uses to go from `from` to `to` on `mesh`: one all-to-all when a group of axes
 // moves from the end of one dimension to the end of another; one collective-permute when the same axes tile every
 // dimension into as many blocks as before, in another device order (a 2x2 mesh's P('x', 'y') -> P('y', 'x'));
-// otherwise an all-gather of each axis that goes away (minor-most first). Axes that only arrive cost a local
+// otherwise one all-gather per dimension of the axes that leave it. Axes that only arrive cost a local
 // slice, not a step. Execution (reshard_buffers) and lowering both follow these steps.
 [[nodiscard]] std::vector<ReshardStep> reshard_steps(const Layout& from, const Layout& to, const Mesh& mesh);
 

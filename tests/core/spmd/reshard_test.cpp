@@ -84,3 +84,31 @@ TEST_CASE("a permuting reshard moves each block once and only from devices whose
     CHECK(found);
   }
 }
+
+TEST_CASE("the axes leaving one dim go in one all-gather over their combined groups; each dim gathers on its own") {
+  const Mesh mesh = cpu_mesh({4, 2}, {"data", "model"});
+  // A dim tiled over both axes (XLA tiles it once, eight ways) becomes whole with one all-gather of all 8 devices.
+  const auto whole = reshard_steps({{"data", "model"}}, {{}}, mesh);
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0].kind == CollectiveKind::kAllGather);
+  CHECK(whole[0].axes == std::vector<std::string>{"data", "model"});
+  // Keeping the major axis gathers only the minor one.
+  const auto minor = reshard_steps({{"data", "model"}}, {{"data"}}, mesh);
+  REQUIRE(minor.size() == 1);
+  CHECK(minor[0].axes == std::vector<std::string>{"model"});
+  // Two sharded dims replicate with one all-gather each.
+  const auto both = reshard_steps({{"data"}, {"model"}}, {{}, {}}, mesh);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].axes == std::vector<std::string>{"data"});
+  CHECK(both[1].axes == std::vector<std::string>{"model"});
+
+  // The one collective puts every element back in order and is logged once, over groups of all 8 devices.
+  const Array source = iota_array({16}, named(mesh, "P(('data', 'model'))"));
+  CommLog log;
+  const Array gathered = reshard(source, named(mesh, "P()"), kProfile, &log, "test");
+  CHECK(floats(gathered.gather()) == floats(source.gather()));
+  REQUIRE(log.records().size() == 1);
+  CHECK(log.records()[0].kind == CollectiveKind::kAllGather);
+  CHECK(log.records()[0].groups == std::vector<std::vector<int64_t>>{{0, 1, 2, 3, 4, 5, 6, 7}});
+  for (const Array::Shard& shard : gathered.shards()) CHECK(floats(shard.data) == floats(source.gather()));
+}
