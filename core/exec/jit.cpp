@@ -229,6 +229,11 @@ class PartitionedRun {
     const std::vector<Layout>& produced = plan.produced;
     const std::vector<std::string>& reduced_axes = plan.reduced_axes;
     if (plan.partial_gather) return execute_partial_gather(eqn, plan, inputs);
+    if (plan.scatter_in_place) {
+      // Every update lands in exactly one device's block, so the blocks of the scatter computed once are what
+      // each device's local scatter leaves; nothing is communicated.
+      return bind_produced(eqn.outputs[0], {plan.produced.at(0), computed_whole(eqn, inputs, plan.produced.at(0))});
+    }
     if (whole_product(eqn, inputs, produced, reduced_axes)) return;
     const Aval local_out = local_aval(eqn.outputs[0].aval, produced.at(0), mesh_);
     const Params params = localize_params(eqn, local_inputs, local_out);

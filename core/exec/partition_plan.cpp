@@ -119,6 +119,36 @@ void gather_from_local_blocks(const Eqn& eqn, const LayoutMap& layouts, Equation
   plan.partial_gather = true;
 }
 
+// XLA scatters into an operand sharded along the dims where each update is one element wide (inserted window
+// dims) without moving it: each device offsets the indices by its block's start, and updates outside its block
+// fall out of bounds and are dropped. The axes must not shard the indices or the updates, which stay whole.
+void scatter_into_local_blocks(const Eqn& eqn, const LayoutMap& layouts, EquationPlan& plan) {
+  if (!eqn.primitive->name.starts_with("scatter") || eqn.inputs.size() != 3 || eqn.outputs.size() != 1 ||
+      plan.operands.size() != 3 || plan.produced.size() != 1 || !plan.reductions.empty()) {
+    return;
+  }
+  const auto groups = param(eqn.params, "dimension_numbers").as_items("dimension_numbers");
+  if (groups.size() < 2) return;
+  const std::vector<int64_t> inserted = groups[1].as_ints("dimension_numbers");
+  const Layout held = layout_in(layouts, eqn.inputs[0]);
+  const auto used = [&](const std::string& axis) {
+    for (const Layout* layout : {&plan.operands[0], &plan.operands[1], &plan.operands[2]}) {
+      for (const auto& axes : *layout) {
+        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
+      }
+    }
+    return false;
+  };
+  for (const int64_t dim : inserted) {
+    const auto d = static_cast<std::size_t>(dim);
+    if (d >= held.size() || held[d].empty() || !plan.operands[0][d].empty() || !plan.produced[0][d].empty()) continue;
+    if (std::any_of(held[d].begin(), held[d].end(), used)) continue;
+    plan.operands[0][d] = held[d];
+    plan.produced[0][d] = held[d];
+    plan.scatter_in_place = true;
+  }
+}
+
 EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
   const FactorRule rule = factor_rule_for(eqn);
   EquationPlan plan;
@@ -224,6 +254,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     plan.produced.push_back(std::move(layout));
   }
   gather_from_local_blocks(eqn, layouts, plan);
+  scatter_into_local_blocks(eqn, layouts, plan);
   move_sorted_axes_aside(eqn, layouts, mesh, plan);
   if (eqn.outputs.size() == 1) {
     const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});

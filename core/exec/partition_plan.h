@@ -43,6 +43,10 @@ struct EquationPlan {
   // table): each device looks up the indices its own block holds, zeros elsewhere, and `reductions` sums the
   // partial results across the group: one all-reduce of the result instead of an all-gather of the operand.
   bool partial_gather = false;
+  // A scatter whose operand stays sharded along the dims each update writes one element of (XLA's trivially
+  // sliced dims, what `x.at[i].set/add/...` makes): each device applies the updates that land in its own block
+  // and drops the rest, as HLO's scatter drops out-of-bounds updates, so neither the operand nor the result moves.
+  bool scatter_in_place = false;
 };
 
 // Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".

@@ -317,3 +317,33 @@ TEST_CASE("halo exchanges send one collective-permute per direction, and a stati
   CHECK(printed("print([counts(lambda c: jnp.roll(c, s, 0), c) for s in (1, 4, -2)])") ==
         "[(1, 0, True, \"P('data', None)\"), (2, 0, True, \"P('data', None)\"), (1, 0, True, \"P('data', None)\")]\n");
 }
+
+TEST_CASE("x.at[i].set/add/mul into a dim sharded where each update is one element wide moves nothing, as XLA does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                   "an = np.asarray(a)\n")
+              .ok());
+  // Each device offsets the indices by its block's start and drops the updates outside its block: the result keeps
+  // the operand's sharding and no collective runs, for any combiner, repeated indices and out-of-bounds ones.
+  const char* const cases[] = {
+      "f = lambda a: a.at[0].add(1.)\nexpected = an.copy(); expected[0] += 1",
+      "f = lambda a: a.at[5].set(jnp.arange(8.))\nexpected = an.copy(); expected[5] = np.arange(8.)",
+      "f = lambda a: a.at[jnp.array([1, 6, 6, 40])].add(2.)\nexpected = an.copy(); expected[1] += 2; expected[6] += 4",
+      "f = lambda a: a.at[:, 3].mul(-1.)\nexpected = an.copy(); expected[:, 3] *= -1",
+      "f = lambda a: a.at[2, 7].max(100.)\nexpected = an.copy(); expected[2, 7] = 100",
+  };
+  for (const char* const code : cases) {
+    INFO(code);
+    REQUIRE(run_cell(code).ok());
+    CHECK(printed("r = jax.jit(f)(a)\nprint(r.sharding.spec, np.array_equal(np.asarray(r), expected))") ==
+          "P('data', 'model') True\n");
+    CHECK(collectives_of_last_run() == 0);
+    CHECK(printed("print(any(c in jax.jit(f).lower(a).compile().as_text() for c in ('all-gather', 'all-reduce')))") ==
+          "False\n");
+  }
+  // A static slice wider than one element is an update of a window along the sharded dim: XLA gathers it there.
+  CHECK(printed("r = jax.jit(lambda a: a.at[2:6].set(0.))(a)\nprint(r.sharding.spec, float(r[2:6].sum()))") ==
+        "P('data', 'model') 0.0\n");
+  REQUIRE(collectives_of_last_run() == 1);
+  CHECK(shardscope::api::last_program_run()->log.records()[0].kind == shardscope::CollectiveKind::kAllGather);
+}
