@@ -303,6 +303,11 @@ km.restart_kernel(now=True)
 kc.wait_for_ready(timeout=60)
 result['restarted'] = run("x")
 result['devices'] = run("len(__import__('jax').devices())")
+if not result['devices']['outputs']:
+    # Under a loaded machine an iopub message of the restarted kernel was once missed by the client's
+    # reconnected SUB socket; the kernel itself is what this step tests, so ask it once more and say so.
+    result['devices'] = run("len(__import__('jax').devices())")
+    result['devices']['retried'] = True
 kc.stop_channels()
 km.shutdown_kernel(now=True)
 print(json.dumps(result))
@@ -310,7 +315,7 @@ kc = km = None
 )py";
 
 const json& only_output(const json& step) {
-  REQUIRE(step.at("outputs").size() == 1);
+  REQUIRE_MESSAGE(step.at("outputs").size() == 1, step.dump());
   return step.at("outputs").at(0);
 }
 
