@@ -225,7 +225,7 @@ std::vector<bool> live_equations(const Jaxpr& jaxpr) {
 }
 
 HloProgram lowered_hlo(const Jaxpr& jaxpr) {
-  if (any_inlinable_call(jaxpr)) {
+  if (rewritten_for_partitioning(jaxpr)) {
     // The inlined program owns its equations: it lives as long as the instructions that point into it.
     auto inlined = std::make_shared<const Jaxpr>(inline_calls(jaxpr).jaxpr);
     HloProgram program = lowered_hlo(*inlined);

@@ -568,7 +568,7 @@ JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOpt
   // Nested calls (jit inside jit, jax.nn's jitted functions, checkpoint) are partitioned as part of their
   // caller, so shardings flow through them instead of stopping at a call boundary.
   std::shared_ptr<const InlinedProgram> inlined;
-  if (any_inlinable_call(caller)) inlined = cached_inlined(caller);
+  if (rewritten_for_partitioning(caller)) inlined = cached_inlined(caller);
   const Jaxpr& jaxpr = inlined ? inlined->jaxpr : caller;
   const Mesh* mesh = find_mesh(jaxpr, args, options);
   // A one-device mesh still partitions (trivially): its outputs keep NamedShardings on that mesh.

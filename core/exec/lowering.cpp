@@ -272,7 +272,7 @@ PartitionPlan plan_partitioning(const Jaxpr& jaxpr, const std::vector<ShapeDtype
     throw type_error("Computation compiled for " + std::to_string(jaxpr.invars.size()) + " inputs but called with " +
                      std::to_string(args.size()));
   }
-  if (any_inlinable_call(jaxpr)) return plan_partitioning(inline_calls(jaxpr).jaxpr, args, options, profile);
+  if (rewritten_for_partitioning(jaxpr)) return plan_partitioning(inline_calls(jaxpr).jaxpr, args, options, profile);
   PartitionPlan plan;
   const std::optional<Mesh> mesh = find_mesh(jaxpr, args, options);
   if (!mesh || mesh->size() == 1) {
@@ -421,7 +421,7 @@ Lowered::Lowered(JaxprPtr jaxpr, std::vector<ShapeDtypeStruct> args, LoweringOpt
     }
   }
   // Nested calls are partitioned, priced and printed as part of their caller (XLA inlines them too).
-  if (any_inlinable_call(*jaxpr_)) jaxpr_ = std::make_shared<const Jaxpr>(inline_calls(*jaxpr_).jaxpr);
+  if (rewritten_for_partitioning(*jaxpr_)) jaxpr_ = std::make_shared<const Jaxpr>(inline_calls(*jaxpr_).jaxpr);
   plan_ = plan_partitioning(*jaxpr_, args_, options_, profile_);
 }
 

@@ -1,8 +1,10 @@
-// Call inlining: a body's variables are renamed per call site and its results substituted into the caller.
+// Call inlining: a body's variables are renamed per call site and its results substituted into the caller; a split
+// becomes the slices JAX lowers it to.
 #include "ir/inline_calls.h"
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <string_view>
 
 #include "ir/primitive.h"
@@ -49,6 +51,7 @@ class Inliner {
         }
         continue;
       }
+      if (eqn.primitive->name == "split" && split_into_slices(eqn, inputs, bound, rename)) continue;
       Eqn copy;
       copy.primitive = eqn.primitive;
       copy.params = eqn.params;
@@ -68,6 +71,66 @@ class Inliner {
     results.reserve(body.outvars.size());
     for (const Atom& out : body.outvars) results.push_back(substituted(out, bound));
     return results;
+  }
+
+ private:
+  // JAX lowers `split` to one slice per result, and the partitioner plans each slice on its own (halos for the
+  // part a device's result block reads from its neighbours). Results nothing reads are left out, as XLA removes
+  // their dead slices. False (the split stays) when the slice primitive is not registered.
+  bool split_into_slices(const Eqn& eqn, const std::vector<Atom>& inputs, std::map<int64_t, Atom>& bound, bool rename) {
+    const Primitive* slice = find_primitive("slice");
+    if (slice == nullptr || inputs.size() != 1) return false;
+    const Aval& operand = atom_aval(inputs[0]);
+    const auto axis = static_cast<std::size_t>(param(eqn.params, "axis").as_int("axis"));
+    int64_t offset = 0;
+    for (const Var& output : eqn.outputs) {
+      std::vector<int64_t> start(operand.rank(), 0);
+      std::vector<int64_t> limit = operand.shape;
+      start.at(axis) = offset;
+      limit.at(axis) = offset + output.aval.shape.at(axis);
+      offset = limit[axis];
+      Eqn piece;
+      piece.primitive = slice;
+      piece.params = {{"limit_indices", ParamValue::int_tuple(limit)},
+                      {"start_indices", ParamValue::int_tuple(start)},
+                      {"strides", ParamValue(ParamValue::None{})}};
+      piece.inputs = inputs;
+      if (rename) {
+        Var fresh = new_var(output.aval);
+        bound[output.id] = Atom{fresh};
+        piece.outputs.push_back(fresh);
+      } else {
+        piece.outputs.push_back(output);
+      }
+      split_slices_.push_back(out_.jaxpr.eqns.size());
+      out_.jaxpr.eqns.push_back(std::move(piece));
+    }
+    return true;
+  }
+
+ public:
+  // Drops the split's slices whose results nothing reads.
+  void drop_unread_slices() {
+    if (split_slices_.empty()) return;
+    std::set<int64_t> read;
+    for (const Eqn& eqn : out_.jaxpr.eqns) {
+      for (const Atom& input : eqn.inputs) {
+        if (const auto* var = std::get_if<Var>(&input)) read.insert(var->id);
+      }
+    }
+    for (const Atom& out : out_.jaxpr.outvars) {
+      if (const auto* var = std::get_if<Var>(&out)) read.insert(var->id);
+    }
+    std::set<std::size_t> dead;
+    for (const std::size_t index : split_slices_) {
+      if (!read.contains(out_.jaxpr.eqns[index].outputs.at(0).id)) dead.insert(index);
+    }
+    std::vector<Eqn> kept;
+    kept.reserve(out_.jaxpr.eqns.size() - dead.size());
+    for (std::size_t e = 0; e < out_.jaxpr.eqns.size(); ++e) {
+      if (!dead.contains(e)) kept.push_back(std::move(out_.jaxpr.eqns[e]));
+    }
+    out_.jaxpr.eqns = std::move(kept);
   }
 
  private:
@@ -99,6 +162,7 @@ class Inliner {
   }
 
   InlinedProgram& out_;
+  std::vector<std::size_t> split_slices_;  // indices of the equations that split_into_slices made
 };
 
 }  // namespace
@@ -114,8 +178,9 @@ bool is_inlinable_call(const Eqn& eqn) {
   return body != nullptr && body->invars.size() == eqn.inputs.size() && body->outvars.size() == eqn.outputs.size();
 }
 
-bool any_inlinable_call(const Jaxpr& jaxpr) {
-  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(), [](const Eqn& eqn) { return is_inlinable_call(eqn); });
+bool rewritten_for_partitioning(const Jaxpr& jaxpr) {
+  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(),
+                     [](const Eqn& eqn) { return is_inlinable_call(eqn) || eqn.primitive->name == "split"; });
 }
 
 InlinedProgram inline_calls(const Jaxpr& jaxpr) {
@@ -125,6 +190,7 @@ InlinedProgram inline_calls(const Jaxpr& jaxpr) {
   Inliner inliner(out);
   // The caller's own variables keep their ids: layouts and the program view refer to them.
   out.jaxpr.outvars = inliner.splice(jaxpr, {}, false);
+  inliner.drop_unread_slices();
   return out;
 }
 

@@ -21,8 +21,10 @@ struct InlinedProgram {
   std::map<int64_t, Atom> replaced;
 };
 
-// The program with its calls inlined; `any_inlinable_call(jaxpr)` false means it would come back unchanged.
+// The program with its calls inlined and each split written as one slice per result read (what JAX lowers a split
+// to, so the partitioner plans each slice's halos on its own); `rewritten_for_partitioning(jaxpr)` false means it
+// would come back unchanged.
 [[nodiscard]] InlinedProgram inline_calls(const Jaxpr& jaxpr);
-[[nodiscard]] bool any_inlinable_call(const Jaxpr& jaxpr);
+[[nodiscard]] bool rewritten_for_partitioning(const Jaxpr& jaxpr);
 
 }  // namespace shardscope

@@ -347,3 +347,32 @@ TEST_CASE("x.at[i].set/add/mul into a dim sharded where each update is one eleme
   REQUIRE(collectives_of_last_run() == 1);
   CHECK(shardscope::api::last_program_run()->log.records()[0].kind == shardscope::CollectiveKind::kAllGather);
 }
+
+TEST_CASE("jnp.split partitions each result read as its own slice: halos instead of gathering the operand") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                   "an = np.asarray(a)\n")
+              .ok());
+  // The program still holds one split (as JAX traces it); the partitioner sees the slices JAX lowers it to. Rows
+  // 0-3 spread over the four 'data' blocks come from the two devices holding them now: two collective-permutes
+  // (one per distance), as real JAX 0.11 partitions it.
+  CHECK(printed("f = lambda a: jnp.split(a, 2, 0)[0]\nprint('split[axis=0' in str(jax.make_jaxpr(f)(a)))\n"
+                "r = jax.jit(f)(a)\nprint(r.sharding.spec, np.array_equal(np.asarray(r), an[:4]))") ==
+        "True\nP('data', 'model') True\n");
+  REQUIRE(collectives_of_last_run() == 2);
+  for (const auto& record : shardscope::api::last_program_run()->log.records()) {
+    CHECK(record.kind == shardscope::CollectiveKind::kCollectivePermute);
+  }
+  CHECK(printed("print('all-gather' in jax.jit(f).lower(a).compile().as_text())") == "False\n");
+  // Columns 4-7 are exactly the second 'model' block: one permute.
+  CHECK(printed("r = jax.jit(lambda a: jnp.split(a, 2, 1)[1])(a)\n"
+                "print(r.sharding.spec, np.array_equal(np.asarray(r), an[:, 4:]))") == "P('data', 'model') True\n");
+  CHECK(collectives_of_last_run() == 1);
+  // Every result read, unequal pieces, a gradient through the split: the values are the unsharded ones.
+  CHECK(printed("parts = jax.jit(lambda a: jnp.split(a, [2, 3, 8], 0))(a)\n"
+                "print([p.shape for p in parts], all(np.array_equal(np.asarray(p), q) for p, q in "
+                "zip(parts, np.split(an, [2, 3, 8], 0))))") == "[(2, 8), (1, 8), (5, 8), (0, 8)] True\n");
+  CHECK(printed("g = jax.jit(jax.grad(lambda a: (jnp.split(a, 4, 1)[2] ** 2).sum()))(a)\n"
+                "e = np.zeros_like(an); e[:, 4:6] = 2 * an[:, 4:6]\nprint(np.array_equal(np.asarray(g), e))") ==
+        "True\n");
+}
