@@ -1,6 +1,7 @@
 // `shardscope run FILE`: a notebook or script, cell by cell, as a notebook shows it; --check compares.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -74,11 +75,22 @@ int check_notebook(const Notebook& notebook, std::ostream& out) {
   return failed == 0 ? 0 : 1;
 }
 
-int run_cells(const Notebook& notebook, std::ostream& out, std::ostream& err) {
+// A .py file without `# %%` cells is a program: load_notebook makes its whole text the one cell (a percent script's
+// cells never hold their marker lines).
+bool is_program(const std::string& path, const Notebook& notebook) {
+  if (path.ends_with(".ipynb") || notebook.cells.size() != 1) return false;
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return notebook.cells.front().source == decode_python_source(contents.str());
+}
+
+// A program shows no figures, as `python3 FILE` with a headless matplotlib backend: plt.show() prints nothing.
+int run_cells(const Notebook& notebook, bool program, std::ostream& out, std::ostream& err) {
   bool any_error = false;
   for (const NotebookCell* cell : notebook.code_cells()) {
     out.flush();
-    const python::CellResult result = python::run_cell(cell->source, {.echo = true});
+    const python::CellResult result = python::run_cell(cell->source, {.echo = true, .show_figures = !program});
     if (result.output) out << *result.output << "\n";
     out.flush();
     switch (result.status) {
@@ -130,7 +142,8 @@ int run_notebook(const std::vector<std::string>& args, std::ostream& out, std::o
     const Notebook notebook = load_notebook(request.file);
     const python::InterpreterScope interpreter;
     python::enter_script(request.file);
-    return arguments.flag("--check") ? check_notebook(notebook, out) : run_cells(notebook, out, err);
+    return arguments.flag("--check") ? check_notebook(notebook, out)
+                                     : run_cells(notebook, is_program(request.file, notebook), out, err);
   });
 }
 

@@ -205,7 +205,7 @@ CellResult run_cell(const std::string& code, const CellOptions& options) {
   clear_cancellation();  // a Ctrl-C pressed while nothing ran must not stop this cell's first program
   CellResult result;
   try {
-    py::dict outcome = runtime_module().attr("run_cell")(code, options.echo);
+    py::dict outcome = runtime_module().attr("run_cell")(code, options.echo, options.show_figures);
     result.status = status_of(outcome["status"].cast<std::string>());
     result.stdout_text = text_of(outcome["stdout"]);
     result.stderr_text = text_of(outcome["stderr"]);

@@ -23,6 +23,9 @@ struct CellResult {
 struct CellOptions {
   // Also pass the cell's stdout/stderr to the process's streams as they are written.
   bool echo = false;
+  // Display matplotlib figures as a notebook does (each open figure's text at plt.show() and after the cell's
+  // value, then closed); off for a program run, where plt.show() shows nothing.
+  bool show_figures = true;
 };
 
 // Settings the command line gives the simulated `jax` package (read by it when it is imported).

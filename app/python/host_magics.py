@@ -1,4 +1,5 @@
-# IPython magics a tutorial uses: %timeit/%%timeit, %time/%%time, %env, %%capture; others are skipped.
+# IPython magics a tutorial uses: %timeit/%%timeit, %time/%%time, %env, %%capture, %matplotlib inline; others are
+# skipped.
 import io
 import itertools
 import math
@@ -187,7 +188,7 @@ def capture(namespace, run_source, line, cell):
 
 
 _SKIP_REASONS = {
-    "matplotlib": "plots are not shown by shardscope",
+    "matplotlib": "figures are shown inline by shardscope",
     "load_ext": "IPython extensions are not available",
     "reload_ext": "IPython extensions are not available",
     "autoreload": "modules are not reloaded",
@@ -212,6 +213,11 @@ def line_magic(namespace, run_source, kind, text):
         return time_magic(run_source, args)
     if name == "env":
         return env(args)
+    if name == "matplotlib" and args.strip() == "inline":
+        import _shardscope_host_figures as figures
+
+        figures.use_inline()
+        return None
     note("`%" + text.strip() + "`", _SKIP_REASONS.get(name, "this magic is not supported"))
     return None
 

@@ -41,10 +41,23 @@ def _empty(obj):
     return repr(obj)
 
 
+def _object_text(obj):
+    """repr(obj); for an object whose class has no repr of its own, IPython's `<module.Class at 0x...>` (what a
+    cell ending with plt.plot(...) shows: `[<matplotlib.lines.Line2D at 0x...>]`)."""
+    klass = type(obj)
+    if klass.__repr__ is not object.__repr__:
+        return repr(obj)
+    module = getattr(klass, "__module__", None)
+    name = klass.__qualname__
+    if module and module not in ("builtins", "exceptions"):
+        name = module + "." + name
+    return "<%s at 0x%x>" % (name, id(obj))
+
+
 def _flat(obj, active):
     """The one-line form: IPython's pretty text when nothing breaks."""
     if not _uses_builtin_repr(obj):
-        return repr(obj)
+        return _object_text(obj)
     if id(obj) in active:
         return _recursion_marker(obj)
     if len(obj) == 0:

@@ -9,6 +9,7 @@ import threading
 import tokenize
 import traceback
 
+import _shardscope_host_figures as figures
 import _shardscope_host_magics as magics
 import _shardscope_host_pretty as pretty
 
@@ -174,8 +175,26 @@ def _arm_interrupt():
             chain()
 
 
-def run_cell(source, echo=False):
-    """Runs one notebook cell. Returns a dict: stdout, stderr, output (text or None), error, status, exit_code."""
+def _show_figures(result, out, err):
+    """As IPython's inline backend after each cell: the figures the cell left open are displayed, after its value."""
+    try:
+        texts = figures.end_cell()
+    except Exception as error:  # noqa: BLE001 -- a matplotlib the cell broke: said, and the session goes on
+        err.write(format_exception(error))
+        return
+    if not texts:
+        return
+    if result["output"] is not None:
+        result["output"] += "".join("\n" + text for text in texts)
+    else:
+        out.write("".join(text + "\n" for text in texts))
+
+
+def run_cell(source, echo=False, show_figures=True):
+    """Runs one notebook cell. Returns a dict: stdout, stderr, output (text or None), error, status, exit_code.
+
+    With show_figures, matplotlib figures are displayed as in a notebook (their text, at plt.show() and after the
+    value); without, as in a program run, they are not."""
     _counter[0] += 1
     number = _counter[0]
     _arm_interrupt()
@@ -184,6 +203,7 @@ def run_cell(source, echo=False):
     err = CaptureStream(saved[1] if echo else None)
     result = {"output": None, "error": "", "status": "ok", "exit_code": 0}
     sys.stdout, sys.stderr = out, err
+    figures.begin_cell(show_figures)
     try:
         value = run_source(source, "<cell %d>" % number)
         if value is not None:
@@ -202,7 +222,10 @@ def run_cell(source, echo=False):
     except BaseException as error:  # the session survives anything the cell raises
         result["status"], result["error"] = "error", format_exception(error)
     finally:
-        sys.stdout, sys.stderr = saved
+        try:
+            _show_figures(result, out, err)
+        finally:
+            sys.stdout, sys.stderr = saved
     result["stdout"], result["stderr"] = out.getvalue(), err.getvalue()
     return result
 

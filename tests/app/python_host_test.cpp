@@ -134,12 +134,12 @@ TEST_CASE("timeit prints IPython's summary line") {
 }
 
 TEST_CASE("shell lines and unsupported magics are skipped with a note") {
-  const CellResult result = run_cell("!pip install -q jax\n%matplotlib inline\nx = 5\nx");
+  const CellResult result = run_cell("!pip install -q jax\n%matplotlib notebook\nx = 5\nx");
   CHECK(result.ok());
   CHECK(*result.output == "5");
   CHECK(result.stderr_text ==
         "shardscope: skipped `!pip install -q jax` (packages are not installed by shardscope)\n"
-        "shardscope: skipped `%matplotlib inline` (plots are not shown by shardscope)\n");
+        "shardscope: skipped `%matplotlib notebook` (figures are shown inline by shardscope)\n");
 }
 
 TEST_CASE("env and capture magics") {
