@@ -24,6 +24,13 @@ def serve_kernel(connection_file, arm_interrupt):
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()
+    # matplotlib-inline applies InlineBackend.rc when pyplot's backend loads; since its 0.1.4 that is empty, so a
+    # notebook of an older profile gets the settings (the 432x288 figures) of its own time back this way.
+    import _shardscope_host_figures as figures
+
+    era_rc = figures.inline_rc()
+    if era_rc:
+        app.config.InlineBackend.rc = era_rc
     app.initialize(["-f", connection_file])
     app.shell.events.register("pre_run_cell", lambda *args: arm_interrupt())
     app.start()

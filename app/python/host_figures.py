@@ -9,6 +9,32 @@ BACKEND = "module://shardscope._inline_backend"
 
 _state = {"show": True, "saved_backend": None, "set_backend": False}
 
+# IPython's InlineBackend.rc: the settings its inline backend laid over matplotlib's own until matplotlib-inline 0.1.4
+# (tagged 2022-08-16) stopped overriding them ("Remove matplotlib rc overrides", ipython/ipython#10383). A figure was
+# 6x4 inches at 72 dpi, `<Figure size 432x288 ...>`; since then it is matplotlib's 6.4x4.8 at 100 dpi, 640x480.
+_INLINE_RC_UNTIL_0_1_4 = {
+    "figure.figsize": (6.0, 4.0),
+    "figure.facecolor": (1, 1, 1, 0),
+    "figure.edgecolor": (1, 1, 1, 0),
+    "font.size": 10,
+    "figure.dpi": 72,
+    "figure.subplot.bottom": .125,
+}
+
+# The JAX profiles of notebooks run before that release: jax 0.3.16 (August 12, 2022) is the last one out before it,
+# jax 0.3.17 (August 31, 2022) the first after.
+_FIRST_JAX_WITHOUT_INLINE_RC = (0, 3, 17)
+
+
+def inline_rc():
+    """The rcParams IPython's inline backend set for a notebook of the JAX profile's time ({} from 0.3.17 on)."""
+    try:
+        import _shardscope
+    except ImportError:  # the host alone, without the simulated jax: the newest profile
+        return {}
+    version = tuple(int(part) for part in _shardscope.jax_version().split(".")[:3])
+    return dict(_INLINE_RC_UNTIL_0_1_4) if version < _FIRST_JAX_WITHOUT_INLINE_RC else {}
+
 
 def shows_figures():
     """Whether figures are displayed: in notebook cells, not in a program run nor for a recorder of plain repr()
