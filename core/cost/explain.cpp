@@ -231,6 +231,10 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
       if (const Var* v = std::get_if<Var>(&in)) readers[v->id].push_back(static_cast<int64_t>(e));
     }
   }
+  std::map<int64_t, int> combined_sizes;  // all-reduces per combined all-reduce
+  for (const PlannedCollective& c : plan.collectives) {
+    if (c.combined >= 0) ++combined_sizes[c.combined];
+  }
   std::vector<ExplainRow> collective_rows;
   for (std::size_t c = 0; c < plan.collectives.size() && c < report.collectives.size(); ++c) {
     const PlannedCollective& planned = plan.collectives[c];
@@ -245,6 +249,11 @@ ProgramExplanation explain_compiled(const Compiled& compiled, const std::string&
     row.seconds = estimate.seconds;
     row.bound = estimate.latency_seconds > estimate.bandwidth_seconds ? "latency" : "bandwidth";
     row.reason = why(planned, program, plan, decided);
+    if (planned.combined >= 0) {
+      const int others = combined_sizes[planned.combined] - 1;
+      row.reason += "; combined with " + std::to_string(others) + " independent all-reduce" + (others == 1 ? "" : "s") +
+                    " over the same devices into one (all-reduce #" + std::to_string(planned.combined) + ")";
+    }
     row.groups = c < log.records().size() ? groups_text(log.records()[c]) : "";
     row.algorithm = estimate.algorithm;
     row.equation = planned.equation;

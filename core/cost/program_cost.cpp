@@ -129,6 +129,46 @@ CollectiveEstimate estimate_collective(const CollectiveRecord& record, const Har
   return estimate_collective_on(record, hardware, devices, index_devices(devices));
 }
 
+namespace {
+
+// All-reduces XLA's combiner runs as one take one collective's time: its latency once, then the members' bytes
+// back to back. The group's first record carries the latency (and whatever the latency hides of the bandwidth);
+// the others only their own bandwidth time. Each participating device's communication time drops accordingly.
+void charge_combined_latency_once(const CommLog& log, ProgramCostReport& report) {
+  std::map<int64_t, std::vector<std::size_t>> groups;
+  for (std::size_t r = 0; r < log.records().size() && r < report.collectives.size(); ++r) {
+    if (log.records()[r].combined >= 0) groups[log.records()[r].combined].push_back(r);
+  }
+  std::unordered_map<int64_t, std::size_t> row_of;
+  for (std::size_t d = 0; d < report.devices.size(); ++d) row_of.emplace(report.devices[d].device_id, d);
+  for (const auto& [id, members] : groups) {
+    double latency = 0;
+    double bandwidth = 0;
+    for (const std::size_t r : members) {
+      latency = std::max(latency, report.collectives[r].latency_seconds);
+      bandwidth += report.collectives[r].bandwidth_seconds;
+    }
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      CollectiveEstimate& e = report.collectives[members[m]];
+      const double before = e.seconds;
+      if (m == 0) {
+        e.latency_seconds = latency;
+        e.seconds = std::max(latency, bandwidth) - (bandwidth - e.bandwidth_seconds);
+      } else {
+        e.latency_seconds = 0;
+        e.seconds = e.bandwidth_seconds;
+      }
+      const CollectiveRecord& record = log.records()[members[m]];
+      for (const int64_t device : record.device_ids) {
+        const auto row = row_of.find(device);
+        if (row != row_of.end()) report.devices[row->second].communication_seconds += e.seconds - before;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& local_aval,
                                         const std::vector<Device>& devices, const CommLog& log,
                                         const HardwareSpec& hardware) {
@@ -199,6 +239,7 @@ ProgramCostReport estimate_program_cost(const Jaxpr& jaxpr, const LocalAvalFn& l
     }
     report.collectives.push_back(std::move(e));
   }
+  charge_combined_latency_once(log, report);
   for (const DeviceEstimate& d : report.devices) {
     if (d.total_seconds() >= report.total_seconds) {
       report.total_seconds = d.total_seconds();

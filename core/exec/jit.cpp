@@ -246,8 +246,8 @@ class PartitionedRun {
       for (std::size_t r = 0; r < outputs.size(); ++r) outputs[r][d] = results.at(r);
     });
     for (std::size_t r = 0; r < outputs.size(); ++r) {
-      for (const std::vector<std::string>& axes : plan.reductions) {
-        outputs[r] = all_reduce(mesh_, axes, outputs[r], reduction_op(name), &run_.log, name + " partial results");
+      for (std::size_t k = 0; k < plan.reductions.size(); ++k) {
+        outputs[r] = partial_results_reduced(plan, k, outputs[r], reduction_op(name), name);
       }
       bind_produced(eqn.outputs[r], {produced[r], outputs[r]});
     }
@@ -322,10 +322,22 @@ class PartitionedRun {
       }
       parts[d] = std::move(identity);
     }
-    for (const std::vector<std::string>& axes : plan.reductions) {
-      parts = all_reduce(mesh_, axes, parts, ReduceOp::kSum, &run_.log, eqn.primitive->name + " partial results");
+    for (std::size_t k = 0; k < plan.reductions.size(); ++k) {
+      parts = partial_results_reduced(plan, k, parts, ReduceOp::kSum, eqn.primitive->name);
     }
     bind_produced(eqn.outputs[0], {plan.produced.at(0), std::move(parts)});
+  }
+
+  // The all-reduce of reduction `k`'s partial results, logged with the combined all-reduce it belongs to.
+  DeviceBuffers partial_results_reduced(const EquationPlan& plan, std::size_t k, const DeviceBuffers& values,
+                                        ReduceOp op, const std::string& primitive) {
+    CommLog log;
+    DeviceBuffers reduced = all_reduce(mesh_, plan.reductions[k], values, op, &log, primitive + " partial results");
+    for (CollectiveRecord record : log.records()) {
+      record.combined = k < plan.combined.size() ? plan.combined[k] : -1;
+      run_.log.add(std::move(record));
+    }
+    return reduced;
   }
 
   // The operands moved to the layouts the plan gives them.

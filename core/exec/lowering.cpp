@@ -132,10 +132,11 @@ class Planner {
     if (decided.mode == EquationMode::kLocal && is_control_flow(eqn)) control_flow_bodies(index, eqn, decided);
     for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
       const Var& output = eqn.outputs[r];
-      for (const std::vector<std::string>& axes : decided.reductions) {
+      for (std::size_t k = 0; k < decided.reductions.size(); ++k) {
         const Aval local = local_under(output.aval, decided.produced.at(r), mesh_);
-        add({index, CollectiveKind::kAllReduce, axes, -1, -1, local, local, eqn.primitive->name + " partial results",
-             output.id});
+        add({index, CollectiveKind::kAllReduce, decided.reductions[k], -1, -1, local, local,
+             eqn.primitive->name + " partial results", output.id, -1,
+             k < decided.combined.size() ? decided.combined[k] : -1});
       }
       move(Atom{output}, decided.produced.at(r), layout_of(Atom{output}), index, "");
     }
@@ -235,6 +236,7 @@ CommLog PartitionPlan::comm_log() const {
     record.kind = c.kind;
     record.axes = c.axes;
     record.origin = c.origin;
+    record.combined = c.combined;
     auto cached = groups_by_axes.find(c.axes);
     if (cached == groups_by_axes.end()) {
       std::vector<std::vector<int64_t>> id_groups;

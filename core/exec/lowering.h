@@ -29,8 +29,9 @@ struct PlannedCollective {
   Aval local_operand;
   Aval local_result;
   std::string origin;
-  int64_t var_id = -1;   // the value it moves (an operand of `equation`, or its result for all-reduces)
-  int64_t operand = -1;  // which operand of `equation` it moves (one value may be several operands, moved apart)
+  int64_t var_id = -1;    // the value it moves (an operand of `equation`, or its result for all-reduces)
+  int64_t operand = -1;   // which operand of `equation` it moves (one value may be several operands, moved apart)
+  int64_t combined = -1;  // all-reduces run as one combined all-reduce share this id (EquationPlan::combined)
 };
 
 // Every partitioning decision, made without data.

@@ -1,6 +1,8 @@
 // Program texts for lower().as_text() and compile().as_text(), in shardscope's own clearly marked
 // format, with XLA's HloSharding strings for every value's layout.
+#include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "exec/lowering.h"
@@ -216,7 +218,18 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
     out << "  # " << c.origin << "\n";
     return result;
   };
-  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+  // Members of each combined all-reduce, and how many of them are still to be printed.
+  std::map<int64_t, std::vector<const PlannedCollective*>> combined_members;
+  for (const PlannedCollective& c : plan.collectives) {
+    if (c.kind == CollectiveKind::kAllReduce && c.combined >= 0) combined_members[c.combined].push_back(&c);
+  }
+  std::map<int64_t, std::vector<std::string>> combined_operands;  // printed members' partial results
+  // Values that wait for a combined all-reduce not printed yet: a member's result, and everything computed from it.
+  // Equations reading them are printed once the combined all-reduce is (the combiner only joins all-reduces that do
+  // not depend on each other, so nothing a later member needs waits).
+  std::set<int64_t> waiting;
+  std::vector<std::size_t> held;
+  const auto print_equation = [&](std::size_t e) {
     const Eqn& eqn = jaxpr.eqns[e];
     // Operands moved for this equation only: later users still read the value in its own layout. Each operand's
     // moves chain on their own (t @ t gathers t one way for the left operand and another for the right).
@@ -243,11 +256,69 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
     }
     out << "  " << base << " = " << (shapes.size() == 1 ? shapes[0] : "(" + join(shapes, ", ") + ")") << " "
         << eqn.primitive->name << "(" << join(operands, ", ") << ")" << printed_params(eqn, profile) << "\n";
+    std::vector<int64_t> completed;
     for (const PlannedCollective& c : plan.collectives) {
-      if (c.equation == e && c.kind == CollectiveKind::kAllReduce) {
+      if (c.equation != e || c.kind != CollectiveKind::kAllReduce) continue;
+      if (c.combined < 0) {
         names.set_id(c.var_id, print_collective(c, names.of_id(c.var_id)));
+        continue;
+      }
+      std::vector<std::string>& ready = combined_operands[c.combined];
+      ready.push_back(names.of_id(c.var_id));
+      const std::vector<const PlannedCollective*>& members = combined_members[c.combined];
+      if (ready.size() < members.size()) {
+        waiting.insert(c.var_id);
+        continue;
+      }
+      // The last member: one all-reduce of the tuple of every member's partial results, then each member's value.
+      const std::string result = "%all-reduce." + std::to_string(counter++);
+      std::vector<std::string> tuple;
+      std::vector<std::string> origins;
+      for (const PlannedCollective* member : members) {
+        tuple.push_back(hlo_shape(member->local_result));
+        origins.push_back(member->origin);
+      }
+      out << "  " << result << " = (" << join(tuple, ", ") << ") all-reduce(" << join(ready, ", ")
+          << "), channel_id=" << channel++ << ", replica_groups=" << replica_groups(*plan.mesh, c.axes)
+          << ", to_apply=%reduce  # combined: " << join(origins, ", ") << "\n";
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        const std::string element = "%get-tuple-element." + std::to_string(counter++);
+        out << "  " << element << " = " << tuple[m] << " get-tuple-element(" << result << "), index=" << m << "\n";
+        names.set_id(members[m]->var_id, element);
+        waiting.erase(members[m]->var_id);
+      }
+      completed.push_back(c.combined);
+    }
+    return !completed.empty();
+  };
+  const auto reads_waiting = [&](std::size_t e) {
+    return std::any_of(jaxpr.eqns[e].inputs.begin(), jaxpr.eqns[e].inputs.end(), [&](const Atom& input) {
+      const auto* var = std::get_if<Var>(&input);
+      return var != nullptr && waiting.contains(var->id);
+    });
+  };
+  // Prints held equations whose values are all available now, repeatedly: one may release the next.
+  const auto release_held = [&] {
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (auto it = held.begin(); it != held.end(); ++it) {
+        if (reads_waiting(*it)) continue;
+        const std::size_t e = *it;
+        held.erase(it);
+        for (const Var& output : jaxpr.eqns[e].outputs) waiting.erase(output.id);
+        print_equation(e);
+        progress = true;
+        break;
       }
     }
+  };
+  for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    if (reads_waiting(e)) {
+      held.push_back(e);
+      for (const Var& output : jaxpr.eqns[e].outputs) waiting.insert(output.id);
+      continue;
+    }
+    if (print_equation(e)) release_held();
   }
   std::vector<std::string> roots;
   std::vector<std::string> root_shapes;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "exec/all_reduce_combiner.h"
 #include "exec/shard_map.h"
 #include "ir/layout_constraint.h"
 #include "ir/param.h"
@@ -484,6 +485,7 @@ std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& la
   plans.reserve(jaxpr.eqns.size());
   for (const Eqn& eqn : jaxpr.eqns) plans.push_back(plan_equation(eqn, layouts, mesh));
   plan_rotations(jaxpr, layouts, mesh, plans);
+  combine_all_reduces(jaxpr, mesh, plans);
   return plans;
 }
 

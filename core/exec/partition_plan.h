@@ -47,6 +47,9 @@ struct EquationPlan {
   // sliced dims, what `x.at[i].set/add/...` makes): each device applies the updates that land in its own block
   // and drops the rest, as HLO's scatter drops out-of-bounds updates, so neither the operand nor the result moves.
   bool scatter_in_place = false;
+  // Per entry of `reductions`: the id of the combined all-reduce XLA's combiner folds it into (the same for every
+  // all-reduce of one group), or -1 when it runs alone (exec/all_reduce_combiner).
+  std::vector<int64_t> combined;
 };
 
 // Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".

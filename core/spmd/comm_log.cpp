@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "base/python_format.h"
 
@@ -34,7 +35,8 @@ std::string CollectiveRecord::summary() const {
   }
   const int64_t most = bytes_sent.empty() ? 0 : *std::max_element(bytes_sent.begin(), bytes_sent.end());
   return collective_name(kind) + " over " + python_tuple(axis_reprs) + " groups " + join(group_texts, ",") + ": " +
-         std::to_string(most) + " B sent per device" + (origin.empty() ? "" : " (" + origin + ")");
+         std::to_string(most) + " B sent per device" + (origin.empty() ? "" : " (" + origin + ")") +
+         (combined < 0 ? "" : ", combined as all-reduce #" + std::to_string(combined));
 }
 
 int64_t CommLog::total_bytes_sent() const {
@@ -44,8 +46,13 @@ int64_t CommLog::total_bytes_sent() const {
 }
 
 std::size_t CommLog::count(CollectiveKind kind) const {
-  return static_cast<std::size_t>(
-      std::count_if(records_.begin(), records_.end(), [kind](const CollectiveRecord& r) { return r.kind == kind; }));
+  // Records of one combined all-reduce are one collective.
+  std::set<int64_t> combined;
+  std::size_t count = 0;
+  for (const CollectiveRecord& r : records_) {
+    if (r.kind == kind && (r.combined < 0 || combined.insert(r.combined).second)) ++count;
+  }
+  return count;
 }
 
 }  // namespace shardscope

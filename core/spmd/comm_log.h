@@ -20,6 +20,8 @@ struct CollectiveRecord {
   std::vector<int64_t> bytes_sent;           // per participant, same order as device_ids
   std::vector<int64_t> bytes_received;
   std::string origin;  // what asked for it, e.g. "psum" or "reshard P('x',) -> P()"
+  // All-reduces XLA's combiner runs as one all-reduce of a tuple share this id (-1: the collective runs alone).
+  int64_t combined = -1;
 
   [[nodiscard]] int64_t total_bytes_sent() const;
   // One line for people: "all-reduce over ('x',) groups {0,1,2,3},{4,5,6,7}: 96 B sent per device (psum)".
@@ -33,6 +35,7 @@ class CommLog {
   [[nodiscard]] bool empty() const { return records_.empty(); }
   void clear() { records_.clear(); }
   [[nodiscard]] int64_t total_bytes_sent() const;
+  // How many collectives of `kind` ran: the records of one combined all-reduce count once.
   [[nodiscard]] std::size_t count(CollectiveKind kind) const;
 
  private:

@@ -2,6 +2,7 @@
 // would not insert, and gradients through a checked shard_map's psum counted once per device.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -375,4 +376,61 @@ TEST_CASE("jnp.split partitions each result read as its own slice: halos instead
   CHECK(printed("g = jax.jit(jax.grad(lambda a: (jnp.split(a, 4, 1)[2] ** 2).sum()))(a)\n"
                 "e = np.zeros_like(an); e[:, 4:6] = 2 * an[:, 4:6]\nprint(np.array_equal(np.asarray(g), e))") ==
         "True\n");
+}
+
+TEST_CASE("independent all-reduces over the same devices run as one combined all-reduce, as XLA's combiner does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("import re\n"
+                   "def count(f, *args):\n"
+                   "    return len(re.findall(r'\\ball-reduce\\(', f.lower(*args).compile().as_text()))\n"
+                   "w1 = jax.device_put(jnp.ones((8, 16)) / 8, NamedSharding(mesh, P(None, 'model')))\n"
+                   "w2 = jax.device_put(jnp.ones((16, 8)) / 16, NamedSharding(mesh, P('model', None)))\n"
+                   "xb = jax.device_put(jnp.arange(64.).reshape(8, 8) / 64, NamedSharding(mesh, P('data', None)))\n"
+                   "def mlp_loss(ws, xb):\n"
+                   "    h = jax.nn.relu(xb @ ws[0])\n"
+                   "    return ((h @ ws[1]) ** 2).mean()\n"
+                   "step = jax.jit(jax.value_and_grad(mlp_loss))\n")
+              .ok());
+  // The forward all-reduce over 'model', then the loss and both weight gradients over 'data': none of those three
+  // reads another, so they travel as one all-reduce of a tuple (real JAX 0.11.2 on 8 CPU devices: two all-reduces).
+  CHECK(printed("l, gs = step((w1, w2), xb)\nprint(float(l), gs[0].sharding.spec, gs[1].sharding.spec, "
+                "count(step, (w1, w2), xb))") == "0.32427978515625 P(None, 'model') P('model',) 2\n");
+  const auto record = shardscope::api::last_program_run();
+  REQUIRE(record != nullptr);
+  CHECK(record->log.records().size() == 4);
+  CHECK(record->log.count(shardscope::CollectiveKind::kAllReduce) == 2);
+  std::set<int64_t> groups;
+  for (const auto& r : record->log.records()) {
+    if (r.combined >= 0) groups.insert(r.combined);
+  }
+  CHECK(groups.size() == 1);
+  CHECK(printed("print('(f32[], f32[8,8], f32[8,8]) all-reduce(' in step.lower((w1, w2), xb).compile().as_text())") ==
+        "True\n");
+  // A reduction that reads another's result waits for it: a mean, then a variance, are two all-reduces.
+  CHECK(printed("a = jax.device_put(jnp.arange(64.).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                "print(count(jax.jit(lambda a: a.var(1)), a))") == "2\n");
+  // Different devices or dtypes are different keys; an all-reduce over 'data' and one over 'model' stay apart.
+  CHECK(printed("print(count(jax.jit(lambda a: (a.sum(0), a.sum(1))), a))") == "2\n");
+  CHECK(printed("ai = jax.device_put(jnp.arange(64).reshape(8, 8), NamedSharding(mesh, P('data', 'model')))\n"
+                "print(count(jax.jit(lambda a, b: (a.sum(0), b.sum(0))), a, ai), "
+                "count(jax.jit(lambda a, b: (a.sum(0), b.sum(0))), a, a * 2))") == "2 1\n");
+}
+
+TEST_CASE("XLA:GPU closes a combined all-reduce at 30 MiB; XLA:CPU combines any size") {
+  // Abstract arguments: nothing is allocated. Each partial sum is a 12 MiB block per device: two fit in 30 MiB.
+  const char* const program =
+      "m = jax.make_mesh((8,), ('d',), axis_types=(AxisType.Auto,))\n"
+      "s = jax.ShapeDtypeStruct((8, 1536, 2048), jnp.float32, sharding=NamedSharding(m, P('d')))\n"
+      "f = jax.jit(lambda a, b, c: (a.sum(0), b.sum(0), c.sum(0)))\n"
+      "t = f.lower(s, s, s).compile().as_text()\n"
+      "print(t.count(' all-reduce('), t.count('get-tuple-element('))";
+  for (const auto& [devices, expected] :
+       std::vector<std::pair<std::string, std::string>>{{"cpu:8", "1 3\n"}, {"gpu:8", "2 2\n"}}) {
+    INFO(devices);
+    REQUIRE(run_cell("import jax, jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P, NamedSharding, "
+                     "AxisType\nimport shardscope\nshardscope.use_devices('" +
+                     devices + "')\n")
+                .ok());
+    CHECK(printed(program) == expected);
+  }
 }

@@ -212,3 +212,32 @@ TEST_CASE("a shard_map report prices the per-device body and its psum") {
   CHECK(report.per_device.flops == 4.0);
   CHECK(report.communication_seconds == doctest::Approx(4 * 1e-6));
 }
+
+TEST_CASE("all-reduces combined into one pay one latency: the group takes max(latency, the members' bandwidth)") {
+  const HardwareSpec& h100 = hardware_for_kind("NVIDIA H100 80GB HBM3");
+  const std::vector<Device> gpus = make_device_preset("gpu:8").devices;
+  const std::vector<std::vector<int64_t>> all = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  const CollectiveEstimate alone = estimate_collective(record(CollectiveKind::kAllReduce, all, 4096), h100);
+  REQUIRE(alone.latency_seconds > alone.bandwidth_seconds);  // small buffers: latency-bound
+  const auto cost_of = [&](bool combine) {
+    CommLog log;
+    for (int i = 0; i < 3; ++i) {
+      CollectiveRecord r = record(CollectiveKind::kAllReduce, all, 4096);
+      if (combine) r.combined = 7;
+      log.add(r);
+    }
+    return estimate_program_cost(
+        Jaxpr{}, [](const Atom& a) { return atom_aval(a); }, gpus, log, h100);
+  };
+  const ProgramCostReport separate = cost_of(false);
+  const ProgramCostReport combined = cost_of(true);
+  CHECK(separate.communication_seconds == doctest::Approx(3 * alone.seconds));
+  // One latency, three buffers' bandwidth (still latency-bound): the first row carries the group's time.
+  const double group = std::max(alone.latency_seconds, 3 * alone.bandwidth_seconds);
+  CHECK(combined.communication_seconds == doctest::Approx(group));
+  REQUIRE(combined.collectives.size() == 3);
+  CHECK(combined.collectives[0].latency_seconds == doctest::Approx(alone.latency_seconds));
+  CHECK(combined.collectives[1].latency_seconds == 0.0);
+  CHECK(combined.collectives[2].seconds == doctest::Approx(alone.bandwidth_seconds));
+  for (const DeviceEstimate& d : combined.devices) CHECK(d.communication_seconds == doctest::Approx(group));
+}
