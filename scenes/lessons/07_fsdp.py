@@ -75,11 +75,13 @@ print(sorted(re.findall(r"\b(all-reduce|all-gather|reduce-scatter)\(", text)))
 # two weights (the backward pass reuses the gathered copies here) and sums the gradients over the
 # batch. Summing into shards is a reduce-scatter in principle; shardscope writes it as an
 # all-reduce after which each device keeps its own rows, as XLA's CPU backend does (its GPU and
-# TPU backends fuse that pair into one reduce-scatter). The per-device shapes tell the story:
+# TPU backends fuse that pair into one reduce-scatter). The loss and both gradients do not depend
+# on each other's sums, so XLA's all-reduce combiner sends them as one all-reduce of a tuple: one
+# collective's latency instead of three. The per-device shapes tell the story:
 
 # %%
 for line in text.splitlines():
-    m = re.search(r"= (f32\[[0-9,]*\]) (all-gather|all-reduce|reduce-scatter)\(", line)
+    m = re.search(r"= (\(?f32\[[0-9,]*\](?:, f32\[[0-9,]*\])*\)?) (all-gather|all-reduce|reduce-scatter)\(", line)
     if m:
         print(m.group(2), m.group(1))
 
