@@ -3,6 +3,7 @@
 #include "exec/partition_plan.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -82,6 +83,16 @@ void move_sorted_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh
   }
 }
 
+// Whether any dim of any of `layouts` is sharded over `axis`.
+bool uses_axis(std::initializer_list<const Layout*> layouts, const std::string& axis) {
+  for (const Layout* layout : layouts) {
+    for (const auto& axes : *layout) {
+      if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
+    }
+  }
+  return false;
+}
+
 // XLA gathers from an operand sharded along an indexed dim without gathering the operand: each device takes the
 // rows its own block holds and the partial results are summed over those axes. It does so where a slice of that dim
 // is one element (a row of a table), the indices and the result do not use the axes, and nothing else reduces.
@@ -96,12 +107,7 @@ void gather_from_local_blocks(const Eqn& eqn, const LayoutMap& layouts, Equation
   const std::vector<int64_t> slice_sizes = param(eqn.params, "slice_sizes").as_ints("slice_sizes");
   const Layout held = layout_in(layouts, eqn.inputs[0]);
   const auto used_elsewhere = [&](const std::string& axis) {
-    for (const Layout* layout : {&plan.operands[0], &plan.operands[1], &plan.produced[0]}) {
-      for (const auto& axes : *layout) {
-        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
-      }
-    }
-    return false;
+    return uses_axis({&plan.operands[0], &plan.operands[1], &plan.produced[0]}, axis);
   };
   std::vector<std::string> summed;
   for (const int64_t dim : numbers.start_index_map) {
@@ -133,12 +139,7 @@ void scatter_into_local_blocks(const Eqn& eqn, const LayoutMap& layouts, Equatio
   const std::vector<int64_t> inserted = groups[1].as_ints("dimension_numbers");
   const Layout held = layout_in(layouts, eqn.inputs[0]);
   const auto used = [&](const std::string& axis) {
-    for (const Layout* layout : {&plan.operands[0], &plan.operands[1], &plan.operands[2]}) {
-      for (const auto& axes : *layout) {
-        if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
-      }
-    }
-    return false;
+    return uses_axis({&plan.operands[0], &plan.operands[1], &plan.operands[2]}, axis);
   };
   for (const int64_t dim : inserted) {
     const auto d = static_cast<std::size_t>(dim);

@@ -56,15 +56,7 @@ class Inliner {
       copy.primitive = eqn.primitive;
       copy.params = eqn.params;
       copy.inputs = std::move(inputs);
-      for (const Var& output : eqn.outputs) {
-        if (rename) {
-          Var fresh = new_var(output.aval);
-          bound[output.id] = Atom{fresh};
-          copy.outputs.push_back(fresh);
-        } else {
-          copy.outputs.push_back(output);
-        }
-      }
+      for (const Var& output : eqn.outputs) copy.outputs.push_back(result_var(output, bound, rename));
       out_.jaxpr.eqns.push_back(std::move(copy));
     }
     std::vector<Atom> results;
@@ -74,6 +66,15 @@ class Inliner {
   }
 
  private:
+  // The variable an equation's result gets in the output: a fresh one bound to it inside a body called per call
+  // site, the caller's own otherwise.
+  static Var result_var(const Var& output, std::map<int64_t, Atom>& bound, bool rename) {
+    if (!rename) return output;
+    Var fresh = new_var(output.aval);
+    bound[output.id] = Atom{fresh};
+    return fresh;
+  }
+
   // JAX lowers `split` to one slice per result, and the partitioner plans each slice on its own (halos for the
   // part a device's result block reads from its neighbours). Results nothing reads are left out, as XLA removes
   // their dead slices. False (the split stays) when the slice primitive is not registered.
@@ -95,13 +96,7 @@ class Inliner {
                       {"start_indices", ParamValue::int_tuple(start)},
                       {"strides", ParamValue(ParamValue::None{})}};
       piece.inputs = inputs;
-      if (rename) {
-        Var fresh = new_var(output.aval);
-        bound[output.id] = Atom{fresh};
-        piece.outputs.push_back(fresh);
-      } else {
-        piece.outputs.push_back(output);
-      }
+      piece.outputs.push_back(result_var(output, bound, rename));
       split_slices_.push_back(out_.jaxpr.eqns.size());
       out_.jaxpr.eqns.push_back(std::move(piece));
     }
