@@ -226,6 +226,7 @@ class PartitionedRun {
                            : moved(held, aval, plan.operands.at(o), operand_move_reason(plan, o, held.layout)));
       local_inputs.push_back(local_aval(aval, plan.operands[o], mesh_));
     }
+    if (plan.moves_index_iota) move_index_iota(eqn, plan);
     const std::vector<Layout>& produced = plan.produced;
     const std::vector<std::string>& reduced_axes = plan.reduced_axes;
     if (plan.partial_gather) return execute_partial_gather(eqn, plan, inputs);
@@ -326,6 +327,19 @@ class PartitionedRun {
       parts = partial_results_reduced(plan, k, parts, ReduceOp::kSum, eqn.primitive->name);
     }
     bind_produced(eqn.outputs[0], {plan.produced.at(0), std::move(parts)});
+  }
+
+  // The index iota argmax/argmin reduce beside their operand moves as the operand does (its values are the
+  // kernel's own business; only the collectives are the partitioner's).
+  void move_index_iota(const Eqn& eqn, const EquationPlan& plan) {
+    const Aval& operand = atom_aval(eqn.inputs[0]);
+    const Layout& held = read(eqn.inputs[0]).layout;
+    Aval iota = local_aval(operand, held, mesh_);
+    iota.dtype = DType::kInt32;
+    const DeviceBuffers blocks(static_cast<std::size_t>(mesh_.size()),
+                               std::make_shared<Buffer>(DType::kInt32, iota.shape));
+    (void)reshard_buffers(mesh_, operand.shape, held, plan.operands.at(0), blocks, profile_, &run_.log,
+                          index_iota_reason(eqn));
   }
 
   // The all-reduce of reduction `k`'s partial results, logged with the combined all-reduce it belongs to.

@@ -127,6 +127,11 @@ class Planner {
       move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,
            operand_move_reason(decided, i, layout_of(eqn.inputs[i])), static_cast<int64_t>(i));
     }
+    if (decided.moves_index_iota) {
+      Aval iota = atom_aval(eqn.inputs.at(0));
+      iota.dtype = DType::kInt32;
+      move(Atom{new_var(iota)}, layout_of(eqn.inputs[0]), decided.operands.at(0), index, index_iota_reason(eqn));
+    }
     if (decided.mode == EquationMode::kManual) body_collectives(index, shard_map_body(eqn.params));
     // A loop or branch runs its body partitioned: the body's own collectives run inside it.
     if (decided.mode == EquationMode::kLocal && is_control_flow(eqn)) control_flow_bodies(index, eqn, decided);

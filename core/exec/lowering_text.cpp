@@ -238,7 +238,13 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
     for (const PlannedCollective& c : plan.collectives) {
       if (c.equation != e || c.kind == CollectiveKind::kAllReduce) continue;
       const auto it = moved.find(key(c));
-      moved[key(c)] = print_collective(c, it != moved.end() ? it->second : names.of_id(c.var_id));
+      std::string operand = it != moved.end() ? it->second : names.of_id(c.var_id);
+      if (operand == "%?") {
+        // A value the partitioner makes for the kernel (argmax's index iota), in the layout it moves from.
+        operand = "%iota." + std::to_string(counter++);
+        out << "  " << operand << " = " << hlo_shape(c.local_operand) << " iota()  # " << c.origin << "\n";
+      }
+      moved[key(c)] = print_collective(c, operand);
     }
     const std::string base = "%" + eqn.primitive->name + "." + std::to_string(counter++);
     std::vector<std::string> operands;

@@ -257,6 +257,10 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
   }
   gather_from_local_blocks(eqn, layouts, plan);
   scatter_into_local_blocks(eqn, layouts, plan);
+  if ((eqn.primitive->name == "argmax" || eqn.primitive->name == "argmin" || eqn.primitive->name == "top_k") &&
+      !plan.operands.empty()) {
+    plan.moves_index_iota = layout_in(layouts, eqn.inputs[0]) != plan.operands[0];
+  }
   move_sorted_axes_aside(eqn, layouts, mesh, plan);
   if (eqn.outputs.size() == 1) {
     const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});
@@ -428,6 +432,8 @@ std::string operand_move_reason(const EquationPlan& plan, std::size_t operand, c
   return plan.reason + " " + std::to_string(operand) + ": " + layout_text(from) + " -> " +
          layout_text(plan.operands.at(operand));
 }
+
+std::string index_iota_reason(const Eqn& eqn) { return eqn.primitive->name + " index iota (moves as operand 0)"; }
 
 std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange) {
   std::string axes;

@@ -50,7 +50,14 @@ struct EquationPlan {
   // Per entry of `reductions`: the id of the combined all-reduce XLA's combiner folds it into (the same for every
   // all-reduce of one group), or -1 when it runs alone (exec/all_reduce_combiner).
   std::vector<int64_t> combined;
+  // argmax/argmin reduce their operand together with an s32 iota of its shape (a variadic reduce in HLO), and top_k
+  // sorts it beside one (XLA's TopK decomposition), made with the operand's sharding: when the operand moves
+  // (gathering the reduced dim), the iota takes the same moves.
+  bool moves_index_iota = false;
 };
+
+// The reason text of the index iota's moves (EquationPlan::moves_index_iota): "argmax index iota (moves as operand 0)".
+[[nodiscard]] std::string index_iota_reason(const Eqn& eqn);
 
 // Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".
 [[nodiscard]] std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange);

@@ -434,3 +434,35 @@ TEST_CASE("XLA:GPU closes a combined all-reduce at 30 MiB; XLA:CPU combines any 
     CHECK(printed(program) == expected);
   }
 }
+
+TEST_CASE("argmax, argmin and top_k over a sharded dim move their index iota as their operand moves, as XLA does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("a = jax.device_put(jnp.arange(64.).reshape(8, 8) % 5, NamedSharding(mesh, P('data', 'model')))\n"
+                   "an = np.asarray(a)\n")
+              .ok());
+  // HLO reduces the values with an s32 iota of their shape (top_k sorts beside one), made with the operand's
+  // sharding: gathering the reduced dim takes two all-gathers, the second of 4-byte indices (real JAX 0.11.2).
+  for (const char* const code : {"r = jax.jit(lambda a: jnp.argmax(a, 1))(a)\nok = np.array_equal(r, an.argmax(1))",
+                                 "r = jax.jit(lambda a: jnp.argmin(a, 1))(a)\nok = np.array_equal(r, an.argmin(1))",
+                                 "r = jax.jit(lambda a: lax.top_k(a, 2)[0])(a)\n"
+                                 "ok = np.array_equal(r, -np.sort(-an, 1)[:, :2])"}) {
+    INFO(code);
+    CHECK(printed(std::string(code) + "\nprint(ok, r.sharding.spec)") == "True P('data',)\n");
+    const auto record = shardscope::api::last_program_run();
+    REQUIRE(record != nullptr);
+    REQUIRE(record->log.records().size() == 2);
+    for (const auto& r : record->log.records()) {
+      CHECK(r.kind == shardscope::CollectiveKind::kAllGather);
+      CHECK(r.axes == std::vector<std::string>{"model"});
+    }
+    CHECK(record->log.records()[1].origin.find("index iota") != std::string::npos);
+    // f32 values and s32 indices: the same bytes per element.
+    CHECK(record->log.records()[0].bytes_sent == record->log.records()[1].bytes_sent);
+  }
+  CHECK(printed("print(jax.jit(lambda a: jnp.argmax(a, 1)).lower(a).compile().as_text().count('all-gather('))") ==
+        "2\n");
+  // Along a dim that is not sharded, nothing moves.
+  CHECK(printed("r = jax.jit(lambda a: jnp.argmax(a, 0))(jax.device_put(a, NamedSharding(mesh, P(None, 'model'))))\n"
+                "print(np.array_equal(r, an.argmax(0)))") == "True\n");
+  CHECK(collectives_of_last_run() == 0);
+}
