@@ -77,7 +77,12 @@ class Planner {
     const LayoutMap* outer = layouts_;
     layouts_ = &layouts;
     const std::vector<bool> live = live_equations(jaxpr);
-    const std::vector<EquationPlan> decided = plan_equations(jaxpr, layouts, mesh_);
+    std::vector<EquationPlan> decided = plan_equations(jaxpr, layouts, mesh_);
+    if (index) {
+      // The combiner's groups are numbered per program; a body's would collide with its caller's, and the run
+      // executes bodies per device without combining, so a body's all-reduces are listed one by one.
+      for (EquationPlan& plan : decided) std::fill(plan.combined.begin(), plan.combined.end(), -1);
+    }
     for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
       if (live[e]) equation(index.value_or(e), jaxpr.eqns[e], decided[e]);
     }

@@ -326,6 +326,8 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
     }
     if (print_equation(e)) release_held();
   }
+  // Every group completes at its last member, so nothing is left waiting; print anything that is, all the same.
+  for (const std::size_t e : held) print_equation(e);
   std::vector<std::string> roots;
   std::vector<std::string> root_shapes;
   for (const Atom& o : jaxpr.outvars) {

@@ -50,8 +50,11 @@ std::vector<json> execute(const std::vector<std::string>& sources, const std::st
   std::ofstream(folder / "in.ipynb") << notebook.dump();
   const t::CommandRun run =
       t::run_command({kNbconvert, "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=" + kernel,
-                      "--ExecutePreprocessor.allow_errors=True", "--ExecutePreprocessor.timeout=600", "--output",
-                      "out.ipynb", "in.ipynb"},
+                      "--ExecutePreprocessor.allow_errors=True", "--ExecutePreprocessor.timeout=600",
+                      // nbclient waits 4 s by default for a cell's outputs to arrive after its reply, then goes on
+                      // without them; a loaded machine (the test suite in parallel) can lag longer than that.
+                      "--ExecutePreprocessor.iopub_timeout=120", "--ExecutePreprocessor.raise_on_iopub_timeout=True",
+                      "--output", "out.ipynb", "in.ipynb"},
                      environment, folder);
   REQUIRE_MESSAGE(run.status == 0, run.output);
   std::ifstream file(folder / "out.ipynb");
@@ -162,7 +165,10 @@ void check_corpus_notebook(const std::string& name) {
     const std::vector<bool> html = html_positions(cell.at("outputs_detail"));
     const auto want = output_items(cell.at("outputs_detail"), true, html);
     const auto got = output_items(outputs[i], false, html);
-    INFO(name << " cell " << cell.at("index").get<int>());
+    std::string shown;
+    for (const std::string& item : want) shown += "- " + item + "\n";
+    for (const std::string& item : got) shown += "+ " + item + "\n";
+    INFO(name << " cell " << cell.at("index").get<int>() << " (- recorded, + kernel):\n" << shown);
     CHECK(want == got);
     if (want == got) {
       ++matched;
