@@ -146,7 +146,7 @@ BufferPtr buffer_from_python(const py::handle& data, std::optional<DType> dtype)
   py::array contiguous = py::array::ensure(array.attr("astype")(numpy_dtype(target)), py::array::c_style);
   Shape shape(contiguous.shape(), contiguous.shape() + contiguous.ndim());
   auto buffer = std::make_shared<Buffer>(target, shape);
-  std::memcpy(buffer->mutable_bytes().data(), contiguous.data(), buffer->nbytes());
+  if (buffer->nbytes() > 0) std::memcpy(buffer->mutable_bytes().data(), contiguous.data(), buffer->nbytes());
   return buffer;
 }
 
@@ -161,7 +161,8 @@ py::object to_numpy(const Array& array) {
     return out;
   }
   py::array out(numpy_dtype(global->dtype()), shape);
-  std::memcpy(out.mutable_data(), global->bytes().data(), global->nbytes());
+  // An empty array's storage may be no allocation at all: memcpy must not see its null pointer.
+  if (global->nbytes() > 0) std::memcpy(out.mutable_data(), global->bytes().data(), global->nbytes());
   return out;
 }
 
