@@ -262,7 +262,7 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
     }
     out << "  " << base << " = " << (shapes.size() == 1 ? shapes[0] : "(" + join(shapes, ", ") + ")") << " "
         << eqn.primitive->name << "(" << join(operands, ", ") << ")" << printed_params(eqn, profile) << "\n";
-    std::vector<int64_t> completed;
+    bool completed = false;
     for (const PlannedCollective& c : plan.collectives) {
       if (c.equation != e || c.kind != CollectiveKind::kAllReduce) continue;
       if (c.combined < 0) {
@@ -293,9 +293,9 @@ std::string compiled_text(const Jaxpr& jaxpr, const PartitionPlan& plan, const s
         names.set_id(members[m]->var_id, element);
         waiting.erase(members[m]->var_id);
       }
-      completed.push_back(c.combined);
+      completed = true;
     }
-    return !completed.empty();
+    return completed;
   };
   const auto reads_waiting = [&](std::size_t e) {
     return std::any_of(jaxpr.eqns[e].inputs.begin(), jaxpr.eqns[e].inputs.end(), [&](const Atom& input) {
