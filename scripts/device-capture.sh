@@ -3,7 +3,10 @@
 # forced CPU devices and on the machine's GPU. Meant for a lent device machine with real JAX; expects the
 # capture tool in .capture/ (copied from ../shared/tools) and the corpus as .capture/nb/*.ipynb.
 # Each file runs in its own process with its own timeout, so one slow file costs only itself.
+# With an argument, the list of "mode path" lines (mode cpu8 or gpu) is read from that file instead of the
+# default list; records are merged per group (the file name's first part) into $OUT.
 set -u
+list=${1:-}
 out=${OUT:?OUT must name the folder results go to}
 work=/tmp/capture-parts
 mkdir -p "$work/cpu8" "$work/gpu"
@@ -27,17 +30,19 @@ export work
 
 start=$(date +%s)
 {
-  for f in tests/data/real_jax/probes/p*.py tests/seeds/*.py scenes/*.py .capture/nb/*.ipynb; do echo "cpu8 $f"; done
-  for f in tests/data/real_jax/probes/gpu_probe.py tests/seeds/*.py; do echo "gpu $f"; done
-} | xargs -P 6 -L 1 bash -c 'capture_one "$0" "$1"' 2>&1 | tee "$out/log.txt"
+  if [ -n "$list" ]; then cat "$list"; else
+    for f in tests/data/real_jax/probes/p*.py tests/seeds/*.py scenes/*.py .capture/nb/*.ipynb; do echo "cpu8 $f"; done
+    for f in tests/data/real_jax/probes/gpu_probe.py tests/seeds/*.py; do echo "gpu $f"; done
+  fi
+} | xargs -P "${CAPTURE_JOBS:-6}" -L 1 bash -c 'capture_one "$0" "$1"' 2>&1 | tee "$out/log.txt"
 echo "captured in $(( $(date +%s) - start )) s" | tee -a "$out/log.txt"
 
 # Merge the per-file records into one file per group (the device tool brings back at most 8 files).
 python3 - "$work" "$out" <<'PY'
 import glob, json, os, sys
 work, out = sys.argv[1], sys.argv[2]
-groups = {"probes_cpu8": ("cpu8", "tests_data_real_jax_probes"), "seeds_cpu8": ("cpu8", ("tests_seeds", "scenes")),
-          "oracle_cpu8": ("cpu8", "_capture_nb"), "gpu": ("gpu", "")}
+groups = {"probes_cpu8": ("cpu8", "tests_data_real_jax_probes"), "seeds_cpu8": ("cpu8", ("tests_seeds", "scenes", "examples")),
+          "oracle_cpu8": ("cpu8", "_capture_nb"), "docs_cpu8": ("cpu8", "_capture_docs"), "gpu": ("gpu", "")}
 for name, (mode, prefix) in groups.items():
     merged = None
     for p in sorted(glob.glob(f"{work}/{mode}/*.json")):

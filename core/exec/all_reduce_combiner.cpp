@@ -49,30 +49,27 @@ CombinerLimits combiner_limits(const Mesh& mesh) {
   return limits;
 }
 
-void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<EquationPlan>& plans) {
-  // Every candidate all-reduce, in program order: an equation's partial results over one set of axes.
-  struct Candidate {
-    std::size_t equation;
-    std::size_t reduction;
-  };
-  std::vector<Candidate> candidates;
-  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
-    EquationPlan& plan = plans[e];
-    plan.combined.assign(plan.reductions.size(), -1);
-    // Control flow reduces inside its bodies, and a multi-result equation's all-reduces run per result.
-    if (plan.mode != EquationMode::kLocal || jaxpr.eqns[e].outputs.size() != 1 || is_control_flow(jaxpr.eqns[e])) {
-      continue;
-    }
-    for (std::size_t k = 0; k < plan.reductions.size(); ++k) candidates.push_back({e, k});
-  }
-  if (candidates.size() < 2) return;
-  const CombinerLimits limits = combiner_limits(mesh);
+namespace {
+
+// One all-reduce the combiner may join with others: equation `equation`'s, keyed by what must match.
+struct Candidate {
+  std::size_t equation;
+  std::tuple<std::vector<std::string>, int, DType> key;  // device groups (as axes), reduction, element type
+  int64_t bytes;
+};
+
+// The combined-group id of every candidate (the position of its group's first member; groups of one included).
+// Walking the program in order, an all-reduce first closes every open group it depends on, then joins the open
+// group of its key unless that group is full; otherwise it opens a new one.
+std::vector<int64_t> group_candidates(const Jaxpr& jaxpr, const std::vector<Candidate>& candidates,
+                                      const CombinerLimits& limits) {
+  std::vector<int64_t> ids(candidates.size(), -1);
   const std::size_t words = (candidates.size() + 63) / 64;
   // The all-reduces each value depends on (its own equation's included once they have run).
   std::map<int64_t, Bits> depends;
   std::map<std::tuple<std::vector<std::string>, int, DType>, OpenGroup> open;
   std::size_t next = 0;
-  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
+  for (std::size_t e = 0; e < jaxpr.eqns.size() && next < candidates.size(); ++e) {
     const Eqn& eqn = jaxpr.eqns[e];
     Bits inputs(words, 0);
     for (const Atom& input : eqn.inputs) {
@@ -84,10 +81,7 @@ void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<Equat
     }
     Bits outputs = inputs;
     for (; next < candidates.size() && candidates[next].equation == e; ++next) {
-      const std::size_t k = candidates[next].reduction;
-      const Var& result = eqn.outputs.front();
-      const auto key = std::make_tuple(plans[e].reductions[k], reduction_kind(eqn.primitive->name), result.aval.dtype);
-      const int64_t bytes = local_bytes(result.aval, plans[e].produced.at(0), mesh);
+      const Candidate& candidate = candidates[next];
       // A group one of whose all-reduces this one reads is closed, whatever its key: its combined all-reduce runs
       // at its last member, before this one. Joining only groups it does not read keeps the combined program
       // acyclic (every combined all-reduce reads only groups that closed before it).
@@ -97,29 +91,92 @@ void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<Equat
             std::any_of(members.begin(), members.end(), [&](std::size_t m) { return has_bit(inputs, m); });
         it = read ? open.erase(it) : std::next(it);
       }
-      OpenGroup& group = open[key];
-      if (group.members.empty() || group.members.size() >= limits.max_count || group.bytes + bytes > limits.max_bytes) {
+      OpenGroup& group = open[candidate.key];
+      if (group.members.empty() || group.members.size() >= limits.max_count ||
+          group.bytes + candidate.bytes > limits.max_bytes) {
         group = OpenGroup{{}, 0, static_cast<int64_t>(next)};
       }
       group.members.push_back(next);
-      group.bytes += bytes;
-      plans[e].combined[k] = group.id;
+      group.bytes += candidate.bytes;
+      ids[next] = group.id;
       set_bit(outputs, next);
     }
     for (const Var& output : eqn.outputs) depends[output.id] = outputs;
   }
+  return ids;
+}
+
+// The mesh axes a collective equation in a shard_map body runs over (its `axes` or `axis_name` param).
+std::vector<std::string> collective_axes(const Eqn& eqn) {
+  const ParamValue* value = find_param(eqn.params, "axes");
+  if (value == nullptr) value = find_param(eqn.params, "axis_name");
+  std::vector<std::string> axes;
+  if (value == nullptr) return axes;
+  if (const auto* single = value->get_if<std::string>()) axes.push_back(*single);
+  if (const auto* tuple = value->get_if<ParamValue::Tuple>()) {
+    for (const ParamValue& item : tuple->items) {
+      if (const auto* axis = item.get_if<std::string>()) axes.push_back(*axis);
+    }
+  }
+  return axes;
+}
+
+}  // namespace
+
+void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<EquationPlan>& plans) {
+  // Every candidate all-reduce, in program order: an equation's partial results over one set of axes.
+  std::vector<Candidate> candidates;
+  std::vector<std::pair<std::size_t, std::size_t>> positions;  // (equation, reduction) of each candidate
+  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
+    EquationPlan& plan = plans[e];
+    plan.combined.assign(plan.reductions.size(), -1);
+    // Control flow reduces inside its bodies, and a multi-result equation's all-reduces run per result.
+    if (plan.mode != EquationMode::kLocal || jaxpr.eqns[e].outputs.size() != 1 || is_control_flow(jaxpr.eqns[e])) {
+      continue;
+    }
+    const Var& result = jaxpr.eqns[e].outputs.front();
+    for (std::size_t k = 0; k < plan.reductions.size(); ++k) {
+      candidates.push_back({e, std::make_tuple(plan.reductions[k], reduction_kind(jaxpr.eqns[e].primitive->name),
+                                               result.aval.dtype),
+                            local_bytes(result.aval, plan.produced.at(0), mesh)});
+      positions.emplace_back(e, k);
+    }
+  }
+  if (candidates.size() < 2) return;
+  const std::vector<int64_t> ids = group_candidates(jaxpr, candidates, combiner_limits(mesh));
   // A group of one is no combination.
   std::map<int64_t, int> sizes;
-  for (const EquationPlan& plan : plans) {
-    for (const int64_t id : plan.combined) {
-      if (id >= 0) ++sizes[id];
-    }
+  for (const int64_t id : ids) ++sizes[id];
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    plans[positions[c].first].combined[positions[c].second] = sizes[ids[c]] < 2 ? -1 : ids[c];
   }
-  for (EquationPlan& plan : plans) {
-    for (int64_t& id : plan.combined) {
-      if (id >= 0 && sizes[id] < 2) id = -1;
-    }
+}
+
+std::vector<int64_t> combine_body_all_reduces(const Jaxpr& body, const Mesh& mesh) {
+  std::vector<int64_t> ids(body.eqns.size(), -1);
+  std::vector<Candidate> candidates;
+  for (std::size_t e = 0; e < body.eqns.size(); ++e) {
+    const Eqn& eqn = body.eqns[e];
+    const std::string& name = eqn.primitive->name;
+    const bool sum = name == "psum" || name == "psum_invariant" || name == "psum2";
+    if ((!sum && name != "pmax" && name != "pmin") || eqn.outputs.empty()) continue;
+    // A psum of several values is one all-reduce of their tuple.
+    int64_t bytes = 0;
+    for (const Var& out : eqn.outputs) bytes += static_cast<int64_t>(aval_bytes(out.aval));
+    candidates.push_back({e, std::make_tuple(collective_axes(eqn), sum ? 0 : (name == "pmax" ? 1 : 2),
+                                             eqn.outputs.front().aval.dtype),
+                          bytes});
   }
+  const std::vector<int64_t> grouped = group_candidates(body, candidates, combiner_limits(mesh));
+  std::map<int64_t, int> values;  // values reduced per group
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    values[grouped[c]] += static_cast<int>(body.eqns[candidates[c].equation].outputs.size());
+  }
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    // One value reduced alone is an all-reduce of its own, as before.
+    if (values[grouped[c]] >= 2) ids[candidates[c].equation] = grouped[c];
+  }
+  return ids;
 }
 
 }  // namespace shardscope

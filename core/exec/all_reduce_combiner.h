@@ -25,4 +25,9 @@ struct CombinerLimits {
 // its key (groups, reduction, dtype) unless that group is full; otherwise it opens a new one.
 void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<EquationPlan>& plans);
 
+// The same combiner over a shard_map body's reductions (psum, pmax, pmin): per equation, the id of the combined
+// all-reduce it belongs to (the position of the group's first reduction among the body's), or -1 when it reduces
+// one value alone. A psum of several values is one all-reduce of their tuple, so it always has an id.
+[[nodiscard]] std::vector<int64_t> combine_body_all_reduces(const Jaxpr& body, const Mesh& mesh);
+
 }  // namespace shardscope

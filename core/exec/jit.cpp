@@ -128,8 +128,9 @@ ReduceOp reduction_op(const std::string& primitive) {
 
 class PartitionedRun {
  public:
-  PartitionedRun(const Mesh& mesh, const JaxProfile& profile, JitRun& run)
-      : mesh_(mesh), profile_(profile), run_(run) {}
+  // `combined_base`: the first of the combined all-reduce ids this run reserved in the log for the plan's groups.
+  PartitionedRun(const Mesh& mesh, const JaxProfile& profile, JitRun& run, int64_t combined_base)
+      : mesh_(mesh), profile_(profile), run_(run), combined_base_(combined_base) {}
 
   void bind(const Var& var, Placed placed) { env_[var.id] = std::move(placed); }
 
@@ -348,7 +349,8 @@ class PartitionedRun {
     CommLog log;
     DeviceBuffers reduced = all_reduce(mesh_, plan.reductions[k], values, op, &log, primitive + " partial results");
     for (CollectiveRecord record : log.records()) {
-      record.combined = k < plan.combined.size() ? plan.combined[k] : -1;
+      const int64_t id = k < plan.combined.size() ? plan.combined[k] : -1;
+      record.combined = id < 0 ? -1 : combined_base_ + id;
       run_.log.add(std::move(record));
     }
     return reduced;
@@ -423,6 +425,7 @@ class PartitionedRun {
   const Mesh& mesh_;
   const JaxProfile& profile_;
   JitRun& run_;
+  int64_t combined_base_ = 0;
   std::map<int64_t, Placed> env_;
   std::list<DeviceBuffers> literals_;  // stable addresses for buffers_of
 };
@@ -617,7 +620,11 @@ JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOpt
   JitRun run;
   run.mesh = plan->mesh;
   run.layouts = plan->layouts;
-  PartitionedRun partitioned(plan->mesh, profile, run);
+  int64_t combined_ids = 0;
+  for (const EquationPlan& equation : plan->equations) {
+    for (const int64_t id : equation.combined) combined_ids = std::max(combined_ids, id + 1);
+  }
+  PartitionedRun partitioned(plan->mesh, profile, run, run.log.reserve_combined_ids(combined_ids));
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Var& var = jaxpr.invars[i];
     const Layout& layout = run.layouts->at(var.id).layout;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "exec/all_reduce_combiner.h"
 #include "exec/hlo_program.h"
 #include "exec/partition_plan.h"
 #include "exec/shard_map.h"
@@ -78,6 +79,9 @@ class Planner {
     layouts_ = &layouts;
     const std::vector<bool> live = live_equations(jaxpr);
     std::vector<EquationPlan> decided = plan_equations(jaxpr, layouts, mesh_);
+    for (const EquationPlan& plan : decided) {
+      for (const int64_t id : plan.combined) next_combined_id_ = std::max(next_combined_id_, id + 1);
+    }
     if (index) {
       // The combiner's groups are numbered per program; a body's would collide with its caller's, and the run
       // executes bodies per device without combining, so a body's all-reduces are listed one by one.
@@ -152,9 +156,15 @@ class Planner {
     }
   }
 
-  // The collectives a shard_map body calls run per device on the body's (local) types.
+  // The collectives a shard_map body calls run per device on the body's (local) types. XLA's combiner joins
+  // the body's independent reductions as it does the partitioner's, and a psum of several values is one
+  // all-reduce of their tuple: such all-reduces share a combined id.
   void body_collectives(std::size_t index, const Jaxpr& body) {
-    for (const Eqn& eqn : body.eqns) {
+    const std::vector<int64_t> combined = combine_body_all_reduces(body, mesh_);
+    const int64_t combined_base = next_combined_id_;
+    next_combined_id_ += static_cast<int64_t>(body.eqns.size());
+    for (std::size_t e = 0; e < body.eqns.size(); ++e) {
+      const Eqn& eqn = body.eqns[e];
       const std::string& name = eqn.primitive->name;
       if (is_inlinable_call(eqn)) {
         for (const char* key : {"jaxpr", "call_jaxpr"}) {
@@ -183,9 +193,14 @@ class Planner {
       for (const char* key : {"all_gather_dimension", "scatter_dimension", "split_axis"}) {
         if (const ParamValue* value = find_param(eqn.params, key)) dimension = value->as_int(key);
       }
-      const auto* out = &eqn.outputs.front();
-      add({index, *kind, axes, dimension, -1, atom_aval(eqn.inputs.front()), out->aval, name + " in shard_map body",
-           out->id});
+      const int64_t id = combined[e] < 0 ? -1 : combined_base + combined[e];
+      // A reduction moves each of its operands; the other collectives take one.
+      const std::size_t moved = *kind == CollectiveKind::kAllReduce ? std::min(eqn.inputs.size(), eqn.outputs.size()) : 1;
+      for (std::size_t o = 0; o < moved; ++o) {
+        const Var& out = eqn.outputs[o];
+        add({index, *kind, axes, dimension, -1, atom_aval(eqn.inputs[o]), out.aval, name + " in shard_map body", out.id,
+             -1, id});
+      }
     }
   }
 
@@ -218,6 +233,8 @@ class Planner {
 
   const Mesh& mesh_;
   PartitionPlan& plan_;
+  // Combined all-reduce ids not used yet: a program's groups are numbered from 0, shard_map bodies' after them.
+  int64_t next_combined_id_ = 0;
   const LayoutMap* layouts_;  // the program being walked: the partitioned one, or a loop body inside it
   std::string context_;       // "scan body" while walking one
 };

@@ -33,13 +33,28 @@ class CommLog {
   void add(CollectiveRecord record) { records_.push_back(std::move(record)); }
   [[nodiscard]] const std::vector<CollectiveRecord>& records() const { return records_; }
   [[nodiscard]] bool empty() const { return records_.empty(); }
-  void clear() { records_.clear(); }
+  void clear() {
+    records_.clear();
+    next_combined_id_ = 0;
+  }
+  // Combined all-reduce ids are unique within one log: each program run that combines all-reduces reserves
+  // `count` ids and numbers its groups from the returned first one (0 for the first program logged).
+  // Marks the records from position `first` on as members of combined all-reduce `id`.
+  void set_combined_from(std::size_t first, int64_t id) {
+    for (std::size_t r = first; r < records_.size(); ++r) records_[r].combined = id;
+  }
+  [[nodiscard]] int64_t reserve_combined_ids(int64_t count) {
+    const int64_t first = next_combined_id_;
+    next_combined_id_ += count;
+    return first;
+  }
   [[nodiscard]] int64_t total_bytes_sent() const;
   // How many collectives of `kind` ran: the records of one combined all-reduce count once.
   [[nodiscard]] std::size_t count(CollectiveKind kind) const;
 
  private:
   std::vector<CollectiveRecord> records_;
+  int64_t next_combined_id_ = 0;
 };
 
 }  // namespace shardscope

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <numeric>
+#include <set>
 
 #include "base/error.h"
 #include "device/presets.h"
@@ -143,4 +144,80 @@ TEST_CASE("the traced body prints like JAX's") {
         "    b:i32[]{V:x} = reduce_sum[axes=(0,) out_sharding=None] a\n"
         "    c:i32[] = psum_invariant[axes=('x',)] b\n"
         "  in (c,) }");
+}
+
+namespace {
+
+// A body reducing `x` (int32[4] per device) with the given reductions; `chained` feeds the first result into the
+// second reduction.
+JaxprPtr reductions_body(const ShardMapSpec& spec, const std::vector<std::string>& reductions, bool chained,
+                         bool tuple_psum) {
+  const AxisEnvScope axes({{"x", 8}});
+  JaxprBuilder b;
+  const Var x = b.arg(shard_map_local_aval(Aval::of({32}, DType::kInt32), spec.in_specs[0], spec.mesh, true));
+  const Params over_x = {{"axes", ParamValue::name_tuple({"x"})}};
+  std::vector<Atom> results;
+  if (tuple_psum) {
+    const Atom doubled = b.bind1("mul", {x, scalar_literal(2, DType::kInt32)}, {});
+    results = b.bind("psum_invariant", {x, doubled}, over_x);
+    return b.build(results);
+  }
+  Atom input = x;
+  for (const std::string& name : reductions) {
+    const Atom reduced = b.bind1(name, {input}, over_x);
+    results.push_back(reduced);
+    if (chained) input = reduced;
+  }
+  return b.build(results);
+}
+
+std::set<int64_t> combined_ids(const CommLog& log) {
+  std::set<int64_t> ids;
+  for (const CollectiveRecord& r : log.records()) ids.insert(r.combined);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("a shard_map body's independent psums run as one combined all-reduce, as XLA's combiner joins them") {
+  const ShardMapSpec spec = spec_8({parse_partition_spec("P('x')")}, {PartitionSpec(), PartitionSpec()});
+  const Array x = arange_i32(32, spec.mesh);
+  SUBCASE("two independent psums: one all-reduce of both") {
+    CommLog log;
+    (void)run_shard_map(*reductions_body(spec, {"psum_invariant", "psum_invariant"}, false, false), spec, {x},
+                        JaxProfile(), &log);
+    REQUIRE(log.records().size() == 2);
+    CHECK(log.count(CollectiveKind::kAllReduce) == 1);
+    CHECK(combined_ids(log).size() == 1);
+    CHECK(*combined_ids(log).begin() >= 0);
+  }
+  SUBCASE("a psum of a value the first psum produced waits for it: two all-reduces") {
+    CommLog log;
+    (void)run_shard_map(*reductions_body(spec, {"psum_invariant", "psum_invariant"}, true, false), spec, {x},
+                        JaxProfile(), &log);
+    CHECK(log.count(CollectiveKind::kAllReduce) == 2);
+    CHECK(combined_ids(log) == std::set<int64_t>{-1});
+  }
+  SUBCASE("a max and a sum reduce differently: two all-reduces") {
+    CommLog log;
+    (void)run_shard_map(*reductions_body(spec, {"pmax", "psum_invariant"}, false, false), spec, {x}, JaxProfile(),
+                        &log);
+    CHECK(log.count(CollectiveKind::kAllReduce) == 2);
+  }
+  SUBCASE("one psum of two values is one all-reduce of their tuple") {
+    CommLog log;
+    const std::vector<Array> out =
+        run_shard_map(*reductions_body(spec, {}, false, true), spec, {x}, JaxProfile(), &log);
+    REQUIRE(out.size() == 2);
+    CHECK(log.records().size() == 2);
+    CHECK(log.count(CollectiveKind::kAllReduce) == 1);
+  }
+  SUBCASE("a second program in the same log numbers its groups after the first's") {
+    CommLog log;
+    const JaxprPtr body = reductions_body(spec, {"psum_invariant", "psum_invariant"}, false, false);
+    (void)run_shard_map(*body, spec, {x}, JaxProfile(), &log);
+    (void)run_shard_map(*body, spec, {x}, JaxProfile(), &log);
+    CHECK(log.count(CollectiveKind::kAllReduce) == 2);
+    CHECK(combined_ids(log).size() == 2);
+  }
 }
