@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "api/control_flow.h"
+#include "api/custom_derivatives.h"
 #include "api/lax.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -65,6 +66,17 @@ void bind_control_flow(py::module_& m) {
         [](const py::function& f, const py::list& args, bool prevent_cse, const std::optional<std::string>& policy) {
           return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, policy));
         });
+  m.def("custom_jvp_call", [](const py::function& f, const py::function& jvp, const py::list& args,
+                              const std::string& name, const std::string& jvp_name) {
+    return from_values(api::custom_jvp_call(wrap(f), wrap(jvp), to_values(args), {name, {jvp_name}}));
+  });
+  m.def("custom_vjp_call", [](const py::function& f, const py::function& fwd, const py::function& bwd,
+                              const py::list& args, const py::function& num_outs, const std::string& name,
+                              const std::string& fwd_name, const std::string& bwd_name) {
+    return from_values(api::custom_vjp_call(wrap(f), wrap(fwd), wrap(bwd), to_values(args),
+                                            [num_outs] { return num_outs().cast<std::size_t>(); },
+                                            {name, {fwd_name, bwd_name}}));
+  });
   m.def("checkpoint_name", [](const py::object& x, const std::string& name) {
     const py::list out = from_values({api::bind1("name", {to_value(x)}, {{"name", name}})});
     return py::object(out[0]);

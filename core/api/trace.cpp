@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
+#include "explicit/mesh_context.h"
 #include "explicit/sharding_rules.h"
 
 namespace shardscope::api {
@@ -117,6 +118,20 @@ JaxprPtr eager_program(const std::string& primitive, const std::vector<Value>& i
     const auto [first, last] = cache.equal_range(hash);
     for (auto it = first; it != last; ++it) {
       if (it->second.key.matches(key)) return it->second.program;
+    }
+  }
+  // An eager op on arrays typed by an Explicit mesh, outside jax.set_mesh, is typed on their mesh, as JAX takes
+  // the mesh from the arguments' types.
+  std::optional<AbstractMeshScope> arguments_mesh;
+  if (is_empty(get_abstract_mesh())) {
+    for (const Value& input : inputs) {
+      if (!input.is_concrete()) continue;
+      const auto* named = std::get_if<NamedSharding>(&input.array().sharding());
+      if (named == nullptr) continue;
+      const auto& types = named->mesh.axis_types();
+      if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) continue;
+      arguments_mesh.emplace(AbstractMesh::from_mesh(named->mesh));
+      break;
     }
   }
   JaxprBuilder builder;

@@ -230,7 +230,10 @@ using namespace explicit_rules;
 void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> inputs, const Params& params,
                              std::vector<Aval>& outputs) {
   // Nested programs and manual collectives type their results themselves.
-  if (primitive.collective_impl || primitive.name == "pvary" || find_param(params, "jaxpr") != nullptr) return;
+  if (primitive.collective_impl || primitive.name == "pvary" || find_param(params, "jaxpr") != nullptr ||
+      find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin") {
+    return;
+  }
   const MeshContext& state = mesh_context();
   RuleContext context{primitive.name, state.abstract_mesh, state.profile};
   if (context.mesh && is_empty(*context.mesh)) context.mesh.reset();

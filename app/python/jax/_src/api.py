@@ -334,3 +334,147 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
             pxla.mark_pmap_output(out)
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped
+
+
+def _vdot_leaves(outs, cts):
+    """sum over leaves of <out, ct>: the scalar whose gradient is the VJP with cotangent `cts`."""
+    import jax.numpy as jnp
+    out_leaves, out_tree = tree_util.tree_flatten(outs)
+    ct_leaves, ct_tree = tree_util.tree_flatten(cts)
+    if out_tree != ct_tree:
+        raise ValueError(f"Tree structure of cotangent input {ct_tree}, does not match structure of primal output "
+                         f"{out_tree}.")
+    total = 0.0
+    for o, c in zip(out_leaves, ct_leaves):
+        if jnp.shape(o) != jnp.shape(c):
+            raise ValueError(f"Shape of cotangent input to vjp pullback function {jnp.shape(c)} must be the same "
+                             f"as the shape of corresponding primal input {jnp.shape(o)}.")
+        total = total + jnp.sum(o * c)
+    return total
+
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
+    """jax.vjp: the outputs and a function from output cotangents to one cotangent per primal. The pullback
+    differentiates <fun(*primals), ct> with grad, which gives the same values as JAX's transposed linearization."""
+    _check_callable(fun)
+    out = fun(*primals)
+    primals_out, aux = out if has_aux else (out, None)
+
+    def pullback(cts):
+        def paired(*args):
+            result = fun(*args)
+            value = result[0] if has_aux else result
+            return _vdot_leaves(value, cts)
+        if not primals:
+            return ()
+        cts_in = grad(paired, argnums=tuple(range(len(primals))))(*primals)
+        return tuple(cts_in)
+    functools.update_wrapper(pullback, fun, assigned=('__module__',), updated=())
+    return (primals_out, pullback, aux) if has_aux else (primals_out, pullback)
+
+
+def linearize(fun, *primals, has_aux=False):
+    """jax.linearize: the outputs and the JVP at `primals` as a function of the tangents."""
+    out = fun(*primals)
+    primals_out, aux = out if has_aux else (out, None)
+
+    def f_jvp(*tangents):
+        plain = (lambda *a: fun(*a)[0]) if has_aux else fun
+        return jvp(plain, primals, tangents)[1]
+    return (primals_out, f_jvp, aux) if has_aux else (primals_out, f_jvp)
+
+
+def _std_basis_rows(x):
+    import jax.numpy as jnp
+    size = int(jnp.size(x))
+    dtype = jnp.result_type(x)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        raise TypeError(f"jacfwd requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                        f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
+                        f"inputs, use vjp or set allow_int to True.")
+    return jnp.eye(size, dtype=dtype).reshape((size,) + jnp.shape(x))
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """jax.jacfwd: one JVP per input element (the rows of the identity), stacked on the trailing axes."""
+    import jax.numpy as jnp
+    _check_callable(fun)
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def jac(*args):
+        dyn = [args[i] for i in nums]
+
+        def partial_fun(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full)
+        flat_dyn, dyn_tree = tree_util.tree_flatten(tuple(dyn))
+        aux_box = [None]
+
+        def plain(*leaves):
+            out = partial_fun(*tree_util.tree_unflatten(dyn_tree, leaves))
+            if has_aux:
+                out, aux_box[0] = out
+            return out
+        out = plain(*flat_dyn)
+        per_input = []
+        for k, leaf in enumerate(flat_dyn):
+            basis = _std_basis_rows(leaf)
+            columns = []
+            for row in basis:
+                tangents = [jnp.zeros_like(l) if j != k else row for j, l in enumerate(flat_dyn)]
+                columns.append(jvp(plain, tuple(flat_dyn), tuple(tangents))[1])
+            per_input.append(tree_util.tree_map(
+                lambda o, *cols, leaf=leaf: jnp.moveaxis(jnp.stack(cols), 0, -1).reshape(jnp.shape(o) + jnp.shape(leaf)),
+                out, *columns))
+        # Jacobian structure: the output tree, each leaf holding the inputs' tree.
+        def combine(*per_leaf):
+            by_input = tree_util.tree_unflatten(dyn_tree, list(per_leaf))
+            return by_input[0] if single else by_input
+        jac_tree = tree_util.tree_map(combine, *per_input)
+        return (jac_tree, aux_box[0]) if has_aux else jac_tree
+    return jac
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """jax.jacrev: one VJP per output element (the rows of the identity), stacked on the leading axes."""
+    import jax.numpy as jnp
+    _check_callable(fun)
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    def jac(*args):
+        def partial_fun(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full)
+        dyn = tuple(args[i] for i in nums)
+        if has_aux:
+            out, pull, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            (out, pull), aux = vjp(partial_fun, *dyn), None
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        per_output = []
+        for k, o in enumerate(out_leaves):
+            rows = []
+            for row in _std_basis_rows(o):
+                cts = [jnp.zeros_like(l) if j != k else row for j, l in enumerate(out_leaves)]
+                rows.append(pull(tree_util.tree_unflatten(out_tree, cts)))
+            stacked = tree_util.tree_map(lambda *rs, o=o: jnp.stack(rs).reshape(jnp.shape(o) + jnp.shape(rs[0])),
+                                         *rows)
+            per_output.append(stacked[0] if single else stacked)
+        result = tree_util.tree_unflatten(out_tree, per_output)
+        return (result, aux) if has_aux else result
+    return jac
+
+
+def jacobian(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    return jacrev(fun, argnums, has_aux, holomorphic, allow_int)
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """jax.hessian: jacfwd of jacrev."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)

@@ -1,0 +1,157 @@
+// Traces a custom_jvp/custom_vjp function and its rules on the argument types and binds the call equation; the
+// rules' type checks raise JAX's TypeErrors.
+#include "api/custom_derivatives.h"
+
+#include "api/trace.h"
+#include "base/error.h"
+#include "transforms/custom_derivatives.h"
+
+namespace shardscope::api {
+namespace {
+
+std::vector<Aval> avals_of(const std::vector<Value>& values) {
+  std::vector<Aval> out;
+  for (const Value& value : values) out.push_back(argument_aval(value));
+  return out;
+}
+
+std::vector<Aval> out_avals(const Jaxpr& jaxpr) {
+  std::vector<Aval> out;
+  for (const Atom& atom : jaxpr.outvars) out.push_back(atom_aval(atom));
+  return out;
+}
+
+// A traced function with its captured values as leading arguments.
+Traced traced_with_consts_as_args(const Function& f, const std::vector<Aval>& avals, const std::string& name) {
+  Traced traced = trace_function(f, avals, name);
+  traced.jaxpr = consts_as_args(*traced.jaxpr);
+  return traced;
+}
+
+std::string types_text(const std::vector<Aval>& avals) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < avals.size(); ++i) out += (i == 0 ? "" : ", ") + avals[i].str_short(false);
+  return out + "]";
+}
+
+bool same_type(const Aval& a, const Aval& b) { return a.shape == b.shape && a.dtype == b.dtype; }
+
+// The function traced as a program of all the call's operands: (its own consts..., the rules' consts (unused)...,
+// args...). Its invars line up with the equation's operands, so jit, partitioning and the cost model see an
+// ordinary call.
+Traced traced_call(const Function& f, const std::vector<Value>& rule_consts, const std::vector<Aval>& arg_avals,
+                   const std::string& name) {
+  std::vector<Aval> avals = avals_of(rule_consts);
+  avals.insert(avals.end(), arg_avals.begin(), arg_avals.end());
+  const std::size_t skipped = rule_consts.size();
+  const Function without_rule_consts = [f, skipped](const std::vector<Value>& leaves) {
+    return f(std::vector<Value>(leaves.begin() + static_cast<std::ptrdiff_t>(skipped), leaves.end()));
+  };
+  return traced_with_consts_as_args(without_rule_consts, avals, name);
+}
+
+}  // namespace
+
+std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const std::vector<Value>& args,
+                                   const CustomNames& names) {
+  const std::string& name = names.function;
+  ensure_custom_derivative_primitives();
+  const std::vector<Aval> arg_avals = avals_of(args);
+  std::vector<Aval> rule_avals = arg_avals;
+  rule_avals.insert(rule_avals.end(), arg_avals.begin(), arg_avals.end());
+  const Traced rule = traced_with_consts_as_args(jvp, rule_avals, names.rules.at(0));
+  const Traced call = traced_call(f, rule.captured, arg_avals, name);
+  const std::vector<Aval> outs = out_avals(*call.jaxpr);
+  const std::vector<Aval> rule_outs = out_avals(*rule.jaxpr);
+  if (rule_outs.size() != 2 * outs.size()) {
+    throw type_error("Custom JVP rule must produce primal and tangent outputs with equal container (pytree) "
+                     "structures, but got " + std::to_string(rule_outs.size() / 2) + " and " +
+                     std::to_string(outs.size()) + " outputs.");
+  }
+  for (std::size_t o = 0; o < outs.size(); ++o) {
+    if (!same_type(rule_outs[o], outs[o])) {
+      throw type_error("Custom JVP rule must produce primal outputs with equal shapes and dtypes as the custom_jvp-"
+                       "decorated function, but got " + types_text({rule_outs[o]}) + " and " + types_text({outs[o]}) +
+                       ".");
+    }
+    if (rule_outs[outs.size() + o].shape != outs[o].shape) {
+      throw type_error("Custom JVP rule must produce primal and tangent outputs with corresponding shapes, but got " +
+                       types_text({outs[o]}) + " and " + types_text({rule_outs[outs.size() + o]}) + ".");
+    }
+  }
+  std::vector<Value> inputs = call.captured;
+  inputs.insert(inputs.end(), rule.captured.begin(), rule.captured.end());
+  inputs.insert(inputs.end(), args.begin(), args.end());
+  Params params{{"name", name},
+                {"jvp_name", names.rules.at(0)},
+                {"call_jaxpr", ParamValue(call.jaxpr)},
+                {"jvp_jaxpr", ParamValue(rule.jaxpr)},
+                {"num_call_consts", static_cast<int64_t>(call.captured.size())},
+                {"num_jvp_consts", static_cast<int64_t>(rule.captured.size())},
+                {"symbolic_zeros", false}};
+  return api::bind("custom_jvp_call", inputs, std::move(params));
+}
+
+std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const Function& bwd,
+                                   const std::vector<Value>& args, const std::function<std::size_t()>& count_outs,
+                                   const CustomNames& names) {
+  ensure_custom_derivative_primitives();
+  const std::string& name = names.function;
+  const std::vector<Aval> arg_avals = avals_of(args);
+  const Traced forward = traced_with_consts_as_args(fwd, arg_avals, names.rules.at(0));
+  const std::vector<Aval> fwd_outs = out_avals(*forward.jaxpr);
+  const std::size_t num_outs = count_outs();
+  const std::vector<Aval> outs(fwd_outs.begin(), fwd_outs.begin() + static_cast<std::ptrdiff_t>(std::min(num_outs, fwd_outs.size())));
+  if (fwd_outs.size() < num_outs) {
+    throw type_error("Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element "
+                     "represents the primal output (equal to the output of the custom_vjp-decorated function) and "
+                     "the second element represents residuals (i.e. values stored from the forward pass for use "
+                     "on the backward pass).");
+  }
+  std::vector<Aval> bwd_avals(fwd_outs.begin() + static_cast<std::ptrdiff_t>(num_outs), fwd_outs.end());
+  bwd_avals.insert(bwd_avals.end(), outs.begin(), outs.end());
+  const Traced backward = traced_with_consts_as_args(bwd, bwd_avals, names.rules.at(1));
+  std::vector<Value> rule_consts = forward.captured;
+  rule_consts.insert(rule_consts.end(), backward.captured.begin(), backward.captured.end());
+  const Traced call = traced_call(f, rule_consts, arg_avals, name);
+  const std::vector<Aval> call_outs = out_avals(*call.jaxpr);
+  for (std::size_t o = 0; o < num_outs; ++o) {
+    if (o >= call_outs.size() || !same_type(fwd_outs[o], call_outs[o])) {
+      throw type_error("Custom VJP fwd rule " + names.rules.at(0) + " must produce primal outputs with equal shapes and "
+                       "dtypes as the custom_vjp-decorated function, but got " + types_text({fwd_outs[o]}) + " and " +
+                       (o < call_outs.size() ? types_text({call_outs[o]}) : std::string("nothing")) + ".");
+    }
+  }
+  const std::vector<Aval> cts = out_avals(*backward.jaxpr);
+  if (cts.size() != args.size()) {
+    throw type_error("Custom VJP bwd rule must produce an output with the same container (pytree) structure as the "
+                     "args tuple of the primal function, and in particular must produce a tuple of length equal to "
+                     "the number of arguments to the primal function, but got bwd output of " +
+                     std::to_string(cts.size()) + " values for " + std::to_string(args.size()) + " arguments.");
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (cts[i].shape != arg_avals[i].shape) {
+      throw value_error("Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of "
+                        "the primal function, but at output index " + std::to_string(i) + " the bwd rule produced " +
+                        "an output of shape/dtype " + cts[i].str_short(false) + " corresponding to an input of "
+                        "shape/dtype " + arg_avals[i].str_short(false) + ".");
+    }
+  }
+  std::vector<Value> inputs = call.captured;
+  inputs.insert(inputs.end(), forward.captured.begin(), forward.captured.end());
+  inputs.insert(inputs.end(), backward.captured.begin(), backward.captured.end());
+  inputs.insert(inputs.end(), args.begin(), args.end());
+  Params params{{"name", name},
+                {"fwd_name", names.rules.at(0)},
+                {"bwd_name", names.rules.at(1)},
+                {"call_jaxpr", ParamValue(call.jaxpr)},
+                {"fwd_jaxpr", ParamValue(forward.jaxpr)},
+                {"bwd_jaxpr", ParamValue(backward.jaxpr)},
+                {"num_call_consts", static_cast<int64_t>(call.captured.size())},
+                {"num_fwd_consts", static_cast<int64_t>(forward.captured.size())},
+                {"num_bwd_consts", static_cast<int64_t>(backward.captured.size())},
+                {"symbolic_zeros", false}};
+  return api::bind("custom_vjp_call", inputs, std::move(params));
+}
+
+}  // namespace shardscope::api
