@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
+#include "explicit/mesh_context.h"
 #include "explicit/sharding_rules.h"
 #include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
@@ -90,7 +91,20 @@ Traced trace_function(const Function& f, const std::vector<Aval>& avals, const s
   return {closed.jaxpr, std::move(closed.captured)};
 }
 
+namespace {
+
+// Whether any argument is an array placed with a NamedSharding, or the arguments are values of a trace that was.
+bool mesh_placed(const std::vector<Value>& args) {
+  if (tracing_mesh_placed_values()) return true;
+  return std::any_of(args.begin(), args.end(), [](const Value& v) {
+    return v.is_concrete() && std::holds_alternative<NamedSharding>(v.array().sharding());
+  });
+}
+
+}  // namespace
+
 std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name) {
+  const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
   const Traced traced = trace_function(f, avals_of(args), name);
   return print_jaxpr(*traced.jaxpr, session().profile);
 }
@@ -100,6 +114,7 @@ std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, c
 }
 
 JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {
+  const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
   Traced traced = trace_function(f, avals_of(args), spec.name);
   JitProgram out;
   out.program = consts_as_args(*traced.jaxpr);
@@ -286,6 +301,7 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
 
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
                              bool has_aux, bool with_value, const std::string& name) {
+  const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
   const Traced traced = trace_function(f, avals_of(args), name);
   const auto shift = static_cast<int64_t>(traced.captured.size());
   std::vector<int64_t> shifted;

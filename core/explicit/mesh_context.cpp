@@ -32,6 +32,20 @@ int64_t abstract_size(const AbstractMesh& mesh) {
 
 const MeshContext& mesh_context() { return t_scoped ? *t_scoped : global_context(); }
 
+namespace {
+thread_local int mesh_placed_traces = 0;
+}  // namespace
+
+bool tracing_mesh_placed_values() { return mesh_placed_traces > 0; }
+
+MeshPlacedValuesScope::MeshPlacedValuesScope(bool placed) : placed_(placed) {
+  if (placed_) ++mesh_placed_traces;
+}
+
+MeshPlacedValuesScope::~MeshPlacedValuesScope() {
+  if (placed_) --mesh_placed_traces;
+}
+
 AbstractMesh get_abstract_mesh() { return mesh_context().abstract_mesh.value_or(AbstractMesh{}); }
 
 std::optional<Mesh> get_concrete_mesh() { return mesh_context().concrete; }

@@ -22,6 +22,22 @@ struct MeshContext {
 // jax.get_mesh(): the concrete mesh in effect, nullopt when none.
 [[nodiscard]] std::optional<Mesh> get_concrete_mesh();
 
+// Whether the values being traced were placed on a mesh (a NamedSharding argument of an enclosing trace): JAX's
+// avals then carry that mesh, which staging compares with the mesh in effect (grad's cotangent seed is a reshard
+// exactly when they differ).
+[[nodiscard]] bool tracing_mesh_placed_values();
+// Marks the traces begun while it lives as tracing mesh-placed values when `placed` is true.
+class MeshPlacedValuesScope {
+ public:
+  explicit MeshPlacedValuesScope(bool placed);
+  ~MeshPlacedValuesScope();
+  MeshPlacedValuesScope(const MeshPlacedValuesScope&) = delete;
+  MeshPlacedValuesScope& operator=(const MeshPlacedValuesScope&) = delete;
+
+ private:
+  bool placed_;
+};
+
 // jax.set_mesh(mesh) as a global setter (None clears it). Rejects meshes with Manual axes with JAX's ValueError.
 void set_mesh(const std::optional<Mesh>& mesh, const JaxProfile& profile = {});
 

@@ -248,14 +248,29 @@ struct GradParts {
   std::vector<Atom> grads;    // one per argnum
 };
 
-// The cotangent grad starts from: 1.0, or (kReshard) 1.0 moved to a replicated sharding on the mesh in effect (an
-// empty mesh without one), as lax._one_vjp stages it.
-Atom cotangent_seed(JaxprBuilder& builder, const Aval& out, GradSeed seed) {
+// The cotangent grad starts from: 1.0, or (kReshard) 1.0 moved to a replicated sharding on the mesh in effect, as
+// lax._one_vjp stages it: the literal's sharding is on the mesh in effect, the output's on its arguments' mesh, and a
+// reshard is staged when they differ. With neither (plain Python numbers, unplaced arrays) there is none.
+Atom cotangent_seed(JaxprBuilder& builder, const Aval& out, GradSeed seed, bool output_on_mesh) {
   const Atom one = ad::full_like(builder, out, 1.0);
   if (seed == GradSeed::kLiteral || !out.shape.empty()) return one;
+  if (is_empty(get_abstract_mesh()) && !output_on_mesh) return one;
   const std::optional<Mesh> mesh = get_concrete_mesh();
   return builder.bind1("reshard", {one},
                        {{"dst_sharding", NamedSharding{mesh.value_or(Mesh()), PartitionSpec(), std::nullopt}}});
+}
+
+// Whether the program's values are typed on a mesh: its arguments were placed on one, or an equation names one
+// (a shard_map, a sharding constraint, a device_put to a NamedSharding), as JAX's avals then carry it.
+bool values_on_mesh(const Jaxpr& jaxpr) {
+  if (tracing_mesh_placed_values()) return true;
+  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(), [](const Eqn& eqn) {
+    return std::any_of(eqn.params.begin(), eqn.params.end(), [](const auto& entry) {
+      const auto* sharding = entry.second.template get_if<NamedSharding>();
+      return entry.second.template get_if<Mesh>() != nullptr ||
+             (sharding != nullptr && !sharding->mesh.devices().empty());
+    });
+  });
 }
 
 GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux,
@@ -294,7 +309,7 @@ GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vecto
     const std::span<const Atom> residuals(known_outs.end() - static_cast<std::ptrdiff_t>(split.num_residuals),
                                           known_outs.end());
     const Aval& out_aval = atom_aval(jaxpr.outvars[0]);
-    const std::vector<std::optional<Atom>> seed{cotangent_seed(builder, out_aval, seed_kind)};
+    const std::vector<std::optional<Atom>> seed{cotangent_seed(builder, out_aval, seed_kind, values_on_mesh(jaxpr))};
     const std::vector<std::optional<Atom>> cts = backward_pass(builder, *split.unknown, residuals, seed);
     std::size_t next = 0;
     for (std::size_t i = 0; i < tangents.size(); ++i) {
