@@ -272,9 +272,12 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
   for (const Value& input : inputs) {
     if (input.is_traced() && (target == nullptr || input.trace()->level() > target->level())) target = input.trace();
   }
-  // Operations with no traced input still belong to the current trace when one is active (e.g. jnp.zeros
-  // inside a jitted function), as JAX stages everything under jit.
-  if (target == nullptr) target = current_trace();
+  // Operations belong to the innermost active trace, as JAX stages them: with no traced input (jnp.zeros inside
+  // a jitted function), and with inputs of an enclosing trace (a loop body or nested jit using a value it closes
+  // over computes on it inside the body, which captures the value).
+  if (Trace* innermost = current_trace(); innermost != nullptr && (target == nullptr || innermost->level() > target->level())) {
+    target = innermost;
+  }
   if (target == nullptr) return run_eagerly(primitive, inputs, params);
   std::vector<Atom> atoms;
   for (const Value& input : inputs) atoms.push_back(target->lift(input));

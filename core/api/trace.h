@@ -59,6 +59,10 @@ class Trace {
   [[nodiscard]] JaxprBuilder& builder() { return builder_; }
   [[nodiscard]] int level() const { return level_; }
   [[nodiscard]] const std::string& name() const { return name_; }
+  // The mapped axis size when this trace is a vmap body (its values stand for batches of that many): JAX prints
+  // its tracers as VmapTracer, with the batched type.
+  [[nodiscard]] std::optional<int64_t> vmap_axis_size() const { return vmap_axis_size_; }
+  void set_vmap_axis_size(std::optional<int64_t> size) { vmap_axis_size_ = size; }
 
   struct Closed {
     JaxprPtr jaxpr;               // captured values are its constvars
@@ -72,6 +76,7 @@ class Trace {
   std::string name_;
   int level_ = 0;
   Trace* previous_ = nullptr;
+  std::optional<int64_t> vmap_axis_size_;
   std::vector<std::pair<Value, Var>> captured_;
 };
 

@@ -82,8 +82,10 @@ Value zeros_like_value(const Aval& aval) {
 
 }  // namespace
 
-Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name) {
+Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name,
+                      std::optional<int64_t> vmap_axis_size) {
   Trace trace(name);
+  trace.set_vmap_axis_size(vmap_axis_size);
   std::vector<Value> args;
   for (const Aval& aval : avals) args.push_back(trace.arg(aval));
   const std::vector<Value> outputs = f(args);
@@ -284,7 +286,7 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
   std::vector<std::pair<std::string, int64_t>> scope_axes;
   if (axis_name && size) scope_axes.emplace_back(*axis_name, *size);
   const AxisEnvScope scope(scope_axes);
-  const Traced traced = trace_function(f, instance, name);
+  const Traced traced = trace_function(f, instance, name, size);
   std::vector<Aval> all_avals;
   std::vector<std::optional<int64_t>> all_axes;
   for (const Value& captured : traced.captured) {

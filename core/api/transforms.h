@@ -22,7 +22,9 @@ struct Traced {
   std::vector<Value> captured;  // one per constvar
 };
 // Traces `f` on arguments of the given types.
-[[nodiscard]] Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name);
+// `vmap_axis_size`: the trace is a vmap body mapping that many elements.
+[[nodiscard]] Traced trace_function(const Function& f, const std::vector<Aval>& avals, const std::string& name,
+                                    std::optional<int64_t> vmap_axis_size = std::nullopt);
 
 // jax.make_jaxpr(f)(*args) text for the session's profile.
 [[nodiscard]] std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name);

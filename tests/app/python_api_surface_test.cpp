@@ -198,7 +198,7 @@ TEST_CASE("0-d arrays made outside jit are Arrays, and stay tracers inside it") 
         "Array(3, dtype=int32, weak_type=True) Array(2.5, dtype=float32) 1.0\n"
         "Array(3., dtype=float32) SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)\n");
   CHECK(printed("@jax.jit\ndef f(x):\n    z = jnp.zeros((), jnp.int32)\n    print(z)\n    return x + z\n"
-                "print(f(jnp.int32(2)))") == "Traced<int32[]>with<DynamicJaxprTrace>\n2\n");
+                "print(f(jnp.int32(2)))") == "JitTracer(int32[])\n2\n");
 }
 
 TEST_CASE("bfloat16 arrays print each element as ml_dtypes does: %g, without a common width") {
@@ -351,4 +351,23 @@ TEST_CASE("jnp's scalar types are JAX's: classes of jax.numpy that build arrays 
                 "      jax.ShapeDtypeStruct((2,), jnp.bfloat16).dtype, isinstance(b.dtype, jnp.dtype))") ==
         "bfloat16 dtype(bfloat16) True bfloat16 True float32 bfloat16 True\n");
   CHECK(printed("print(repr(jnp.bfloat16(1.5)))") == "Array(1.5, dtype=bfloat16)\n");
+}
+
+TEST_CASE("tracers print as the profile's JAX prints them: under jit, under vmap, weakly typed") {
+  const std::string program =
+      "import jax, jax.numpy as jnp\n"
+      "jax.jit(lambda x: print(x, x * 2.0, repr(x)) or x)(3.0)\n"
+      "jax.vmap(lambda r: print(r) or r)(jnp.ones((5, 2), jnp.int32))\n";
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"0.6.2", "Traced<~float32[]>with<DynamicJaxprTrace> Traced<~float32[]>with<DynamicJaxprTrace> "
+                "Traced<~float32[]>with<DynamicJaxprTrace>\nTraced<int32[2]>with<DynamicJaxprTrace>\n"},
+      {"0.7.0", "JitTracer<~float32[]> JitTracer<~float32[]> JitTracer<~float32[]>\nVmapTracer<int32[2]>\n"},
+      {"0.11.2", "JitTracer(~float32[]) JitTracer(~float32[]) JitTracer(~float32[])\n"
+                 "VmapTracer(aval=int32[2], batched=int32[5,2])\n"}};
+  for (const auto& [version, text] : expected) {
+    CAPTURE(version);
+    REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('" + version + "')\n").ok());
+    CHECK(printed(program) == text);
+  }
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.0')\n").ok());
 }

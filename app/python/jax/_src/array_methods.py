@@ -11,10 +11,25 @@ def _jnp():
     return jnp
 
 
+def _tracer_repr(self, version):
+    """How the profile's JAX shows a tracer: Traced<...>with<DynamicJaxprTrace> before 0.7, then the concise
+    JitTracer<...>/VmapTracer<...> (0.7.0), then JitTracer(...) and VmapTracer(aval=..., batched=...) (0.8.2)."""
+    aval = ('~' if self.weak_type else '') + self._aval_str
+    if version < (0, 7, 0):
+        return f'Traced<{aval}>with<DynamicJaxprTrace>'
+    size = self._vmap_axis_size
+    if size is not None:
+        if version < (0, 8, 2):
+            return f'VmapTracer<{aval}>'
+        dims = ','.join(str(d) for d in (size,) + tuple(self.shape))
+        return f'VmapTracer(aval={aval}, batched={self._aval_str.split("[")[0]}[{dims}])'
+    return f'JitTracer<{aval}>' if version < (0, 8, 2) else f'JitTracer({aval})'
+
+
 def _repr(self):
-    if self._is_tracer:
-        return f'Traced<{self._aval_str}>with<DynamicJaxprTrace>'
     version = tuple(int(p) for p in _shardscope.jax_version().split('.'))
+    if self._is_tracer:
+        return _tracer_repr(self, version)
     prefix = 'Array(' if version >= (0, 4, 1) else _legacy_prefix(self)
     dtype_str = f'dtype={self._dtype_name}'
     if self.weak_type:
