@@ -389,12 +389,24 @@ void bind_arrays(py::module_& m) {
                              [](const PyValue& v) { return std::string(dtype_name(v.value().aval().dtype)); })
       .def_property_readonly("weak_type", [](const PyValue& v) { return v.value().aval().weak_type; })
       .def_property_readonly("_is_tracer", [](const PyValue& v) { return !v.value().is_concrete(); })
+      .def_property_readonly("_known_value",
+                             [](const PyValue& v) -> py::object {
+                               const api::Value* known = v.value().known();
+                               if (known == nullptr) return py::none();
+                               return py::object(from_values({*known})[0]);
+                             })
+      .def_property_readonly("_concrete_kind",
+                             [](const PyValue& v) -> std::string {
+                               const api::Trace* trace = v.value().trace();
+                               return trace != nullptr && v.value().known() != nullptr ? trace->concrete_kind() : "";
+                             })
       .def_property_readonly("_vmap_axis_size",
                              [](const PyValue& v) -> std::optional<int64_t> {
                                const api::Trace* trace = v.value().trace();
                                return trace != nullptr ? trace->vmap_axis_size() : std::nullopt;
                              })
       .def_property_readonly("_aval_str", [](const PyValue& v) { return v.value().aval().str_short(false); })
+      .def_property_readonly("_aval_short", [](const PyValue& v) { return v.value().aval().str_short(true); })
       .def_property_readonly("_typeof_str", [](const PyValue& v) { return api::typeof_text(v.value(), profile()); })
       // The spec of the value's type (jax.typeof(x).sharding.spec): the mesh axes each dimension is sharded over.
       .def_property_readonly("_type_spec",

@@ -808,9 +808,13 @@ void bind_lax_arrays(py::module_& m) {
   m.def("_rev",
         [](const py::object& x, const std::vector<int64_t>& dims) { return wrap(api::lax::rev(to_value(x), dims)); });
   m.def("_integer_pow", [](const py::object& x, int64_t y) { return wrap(api::lax::integer_pow(to_value(x), y)); });
-  m.def("_convert_element_type", [](const py::object& x, const py::object& dtype) {
-    return wrap(api::lax::convert_element_type(to_value(x), dtype_from_python(dtype)));
-  });
+  // weak_type: JAX's promotion keeps a Python scalar weakly typed (folded into a literal, as lax folds it).
+  m.def(
+      "_convert_element_type",
+      [](const py::object& x, const py::object& dtype, bool weak_type) {
+        return wrap(api::lax::convert_element_type(to_value(x), dtype_from_python(dtype), weak_type));
+      },
+      py::arg("x"), py::arg("dtype"), py::arg("weak_type") = false);
   m.def("_iota",
         [](const py::object& dtype, int64_t size) { return wrap(api::lax::iota(dtype_from_python(dtype), size)); });
   m.def("_broadcasted_iota", [](const py::object& dtype, const Shape& shape, int64_t dimension) {

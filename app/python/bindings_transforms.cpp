@@ -289,6 +289,10 @@ void bind_lowering(py::module_& m) {
       args.push_back(lowering_arg(leaf));
       avals.push_back(typed_aval(args.back()));
     }
+    const bool placed = std::any_of(args.begin(), args.end(), [](const ShapeDtypeStruct& a) {
+      return a.sharding && std::holds_alternative<NamedSharding>(*a.sharding);
+    });
+    const MeshPlacedValuesScope on_mesh(placed && !tracing_mesh_placed_values());
     const api::Traced traced = api::trace_function(wrap(f), avals, name);
     LoweringOptions options;
     options.name = name;

@@ -190,14 +190,14 @@ Aval aval_of(const Array& array) { return Aval::of(array.shape(), array.dtype(),
 Value Value::concrete(Array array) {
   Value value;
   Aval aval = aval_of(array);
-  value.state_ = std::make_shared<const State>(State{std::move(array), Atom{}, nullptr, std::move(aval)});
+  value.state_ = std::make_shared<const State>(State{std::move(array), Atom{}, nullptr, std::move(aval), nullptr});
   return value;
 }
 
 Value Value::scalar(Literal literal) {
   Value value;
   Aval aval = literal.aval;
-  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(literal), nullptr, std::move(aval)});
+  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(literal), nullptr, std::move(aval), nullptr});
   return value;
 }
 
@@ -212,7 +212,15 @@ Value realized(Value value) {
 Value Value::traced(Atom atom, Trace* trace) {
   Value value;
   Aval aval = atom_aval(atom);
-  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval)});
+  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval), nullptr});
+  return value;
+}
+
+Value Value::traced_known(Atom atom, Trace* trace, Value known) {
+  Value value;
+  Aval aval = atom_aval(atom);
+  value.state_ = std::make_shared<const State>(
+      State{std::nullopt, std::move(atom), trace, std::move(aval), std::make_shared<const Value>(std::move(known))});
   return value;
 }
 
@@ -234,6 +242,10 @@ Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {
 Trace::~Trace() { innermost = previous_; }
 
 Value Trace::arg(Aval aval) { return Value::traced(builder_.arg(std::move(aval)), this); }
+
+Value Trace::arg_known(Aval aval, const Value& known) {
+  return Value::traced_known(builder_.arg(std::move(aval)), this, known);
+}
 
 Atom Trace::lift(const Value& value) {
   if (value.trace() == this) return value.atom();
@@ -279,11 +291,27 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
     target = innermost;
   }
   if (target == nullptr) return run_eagerly(primitive, inputs, params);
+  // A trace differentiating concrete arguments also computes each operation whose operands are all known.
+  std::optional<std::vector<Value>> known;
+  // Effects (debug callbacks and prints) run once, when the program does.
+  if (!target->concrete_kind().empty() && primitive != "debug_callback" && primitive != "debug_print" &&
+      primitive != "inspect_sharding") {
+    std::vector<Value> known_inputs;
+    for (const Value& input : inputs) {
+      const Value* value = input.concrete_or_known();
+      if (value == nullptr) break;
+      known_inputs.push_back(*value);
+    }
+    if (known_inputs.size() == inputs.size()) known = run_eagerly(primitive, known_inputs, params);
+  }
   std::vector<Atom> atoms;
   for (const Value& input : inputs) atoms.push_back(target->lift(input));
   std::vector<Value> outputs;
+  std::size_t index = 0;
   for (Atom& atom : target->builder().bind(primitive, std::move(atoms), std::move(params))) {
-    outputs.push_back(Value::traced(std::move(atom), target));
+    outputs.push_back(known && index < known->size() ? Value::traced_known(std::move(atom), target, (*known)[index])
+                                                     : Value::traced(std::move(atom), target));
+    ++index;
   }
   return outputs;
 }

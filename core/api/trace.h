@@ -21,6 +21,9 @@ class Value {
   static Value concrete(Array array);
   static Value scalar(Literal literal);
   static Value traced(Atom atom, Trace* trace);
+  // A traced value whose concrete value is also known (the primal a grad or jvp of concrete arguments carries, as
+  // JAX's JVPTracer does): Python control flow and scalar conversions may read it.
+  static Value traced_known(Atom atom, Trace* trace, Value known);
 
   [[nodiscard]] const Aval& aval() const { return state().aval; }
   [[nodiscard]] bool is_concrete() const { return state().array.has_value(); }
@@ -29,6 +32,10 @@ class Value {
   [[nodiscard]] const Array& array() const;  // TypeError-like runtime_error when not concrete
   [[nodiscard]] const Atom& atom() const { return state().atom; }
   [[nodiscard]] Trace* trace() const { return state().trace; }
+  // The concrete value of a traced value when known (a concrete or literal Value), else nullptr.
+  [[nodiscard]] const Value* known() const { return state().known.get(); }
+  // The value itself when concrete or a literal, its known value when traced with one, else nullptr.
+  [[nodiscard]] const Value* concrete_or_known() const { return is_traced() ? known() : this; }
 
  private:
   // Values are immutable and copied through every jnp function (promotion, broadcasting, pytrees), so
@@ -38,6 +45,7 @@ class Value {
     Atom atom;
     Trace* trace = nullptr;
     Aval aval;
+    std::shared_ptr<const Value> known;
   };
   [[nodiscard]] const State& state() const;
 
@@ -63,6 +71,13 @@ class Trace {
   // its tracers as VmapTracer, with the batched type.
   [[nodiscard]] std::optional<int64_t> vmap_axis_size() const { return vmap_axis_size_; }
   void set_vmap_axis_size(std::optional<int64_t> size) { vmap_axis_size_ = size; }
+  // Which differentiation evaluates alongside this trace ("grad" or "jvp"; empty: none). Such a trace runs each
+  // operation whose operands are known and records the result as known, as JAX's JVP of concrete arguments
+  // computes primals eagerly.
+  [[nodiscard]] const std::string& concrete_kind() const { return concrete_kind_; }
+  void set_concrete_kind(std::string kind) { concrete_kind_ = std::move(kind); }
+  // A traced argument with its concrete value.
+  [[nodiscard]] Value arg_known(Aval aval, const Value& known);
 
   struct Closed {
     JaxprPtr jaxpr;               // captured values are its constvars
@@ -77,6 +92,7 @@ class Trace {
   int level_ = 0;
   Trace* previous_ = nullptr;
   std::optional<int64_t> vmap_axis_size_;
+  std::string concrete_kind_;
   std::vector<std::pair<Value, Var>> captured_;
 };
 

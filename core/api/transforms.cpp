@@ -301,10 +301,37 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
   return apply_jaxpr(*program, concat(traced.captured, args));
 }
 
+namespace {
+
+// grad and jvp of arguments whose values are all known (arrays, Python numbers, or the known primals of an
+// enclosing differentiation) trace with those values alongside, as JAX's JVP of concrete arguments computes its
+// primals eagerly: Python control flow and scalar conversions on them work, and the program is the path taken.
+// Under a staging trace (jit, vmap, a loop body) the arguments are not known and tracing is abstract.
+Traced trace_differentiated(const Function& f, const std::vector<Value>& args, const std::string& name,
+                            const std::string& kind) {
+  const Trace* enclosing = current_trace();
+  const bool known = (enclosing == nullptr || !enclosing->concrete_kind().empty()) &&
+                     std::all_of(args.begin(), args.end(), [](const Value& v) { return v.concrete_or_known() != nullptr; });
+  if (!known) return trace_function(f, avals_of(args), name);
+  // Python numbers become arrays before the trace begins, so that their known values print and convert as arrays.
+  std::vector<Value> values;
+  for (const Value& arg : args) values.push_back(realized(*arg.concrete_or_known()));
+  Trace trace(name);
+  trace.set_concrete_kind(kind);
+  std::vector<Value> traced_args;
+  traced_args.reserve(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) traced_args.push_back(trace.arg_known(argument_aval(args[i]), values[i]));
+  const std::vector<Value> outputs = f(traced_args);
+  Trace::Closed closed = trace.finish(outputs);
+  return {closed.jaxpr, std::move(closed.captured)};
+}
+
+}  // namespace
+
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
                              bool has_aux, bool with_value, const std::string& name) {
   const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
-  const Traced traced = trace_function(f, avals_of(args), name);
+  const Traced traced = trace_differentiated(f, args, name, "grad");
   const auto shift = static_cast<int64_t>(traced.captured.size());
   std::vector<int64_t> shifted;
   for (const int64_t argnum : argnums) shifted.push_back(argnum < 0 ? argnum : argnum + shift);
@@ -321,7 +348,7 @@ std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals
     throw type_error("primal and tangent arguments to jax.jvp must have the same tree structure; primals have " +
                      std::to_string(primals.size()) + " leaves and tangents have " + std::to_string(tangents.size()));
   }
-  const Traced traced = trace_function(f, avals_of(primals), name);
+  const Traced traced = trace_differentiated(f, primals, name, "jvp");
   const JaxprPtr program = jvp_jaxpr(*consts_as_args(*traced.jaxpr));
   std::vector<Value> inputs = concat(traced.captured, primals);
   for (const Value& captured : traced.captured) inputs.push_back(zeros_like_value(captured.aval()));

@@ -371,3 +371,22 @@ TEST_CASE("tracers print as the profile's JAX prints them: under jit, under vmap
   }
   REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.0')\n").ok());
 }
+
+TEST_CASE("grad and jvp of concrete arguments evaluate primals: Python control flow works, as JAX's does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  const std::string program =
+      "def f(x):\n"
+      "    if x < 3:\n"
+      "        return 3. * x ** 2\n"
+      "    return -4 * x\n"
+      "def halve(x):\n"
+      "    while x > 1:\n"
+      "        x = x / 2\n"
+      "    return x\n"
+      "print(jax.grad(f)(2.), jax.grad(f)(4.), jax.grad(halve)(10.), jax.jvp(f, (1.,), (1.,))[1])\n"
+      "jax.grad(lambda v: print(v) or jnp.sin(v).sum())(jnp.arange(3.))\n";
+  CHECK(printed(program) == "12.0 -4.0 0.0625 6.0\nGradTracer(primal=[0. 1. 2.], typeof(tangent)=f32[3])\n");
+  // Under jit the values are abstract: the same function raises JAX's error.
+  CHECK(printed("try:\n    jax.jit(jax.grad(f))(2.)\nexcept Exception as e:\n    print(type(e).__name__)\n") ==
+        "TracerBoolConversionError\n");
+}

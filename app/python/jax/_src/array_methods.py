@@ -15,6 +15,9 @@ def _tracer_repr(self, version):
     """How the profile's JAX shows a tracer: Traced<...>with<DynamicJaxprTrace> before 0.7, then the concise
     JitTracer<...>/VmapTracer<...> (0.7.0), then JitTracer(...) and VmapTracer(aval=..., batched=...) (0.8.2)."""
     aval = ('~' if self.weak_type else '') + self._aval_str
+    differentiated = self._concrete_kind
+    if differentiated:
+        return _differentiated_tracer_repr(self, version, aval, differentiated)
     if version < (0, 7, 0):
         return f'Traced<{aval}>with<DynamicJaxprTrace>'
     size = self._vmap_axis_size
@@ -24,6 +27,20 @@ def _tracer_repr(self, version):
         dims = ','.join(str(d) for d in (size,) + tuple(self.shape))
         return f'VmapTracer(aval={aval}, batched={self._aval_str.split("[")[0]}[{dims}])'
     return f'JitTracer<{aval}>' if version < (0, 8, 2) else f'JitTracer({aval})'
+
+
+def _differentiated_tracer_repr(self, version, aval, kind):
+    """A grad's or jvp's tracer of concrete arguments: JAX's GradTracer/JVPTracer, which from 0.8.2 shows its
+    primal value and its tangent's type."""
+    name = 'GradTracer' if kind == 'grad' else 'JVPTracer'
+    if version < (0, 7, 0):
+        return f'Traced<{aval}>with<{"JVPTrace"}>'
+    if version < (0, 8, 2):
+        return f'{name}<{aval}>'
+    primal = str(self._known_value)
+    if kind == 'grad':
+        return f'GradTracer(primal={primal}, typeof(tangent)={self._aval_short})'
+    return f'JVPTracer(primal={primal}, tangent=JitTracer({self._aval_str}))'
 
 
 def _repr(self):
@@ -93,6 +110,10 @@ def _scalar(kind):
     name = getattr(kind, '__name__', str(kind))
 
     def convert(self):
+        known = self._known_value if self._is_tracer else None
+        if known is not None:
+            # The primal a grad or jvp of concrete arguments carries converts as its value does.
+            return convert(known)
         if kind is bool:
             if self.size == 0:
                 raise ValueError('The truth value of an empty array is ambiguous. Use `array.size > 0` to check '

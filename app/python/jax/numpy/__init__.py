@@ -183,6 +183,8 @@ def __getattr__(name):
     raise NotImplementedError(f'jax.numpy.{name} is not supported by shardscope')
 
 
+from jax.numpy._extras import *  # noqa: E402,F401,F403 (functions the engine lacks, written over it in Python)
+
 import importlib as _importlib  # noqa: E402
 
 linalg = _importlib.import_module('jax.numpy.linalg')

@@ -1,36 +1,73 @@
 # jax.numpy elementwise extras (rounding, angles, float and bit helpers, gcd/lcm) over the engine's jnp and primitives.
-import math as _math
+import operator as _operator
 
 import numpy as _np
 
 from jax.numpy._extras_util import (jnp as _jnp, bind as _bind, promote as _promote, promote_inexact as _inexact,
                                     is_inexact as _is_inexact, is_integer as _is_integer, is_unsigned as _is_unsigned,
-                                    is_bool as _is_bool, check_not_complex as _check_not_complex, convert as _convert)
+                                    is_bool as _is_bool, check_not_complex as _check_not_complex, convert as _convert,
+                                    asarray as _asarray)
 
 
-def around(a, decimals=0, out=None):
+def _round_half_even(x):
+    return _bind('round', x, rounding_method=1)
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 (numpy's name)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     j = _jnp()
-    a = j.asarray(a)
-    decimals = int(decimals)
-    if decimals == 0:
-        return j.round(a)
+    a = _asarray(a)
+    _check_not_complex(a, 'round')
+    decimals = _operator.index(decimals)
     if _is_integer(a.dtype) or _is_bool(a.dtype):
-        if decimals > 0:
-            return a
-        # Integers round half to even at the 10**-decimals place, as numpy's integer round does.
-        factor = 10 ** -decimals
-        quotient = j.floor_divide(a, factor)
-        rest = a - quotient * factor
-        up = (2 * rest > factor) | ((2 * rest == factor) & (j.remainder(quotient, 2) == 1))
-        return (quotient + up.astype(a.dtype)) * factor
-    factor = _convert(10.0 ** decimals, a.dtype)
-    return j.round(a * factor) / factor
+        if decimals < 0:
+            raise NotImplementedError('integer np.round not implemented for decimals < 0')
+        return a
+    if decimals == 0:
+        return _round_half_even(a)
+    # Scaling by 10**decimals in the array's dtype, rounding half to even, and scaling back (as JAX does).
+    factor = 10.0 ** decimals
+    return _round_half_even(a * factor) / factor
 
 
-def bitwise_not(x, /):
-    return _jnp().invert(x)
+around = round
+
+
+def rint(x, /):
+    x, = _inexact(x)
+    return _round_half_even(x)
+
+
+def trunc(x, /):
+    j = _jnp()
+    x = _asarray(x)
+    if not _is_inexact(x.dtype):
+        return x
+    return j.where(x < 0, j.ceil(x), j.floor(x))
+
+
+def log2(x, /):
+    j = _jnp()
+    x, = _inexact(x)
+    return j.log(x) / j.log(_convert(2, x.dtype, True))
+
+
+def log10(x, /):
+    j = _jnp()
+    x, = _inexact(x)
+    return j.log(x) / j.log(_convert(10, x.dtype, True))
+
+
+def invert(x, /):
+    # The 'not' primitive: bitwise on integers, logical on booleans.
+    x = _asarray(x)
+    if _is_inexact(x.dtype):
+        raise TypeError(f'not does not accept dtype {x.dtype}. Accepted dtypes are subtypes of integer, bool.')
+    return _bind('not', x)
+
+
+bitwise_not = invert
 
 
 def bitwise_xor(x1, x2, /):
@@ -40,7 +77,7 @@ def bitwise_xor(x1, x2, /):
 
 def real(val, /):
     _check_not_complex(val, 'real')
-    return _jnp().asarray(val)
+    return _asarray(val)
 
 
 def imag(val, /):
@@ -50,18 +87,17 @@ def imag(val, /):
 
 def conjugate(x, /):
     _check_not_complex(x, 'conjugate')
-    return _jnp().asarray(x)
+    return _asarray(x)
 
 
 def conj(x, /):
     _check_not_complex(x, 'conj')
-    return _jnp().asarray(x)
+    return _asarray(x)
 
 
 def angle(z, deg=False):
     _check_not_complex(z, 'angle')
     j = _jnp()
-    z = j.asarray(z)
     # A real number's angle is that of (x, 0): 0 or pi. JAX takes atan2 in a floating dtype.
     re, = _inexact(z)
     result = j.arctan2(j.zeros_like(re), re)
@@ -70,20 +106,20 @@ def angle(z, deg=False):
 
 def isposinf(x, /):
     j = _jnp()
-    x = j.asarray(x)
+    x = _asarray(x)
     return j.isinf(x) & (x > 0) if _is_inexact(x.dtype) else j.zeros_like(x, bool)
 
 
 def isneginf(x, /):
     j = _jnp()
-    x = j.asarray(x)
+    x = _asarray(x)
     return j.isinf(x) & (x < 0) if _is_inexact(x.dtype) else j.zeros_like(x, bool)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     _check_not_complex(x, 'nan_to_num')
     j = _jnp()
-    x = j.asarray(x)
+    x = _asarray(x)
     if not _is_inexact(x.dtype):
         return x
     info = j.finfo(x.dtype) if str(x.dtype) != 'bfloat16' else None
@@ -232,6 +268,9 @@ def _shift_operands(name, x1, x2):
     x1, x2 = _numeric(name, x1, x2)
     if not _is_integer(x1.dtype):
         raise TypeError(f'{name} does not accept dtype {x1.dtype}. Accepted dtypes are subtypes of integer.')
+    if x1.ndim == 0 or x2.ndim == 0 or tuple(x1.shape) == tuple(x2.shape):
+        # A scalar operand broadcasts inside the primitive, as a literal does in JAX's jaxprs.
+        return x1, x2
     shape = _broadcast(x1, x2)
     j = _jnp()
     return j.broadcast_to(x1, shape), j.broadcast_to(x2, shape)
@@ -252,7 +291,7 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 def signbit(x, /):
     j = _jnp()
-    x = j.asarray(x)
+    x = _asarray(x)
     if _is_bool(x.dtype):
         return j.zeros_like(x, bool)
     if not _is_inexact(x.dtype):

@@ -61,18 +61,25 @@ def is_bool(dtype):
 
 def convert(x, dtype, weak=False):
     """x as dtype, keeping JAX's weak type flag (a Python scalar stays weakly typed after promotion)."""
-    x = jnp().asarray(x)
     from jax import dtypes
-    if str(x.dtype) == str(dtype) and dtypes.is_weakly_typed(x) == weak:
+    if hasattr(x, 'dtype') and hasattr(x, '_is_tracer') and str(x.dtype) == str(dtype) and \
+            dtypes.is_weakly_typed(x) == bool(weak):
         return x
-    return bind('convert_element_type', x, new_dtype=dtype, weak_type=bool(weak))
+    # The engine's lax conversion folds a Python scalar into a literal, as JAX's does.
+    return _shardscope.lax._convert_element_type(x, dtype, bool(weak))
+
+
+def asarray(x):
+    """x as an array, a Python scalar staying weakly typed (JAX's lax.asarray, not jnp.asarray)."""
+    if hasattr(x, '_is_tracer'):
+        return x
+    return promote(x)[0]
 
 
 def promote(*args):
     """JAX's promote_dtypes: every argument as the arguments' result type (weak when all of them are)."""
     from jax import dtypes
-    if len(args) == 1:
-        return [jnp().asarray(args[0])]
+    args = [jnp().asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     return [convert(a, dtype, weak) for a in args]
 
@@ -80,6 +87,7 @@ def promote(*args):
 def promote_inexact(*args):
     """JAX's promote_dtypes_inexact: the result type, made floating when it is bool or integer."""
     from jax import dtypes
+    args = [jnp().asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
     dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
     if not is_inexact(dtype):
         dtype = default_float()
