@@ -36,7 +36,9 @@ jax.debug.visualize_array_sharding(model.up.kernel[...])
 
 
 # %%
-optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
+# Adam's moments take each parameter's annotation, so they too are placed as they are created: under the mesh.
+with jax.set_mesh(mesh):
+    optimizer = nnx.Optimizer(model, optax.adam(1e-3), wrt=nnx.Param)
 
 
 @nnx.jit

@@ -194,9 +194,11 @@ void bind_devices(py::module_& m) {
       .def_property_readonly("platform", [](const Device& d) { return platform_name(d.platform); })
       .def_property_readonly("device_kind", [](const Device& d) { return d.device_kind; })
       .def_property_readonly("process_index", [](const Device& d) { return d.process_index; })
-      // jaxlib gives coords as a list, and a GPU has no core_on_chip (None), as real JAX 0.11.2 printed.
+      // jaxlib gives coords as a list, and a GPU has no core_on_chip (None), as real JAX 0.11.2 printed; a CPU
+      // device has no coords at all (an AttributeError with no message).
       .def_property_readonly("coords",
                              [](const Device& d) {
+                               if (d.platform == Platform::kCpu) throw py::attribute_error("");
                                py::list coords;
                                for (const auto c : d.coords) coords.append(c);
                                return coords;

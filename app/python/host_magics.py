@@ -198,6 +198,27 @@ _SKIP_REASONS = {
 }
 
 
+_XMODES = ["Plain", "Context", "Verbose", "Minimal"]
+
+
+def xmode(line):
+    """%xmode [mode]: IPython's exception reporting mode (cycles through the modes without an argument)."""
+    import _shardscope_host_runtime as runtime
+
+    wanted = line.strip()
+    current = runtime.exception_mode[0]
+    if not wanted:
+        mode = _XMODES[(_XMODES.index(current) + 1) % len(_XMODES)]
+    else:
+        matches = [m for m in _XMODES if m.lower() == wanted.lower()]
+        if not matches:
+            raise ValueError(f"Unrecognized mode in FormattedTB: <{wanted}>")
+        mode = matches[0]
+    runtime.exception_mode[0] = mode
+    print(f"Exception reporting mode: {mode}")
+    return None
+
+
 def line_magic(namespace, run_source, kind, text):
     """Runs `%name args` or `!command`; returns the magic's value."""
     if kind == "!":
@@ -213,6 +234,8 @@ def line_magic(namespace, run_source, kind, text):
         return time_magic(run_source, args)
     if name == "env":
         return env(args)
+    if name == "xmode":
+        return xmode(args)
     if name == "matplotlib" and args.strip() == "inline":
         import _shardscope_host_figures as figures
 

@@ -143,8 +143,14 @@ def _suggestion(error):
     return best
 
 
+# IPython's %xmode: "Minimal" shows only the exception's own lines, the other modes the traceback.
+exception_mode = ["Context"]
+
+
 def format_exception(error):
     """The traceback as Python prints it, without the host's own frames."""
+    if exception_mode[0] == "Minimal":
+        return "".join(traceback.format_exception_only(type(error), error))
     tb = error.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith("<shardscope-host"):
         tb = tb.tb_next

@@ -31,8 +31,9 @@ def collectives(f, *args):
     text = f.lower(*args).compile().as_text()
     found = []
     for line in text.splitlines():
-        m = re.search(r"= (f32\[[0-9,]*\]) (all-gather|all-reduce|reduce-scatter|all-to-all|collective-permute)\(.*"
-                      r"replica_groups=(\{[0-9,{}]*\})", line)
+        # Real XLA writes layouts after shapes ({1,0}) and may write groups as an iota or mesh expression.
+        m = re.search(r"= (f32\[[0-9,]*\])(?:\{[0-9,]*\})? (all-gather|all-reduce|reduce-scatter|all-to-all|collective-permute)\(.*"
+                      r"replica_groups=(\{[0-9,{}]*\}|\[[0-9,]*\]<=\[[0-9,]*\](?:T\([0-9,]*\))?|mesh\[[^\]]*\] \{[^}]*\})", line)
         if m:
             found.append(f"{m.group(2)} -> {m.group(1)} per device, groups {m.group(3)}")
     return found or ["no collectives"]

@@ -81,7 +81,7 @@ print(sorted(re.findall(r"\b(all-reduce|all-gather|reduce-scatter)\(", text)))
 
 # %%
 for line in text.splitlines():
-    m = re.search(r"= (\(?f32\[[0-9,]*\](?:, f32\[[0-9,]*\])*\)?) (all-gather|all-reduce|reduce-scatter)\(", line)
+    m = re.search(r"= (\(?f32\[[0-9,]*\](?:\{[0-9,]*\})?(?:, f32\[[0-9,]*\](?:\{[0-9,]*\})?)*\)?) (all-gather|all-reduce|reduce-scatter)\(", line)
     if m:
         print(m.group(2), m.group(1))
 

@@ -53,7 +53,8 @@ f = jax.jit(mlp)
 out = f(x, w1, w2)
 print(out.sharding.spec)
 for line in f.lower(x, w1, w2).compile().as_text().splitlines():
-    m = re.search(r"= (f32\[[0-9,]*\]) (all-gather|all-reduce|reduce-scatter|all-to-all)\(.*replica_groups=(\{[0-9,{}]*\})", line)
+    m = re.search(r"= (f32\[[0-9,]*\])(?:\{[0-9,]*\})? (all-gather|all-reduce|reduce-scatter|all-to-all)\(.*"
+                  r"replica_groups=(\{[0-9,{}]*\}|\[[0-9,]*\]<=\[[0-9,]*\](?:T\([0-9,]*\))?|mesh\[[^\]]*\] \{[^}]*\})", line)
     if m:
         print(m.group(2), m.group(1), "groups", m.group(3))
 jax.debug.visualize_array_sharding(out)

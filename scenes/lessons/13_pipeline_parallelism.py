@@ -101,6 +101,6 @@ print(result.shape, "matches the sequential model:", bool(jnp.allclose(result, e
 
 # %%
 text = run.lower(weights, xs).compile().as_text()
-kinds = re.findall(r"= (f32\[[0-9,]*\]) (collective-permute|all-reduce)\(", text)
+kinds = re.findall(r"= (f32\[[0-9,]*\])(?:\{[0-9,]*\})? (collective-permute|all-reduce)\(", text)
 print(len([k for k in kinds if k[1] == 'collective-permute']), "collective-permutes of", kinds[0][0])
 print([k for k in kinds if k[1] == 'all-reduce'])

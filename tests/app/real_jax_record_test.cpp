@@ -145,5 +145,23 @@ TEST_CASE("seed 001 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/se
 TEST_CASE("seed 002 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_002.py"); }
 TEST_CASE("seed 003 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_003.py"); }
 TEST_CASE("seed 004 on 8 CPU devices") { check_recording("seeds_cpu8", "tests/seeds/seed_004.py"); }
+TEST_CASE("probe XLA strategies") {
+  check_recording("probes_strategies_cpu8", "tests/data/real_jax/probes/p11_strategies.py");
+}
+TEST_CASE("probe API corners") { check_recording("probes_strategies_cpu8", "tests/data/real_jax/probes/p12_api.py"); }
+TEST_CASE("probe slices") { check_recording("probes_strategies_cpu8", "tests/data/real_jax/probes/p13_slices.py"); }
+TEST_CASE("scene flax_nnx on 8 CPU devices") { check_recording("lessons_cpu8", "scenes/flax_nnx.py"); }
+TEST_CASE("examples on 8 CPU devices") {
+  check_recording("lessons_cpu8", "examples/tutorial.py");
+  check_recording("lessons_cpu8", "examples/explain_layer.py");
+}
+TEST_CASE("lessons on 8 CPU devices") {
+  for (const char* lesson : {"01_devices_and_meshes", "02_partition_specs", "03_device_put_and_resharding",
+                             "04_jit_propagation", "05_sharded_matmul", "06_data_parallelism", "07_fsdp",
+                             "08_tensor_parallelism", "09_shard_map_collectives", "10_explicit_sharding",
+                             "11_memory_kinds", "12_multi_host", "13_pipeline_parallelism", "14_flax_logical_axes"}) {
+    check_recording("lessons_cpu8", std::string("scenes/lessons/") + lesson + ".py");
+  }
+}
 TEST_CASE("scene default on 8 CPU devices") { check_recording("seeds_cpu8", "scenes/default.py"); }
 TEST_CASE("scene flax_mlp on 8 CPU devices") { check_recording("seeds_cpu8", "scenes/flax_mlp.py"); }

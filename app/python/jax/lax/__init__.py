@@ -186,6 +186,10 @@ def _axis_size(axis_name):
     return _shardscope.lax.axis_size(list(_axis_names(axis_name, 'axis_size')))
 
 
+# JAX's function is lax.axis_size, and its repr says so.
+_axis_size.__name__ = _axis_size.__qualname__ = 'axis_size'
+
+
 def _pcast(x, axis_name, *, to):
     if isinstance(axis_name, (set, frozenset)):
         raise TypeError(f'{axis_name=} must be a tuple or a str. Got {axis_name}')
