@@ -9,7 +9,8 @@ from jax.numpy._extras_stats import *  # noqa: F401,F403
 from jax.numpy._extras_search import *  # noqa: F401,F403
 
 _NAMES = '''
-round around rint trunc log2 log10 invert bitwise_not bitwise_xor real imag conj conjugate angle isposinf isneginf nan_to_num sinc hypot deg2rad
+round around rint trunc log2 log10 invert bitwise_not bitwise_xor real imag conj conjugate angle isposinf isneginf
+nan_to_num sinc hypot deg2rad
 rad2deg radians degrees fabs fmod divmod float_power heaviside fmax fmin gcd lcm left_shift right_shift
 bitwise_left_shift bitwise_right_shift signbit copysign ldexp frexp modf logaddexp2
 broadcast_shapes broadcast_arrays trace rot90 rollaxis hsplit vsplit kron cross tri logspace geomspace select
@@ -21,7 +22,7 @@ searchsorted digitize bincount argwhere flatnonzero lexsort partition argpartiti
 correlate polyval interp
 '''.split()
 
-# Only names the engine does not define: an engine function is never shadowed by a Python one.
-# The engine binds these names but raises NotImplementedError for them (its jnp.math has no rule): replace them.
+# Only names the engine does not define, so no working engine function is shadowed; the engine binds the stubs'
+# names but raises NotImplementedError for them (its jnp.math has no rule for them), so these replace them.
 _ENGINE_STUBS = {'round', 'rint', 'trunc', 'log2', 'log10', 'invert'}
 __all__ = [name for name in _NAMES if not hasattr(_shardscope.numpy, name) or name in _ENGINE_STUBS]

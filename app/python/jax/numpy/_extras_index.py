@@ -4,7 +4,7 @@ import operator as _operator
 import numpy as _np
 
 from jax.numpy._extras_util import (jnp as _jnp, canonical_axis as _axis, default_int as _default_int,
-                                    default_float as _default_float, is_integer as _is_integer,
+                                    is_integer as _is_integer,
                                     concrete as _concrete, is_tracer as _is_tracer, promote as _promote)
 
 

@@ -5,7 +5,7 @@ import numpy as _np
 
 from jax.numpy._extras_util import (jnp as _jnp, promote as _promote, promote_inexact as _inexact,
                                     canonical_axis as _axis, default_int as _default_int, is_inexact as _is_inexact,
-                                    is_integer as _is_integer, is_unsigned as _is_unsigned, is_bool as _is_bool,
+                                    is_integer as _is_integer, is_bool as _is_bool,
                                     is_tracer as _is_tracer, concrete as _concrete, static_nonzero as _static_nonzero)
 
 

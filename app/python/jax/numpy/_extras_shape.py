@@ -1,13 +1,11 @@
 # jax.numpy extras that reshape, build or combine arrays (rot90, kron, insert, indices, mgrid, vectorize...).
-import math as _math
 import operator as _operator
 
 import numpy as _np
 
 from jax.numpy._extras_util import (jnp as _jnp, promote as _promote, promote_inexact as _inexact,
                                     canonical_axis as _axis, default_float as _default_float,
-                                    default_int as _default_int, is_integer as _is_integer,
-                                    is_inexact as _is_inexact, concrete as _concrete, is_tracer as _is_tracer)
+                                    default_int as _default_int, is_tracer as _is_tracer)
 
 
 def broadcast_shapes(*shapes):

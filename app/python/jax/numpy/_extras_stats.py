@@ -1,6 +1,4 @@
 # jax.numpy statistics extras: quantiles and medians, NaN-skipping reductions, average, cov/corrcoef, ptp.
-import operator as _operator
-
 import numpy as _np
 
 from jax.numpy._extras_util import (jnp as _jnp, promote_inexact as _inexact, canonical_axis as _axis,
