@@ -10,6 +10,8 @@
 #include "api/trace.h"
 #include "base/error.h"
 #include "exec/debug_callbacks.h"
+#include "exec/host_callbacks.h"
+#include "exec/interpreter.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "sharding/pmap_sharding.h"
@@ -81,7 +83,49 @@ void bind_debug(py::module_& root) {
       },
       py::arg("on_values"), py::arg("on_sharding") = py::none());
   // Callbacks hold Python objects: jax.debug drops them at interpreter exit, while Python can still free them.
-  m.def("clear", &clear_debug_callbacks);
+  m.def("clear", [] {
+    clear_debug_callbacks();
+    clear_host_functions();
+  });
+  // jax.pure_callback / io_callback: `host(*numpy_arrays)` returns the results as a list; binds one equation with
+  // the declared result shapes and dtype names.
+  m.def("host_callback_call", [](const py::function& host, const py::list& args,
+                                 const std::vector<std::vector<int64_t>>& shapes,
+                                 const std::vector<std::string>& dtypes, const std::string& primitive,
+                                 const std::string& vmap_method, bool ordered, const std::string& callback_repr) {
+    ensure_host_callback_primitives();
+    const int64_t id = register_host_function([host](std::span<const BufferPtr> operands) {
+      const py::gil_scoped_acquire gil;
+      const JaxProfile& profile = api::session().profile;
+      py::list arrays;
+      for (const BufferPtr& operand : operands) {
+        arrays.append(to_numpy(Array::from_host(operand, make_single_device_sharding(api::default_device(), profile),
+                                                profile)));
+      }
+      std::vector<BufferPtr> results;
+      for (const py::handle item : host(*arrays).cast<py::list>()) {
+        const api::Value value = to_value(item);
+        results.push_back(value.is_concrete() ? value.array().gather()
+                                              : literal_buffer(std::get<Literal>(value.atom())));
+      }
+      return results;
+    });
+    std::vector<ParamValue> shape_params;
+    std::vector<ParamValue> dtype_params;
+    for (std::size_t r = 0; r < shapes.size(); ++r) {
+      shape_params.push_back(ParamValue::int_tuple(shapes[r]));
+      const std::optional<DType> dtype = parse_dtype(dtypes.at(r));
+      if (!dtype) throw value_error("a callback result has a dtype shardscope does not simulate: " + dtypes[r]);
+      dtype_params.emplace_back(*dtype);
+    }
+    Params params{{"callback", callback_repr},
+                  {"callback_id", id},
+                  {"result_shapes", ParamValue::tuple(std::move(shape_params))},
+                  {"result_dtypes", ParamValue::tuple(std::move(dtype_params))}};
+    if (primitive == "io_callback") params.emplace_back("ordered", ordered);
+    if (primitive == "pure_callback") params.emplace_back("vmap_method", vmap_method);
+    return from_values(api::bind(primitive, to_values(args), std::move(params)));
+  });
   // Whether a program is being traced: a debug print of static values only is staged then, not run at once.
   m.def("in_trace", [] { return api::current_trace() != nullptr; });
 }

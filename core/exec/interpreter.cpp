@@ -8,6 +8,7 @@
 #include "exec/all_reduce_combiner.h"
 #include "exec/cancellation.h"
 #include "exec/fusion.h"
+#include "exec/host_callbacks.h"
 #include "exec/program_cache.h"
 #include "exec/thread_pool.h"
 #include "mesh/mesh.h"
@@ -68,8 +69,10 @@ std::vector<BufferPtr> evaluate_jaxpr(const Jaxpr& jaxpr, const std::vector<Buff
     return env.lookup(std::get<Var>(atom));
   };
   const auto groups = cached_fusion_plan(jaxpr);
+  const std::vector<bool> unused = unused_pure_callbacks(jaxpr);
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     throw_if_cancelled();
+    if (!unused.empty() && unused[e]) continue;
     if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
       // Elementwise chains run chunk by chunk (and big ones across the thread pool).
       std::vector<DeviceBuffers> group_inputs;

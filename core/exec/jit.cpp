@@ -11,6 +11,7 @@
 #include "exec/debug_callbacks.h"
 #include "exec/device_assignment.h"
 #include "exec/fusion.h"
+#include "exec/host_callbacks.h"
 #include "exec/interpreter.h"
 #include "exec/partition_plan.h"
 #include "exec/program_cache.h"
@@ -640,8 +641,13 @@ JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOpt
     partitioned.bind(var, {layout, std::move(buffers)});
   }
   const std::vector<FusionGroup>& groups = *plan->groups;
+  const std::vector<bool> unused = unused_pure_callbacks(jaxpr);
   for (std::size_t e = 0; e < jaxpr.eqns.size();) {
     throw_if_cancelled();
+    if (!unused.empty() && unused[e]) {
+      ++e;
+      continue;
+    }
     const FusionGroup* group = group_starting_at(groups, e);
     if (group != nullptr && partitioned.execute_fused(jaxpr, *group)) {
       e = group->end;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "exec/all_reduce_combiner.h"
+#include "exec/host_callbacks.h"
 #include "exec/shard_map.h"
 #include "ir/layout_constraint.h"
 #include "ir/param.h"
@@ -471,7 +472,8 @@ EquationPlan plan_equation(const Eqn& eqn, const LayoutMap& layouts, const Mesh&
   if (name == "shard_map" && shard_map_spec_of(eqn.params).mesh.devices() == mesh.devices()) {
     return manual_plan(eqn, mesh);
   }
-  if (eqn.primitive->block_impl || eqn.inputs.empty() || !eqn.primitive->impl) {
+  // Host callbacks run once, on whole operands, their results replicated (JAX runs them on one device).
+  if (eqn.primitive->block_impl || eqn.inputs.empty() || !eqn.primitive->impl || is_host_callback(eqn)) {
     EquationPlan plan;
     plan.mode = eqn.primitive->block_impl ? EquationMode::kBlocked : EquationMode::kWhole;
     plan.reason = name + " operand";

@@ -231,7 +231,8 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
                              std::vector<Aval>& outputs) {
   // Nested programs and manual collectives type their results themselves.
   if (primitive.collective_impl || primitive.name == "pvary" || find_param(params, "jaxpr") != nullptr ||
-      find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin") {
+      find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin" ||
+      primitive.name == "pure_callback" || primitive.name == "io_callback") {
     return;
   }
   const MeshContext& state = mesh_context();

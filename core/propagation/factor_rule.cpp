@@ -413,7 +413,7 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
     table["split"] = along_dimension_rule;
     // Computed whole by design: the partitioner gathers their operands, and the plan says so with the op's
     // name as the reason.
-    for (const char* name : {"xla_pmap", "random_seed"}) table[name] = replicated_rule;
+    for (const char* name : {"xla_pmap", "random_seed", "pure_callback", "io_callback"}) table[name] = replicated_rule;
     table["gather"] = gather_factor_rule;
     for (const char* name : {"scatter", "scatter-add", "scatter-sub", "scatter-mul", "scatter-min", "scatter-max"}) {
       table[name] = scatter_factor_rule;

@@ -199,7 +199,7 @@ std::string argnums_repr(const std::vector<int64_t>& argnums) {
   return python_int_tuple(argnums);
 }
 
-void check_grad_signature(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux) {
+void check_grad_signature(const Jaxpr& jaxpr, const std::vector<int64_t>& argnums) {
   if (argnums.empty()) throw value_error("argnums must be a non-empty sequence of ints");
   const int64_t arg_count = static_cast<int64_t>(jaxpr.invars.size());
   const int64_t max_argnum = *std::max_element(argnums.begin(), argnums.end());
@@ -220,6 +220,11 @@ void check_grad_signature(const Jaxpr& jaxpr, const std::vector<int64_t>& argnum
           ". If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.");
     }
   }
+}
+
+// The output checks run after the forward pass, as JAX checks the output of its vjp: an operation without a JVP
+// (a host callback) raises its own error first.
+void check_grad_output(const Jaxpr& jaxpr, bool has_aux) {
   if (jaxpr.outvars.empty() || (!has_aux && jaxpr.outvars.size() != 1)) {
     throw type_error("Gradient only defined for scalar-output functions. Output was a tuple of " +
                      std::to_string(jaxpr.outvars.size()) + " values.");
@@ -276,7 +281,7 @@ bool values_on_mesh(const Jaxpr& jaxpr) {
 GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vector<int64_t>& argnums, bool has_aux,
                      GradSeed seed_kind) {
   ensure_autodiff_rules();
-  check_grad_signature(jaxpr, argnums, has_aux);
+  check_grad_signature(jaxpr, argnums);
   std::vector<Atom> args;
   for (const Var& var : jaxpr.invars) args.emplace_back(builder.arg(var.aval));
 
@@ -292,6 +297,7 @@ GradParts build_grad(JaxprBuilder& builder, const Jaxpr& jaxpr, const std::vecto
     }
   }
   const JvpOutputs jvp = jvp_jaxpr_into(jvp_builder, jaxpr, primals, tangents);
+  check_grad_output(jaxpr, has_aux);
   std::vector<Atom> jvp_outs = jvp.primals;
   if (jvp.tangents[0]) jvp_outs.push_back(*jvp.tangents[0]);
   const JaxprPtr jvp_program = jvp_builder.build(jvp_outs);

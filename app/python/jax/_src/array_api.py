@@ -64,8 +64,10 @@ class ShapeDtypeStruct:
 
     @classmethod
     def like(cls, x):
+        # A tracer has no concrete sharding to copy (reading it raises): its struct has none.
+        sharding = None if getattr(x, '_is_tracer', False) else getattr(x, 'sharding', None)
         return cls(np.shape(x), getattr(x, 'dtype', None) or np.result_type(x),
-                   sharding=getattr(x, 'sharding', None), weak_type=bool(getattr(x, 'weak_type', False)))
+                   sharding=sharding, weak_type=bool(getattr(x, 'weak_type', False)))
 
     def __len__(self):
         try:

@@ -6,19 +6,24 @@ import _shardscope
 from jax import tree_util
 
 
-# Custom functions whose rules are being traced. shardscope traces a rule when the function is called (JAX
-# traces it when differentiating); a rule that calls its own function (`primal_out = f(x)`, as most do) gets the
-# plain function there, which is what JAX's rule evaluates, instead of tracing the rule again without end.
-_rules_being_traced = set()
+# How deep each custom function's rules are being traced. shardscope traces a rule when the function is called
+# (JAX traces it only when differentiating), and a rule that calls its own function (`primal_out = f(x)`, as most
+# do) would trace the rule again without end. Calls nested _MAX_RULE_DEPTH deep get the plain function, which
+# is what the rule evaluates; shallower ones keep their rules, so derivatives of derivatives (hessian of a
+# function whose rule calls it) still use them.
+_MAX_RULE_DEPTH = 2
+_rules_being_traced = {}
 
 
 def _tracing_rule(custom, rule):
     def traced(*args):
-        _rules_being_traced.add(id(custom))
+        _rules_being_traced[id(custom)] = _rules_being_traced.get(id(custom), 0) + 1
         try:
             return rule(*args)
         finally:
-            _rules_being_traced.discard(id(custom))
+            _rules_being_traced[id(custom)] -= 1
+            if not _rules_being_traced[id(custom)]:
+                del _rules_being_traced[id(custom)]
     return traced
 
 
@@ -87,7 +92,7 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if id(self) in _rules_being_traced:
+        if _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH:
             return self.fun(*args)
         nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_util.tree_flatten(tuple(diff))
@@ -144,7 +149,7 @@ class custom_vjp:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if id(self) in _rules_being_traced:
+        if _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH:
             return self.fun(*args)
         nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_util.tree_flatten(tuple(diff))
