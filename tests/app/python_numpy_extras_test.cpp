@@ -401,6 +401,14 @@ TEST_CASE("vmap and grad go through the extras and Python scalars stay weakly ty
   CHECK(printed("print(jax.grad(lambda a: jnp.sum(jnp.hypot(a, 4.)))(jnp.array([3.])).tolist(), "
                 "float(jax.grad(jnp.sinc)(0.)), jax.grad(lambda a: jnp.quantile(a, 0.5))(jnp.array([3., 1., "
                 "2.])).tolist())") == "[0.6000000238418579] 0.0 [0.0, 0.0, 1.0]\n");
+  // polyval and insert differentiate too (Horner's loop; scatters with unique indices).
+  CHECK(printed("x3 = jnp.array([0.25, 0.5, 1.5])\n"
+                "print(jax.grad(lambda p: jnp.polyval(p, 2.))(x3).tolist(), "
+                "jax.grad(lambda a: jnp.insert(a, 1, a[0]).sum())(x3).tolist())") ==
+        "[4.0, 2.0, 1.0] [2.0, 1.0, 1.0]\n");
+  CHECK(printed("print(jax.vmap(lambda r: jnp.unique(r, size=2))(jnp.array([[1, 1, 2], [3, 3, 3]])).tolist(), "
+                "jax.vmap(lambda r: jnp.bincount(r, length=3))(jnp.array([[0, 1, 1], [2, 2, 0]])).tolist())") ==
+        "[[1, 2], [3, 3]] [[1, 2, 0], [1, 0, 2]]\n");
   CHECK(printed("print(repr(jnp.deg2rad(180)), repr(jnp.round(2.5)), repr(jnp.fabs(jnp.int8(-2))))") ==
         "Array(3.1415927, dtype=float32, weak_type=True) Array(2., dtype=float32, weak_type=True) "
         "Array(2., dtype=float32)\n");

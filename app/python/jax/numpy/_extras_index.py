@@ -58,8 +58,9 @@ def insert(arr, obj, values, axis=None):
     moved = j.sum((where[None, :] <= j.arange(n_input, dtype=where.dtype)[:, None]).astype(where.dtype), axis=1)
     old_slots = j.arange(n_input, dtype=where.dtype) + moved
     out = j.zeros(tuple(out_shape), a.dtype)
-    out = out.at[_along(axis, value_slots)].set(vals)
-    return out.at[_along(axis, old_slots)].set(a)
+    # Every slot is written once: unique indices, which also lets grad transpose the scatters.
+    out = out.at[_along(axis, value_slots)].set(vals, unique_indices=True)
+    return out.at[_along(axis, old_slots)].set(a, unique_indices=True)
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):

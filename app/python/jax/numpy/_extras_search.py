@@ -278,12 +278,14 @@ def correlate(a, v, mode='valid', *, precision=None, preferred_element_type=None
 
 def polyval(p, x, *, unroll=16):
     j = _jnp()
-    from jax import lax
     p, x = _inexact(p, x)
     from jax.numpy._extras_shape import broadcast_shapes
-    start = j.zeros(broadcast_shapes(tuple(p.shape[1:]), tuple(x.shape)), x.dtype)
-    # Horner's rule, one coefficient per scan step.
-    return lax.scan(lambda y, c: (y * x + c, None), start, p, unroll=unroll)[0]
+    y = j.zeros(broadcast_shapes(tuple(p.shape[1:]), tuple(x.shape)), x.dtype)
+    # Horner's rule unrolled in Python: JAX scans over p, but the engine's scan cannot yet transpose a carry that
+    # multiplies by a differentiated x, and polyval must stay differentiable.
+    for k in range(p.shape[0]):
+        y = y * x + p[k]
+    return y
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
