@@ -317,7 +317,9 @@ void bind_shardings(py::module_& m) {
       .def("__repr__", [](const PartitionSpec& spec) { return spec.repr(profile()); })
       .def("__len__", &PartitionSpec::size)
       .def("__iter__", [](const PartitionSpec& spec) { return py::iter(spec_entries(spec)); })
-      .def("__getitem__", [](const PartitionSpec& spec, const py::object& key) { return spec_entries(spec)[key]; })
+      // The item is read before the entries' tuple goes away (an accessor into the temporary would dangle).
+      .def("__getitem__",
+           [](const PartitionSpec& spec, const py::object& key) { return py::object(spec_entries(spec)[key]); })
       .def("__eq__",
            [](const PartitionSpec& a, const py::object& b) {
              if (py::isinstance<PartitionSpec>(b)) return a == b.cast<PartitionSpec>();
@@ -419,6 +421,16 @@ void bind_arrays(py::module_& m) {
                                }
                                entries.resize(v.value().aval().rank(), SpecEntry::none());
                                return PartitionSpec(std::move(entries));
+                             })
+      // The AbstractMesh of the value's type: a placed array's mesh, or (for a tracer) the mesh in effect.
+      .def_property_readonly("_abstract_mesh",
+                             [](const PyValue& v) {
+                               if (v.value().is_concrete()) {
+                                 if (const auto* named = std::get_if<NamedSharding>(&v.value().array().sharding())) {
+                                   return AbstractMesh::from_mesh(named->mesh);
+                                 }
+                               }
+                               return get_abstract_mesh();
                              })
       .def_property_readonly("_typeof_repr",
                              [](const PyValue& v) { return api::typeof_repr_text(v.value(), profile()); })

@@ -390,3 +390,15 @@ TEST_CASE("grad and jvp of concrete arguments evaluate primals: Python control f
   CHECK(printed("try:\n    jax.jit(jax.grad(f))(2.)\nexcept Exception as e:\n    print(type(e).__name__)\n") ==
         "TracerBoolConversionError\n");
 }
+
+TEST_CASE("jax.typeof(x).sharding is the type's NamedSharding; shard_map without in_specs takes the types' specs") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("em = jax.make_mesh((4, 2), ('a', 'b'), axis_types=(jax.sharding.AxisType.Explicit,) * 2)\n"
+                "xe = jax.device_put(jnp.arange(32.).reshape(8, 4), NamedSharding(em, P('a', None)))\n"
+                "print(jax.typeof(xe).sharding.spec, jax.typeof(xe).sharding.spec[0], jax.typeof(xe).sharding.mesh)") ==
+        "P('a', None) a AbstractMesh('a': 4, 'b': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+        "num_cores=None, platform=cpu)\n");
+  CHECK(printed("with jax.set_mesh(em):\n"
+                "    total = jax.jit(jax.shard_map(lambda v: jax.lax.psum(v.sum(), 'a'), out_specs=P()))(xe)\n"
+                "print(total)") == "496.0\n");
+}

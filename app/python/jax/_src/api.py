@@ -222,10 +222,12 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     @functools.wraps(f)
     def mapped(*args):
         leaves, in_tree = tree_util.tree_flatten((args, {}))
-        if in_specs is None:
-            raise NotImplementedError('shard_map with in_specs=None (inferred from Explicit types) is not supported '
-                                      'by shardscope yet')
         manual = tuple(axis_names) if axis_names else tuple(mesh.axis_names)
+        if in_specs is None:
+            # From JAX 0.8 on, in_specs may be left out: each argument's spec is its type's (Explicit sharding).
+            inferred = tuple(tree_util.tree_map(_type_spec_of, a) for a in args)
+            return shard_map(f, out_specs=out_specs, in_specs=inferred, mesh=mesh, axis_names=axis_names,
+                             check_vma=check_vma)(*args)
         _check_specs_name_manual_axes('in', in_specs, mesh, manual)
         specs = (in_specs,) * len(args) if _is_spec(in_specs) else tuple(in_specs)
         try:
@@ -248,6 +250,17 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                           _shard_map_arg_paths(f, args, in_specs))
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped
+
+
+def _type_spec_of(leaf):
+    """The spec of a value's type: a tracer's Explicit sharding, or a placed array's NamedSharding spec."""
+    from jax.sharding import NamedSharding, PartitionSpec
+    if getattr(leaf, '_is_tracer', False):
+        return leaf._type_spec
+    sharding = getattr(leaf, 'sharding', None)
+    if isinstance(sharding, NamedSharding):
+        return sharding.spec
+    return PartitionSpec()
 
 
 def _shard_map_arg_paths(f, args, in_specs):

@@ -400,11 +400,34 @@ def _device_method(self):
     raise ValueError('Length of devices is greater than 1. Please use `.devices()`.')
 
 
+class _TypeSharding:
+    """The sharding of a type (jax.typeof(x).sharding): a NamedSharding on the type's AbstractMesh."""
+
+    def __init__(self, mesh, spec):
+        self.mesh, self.spec = mesh, spec
+
+    def __repr__(self):
+        return f'NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})'
+
+    def __eq__(self, other):
+        return isinstance(other, _TypeSharding) and repr(self) == repr(other)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+
 class ShapedArray:
-    def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None):
+    def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None, sharding=None):
         self.shape, self.dtype, self.weak_type = tuple(shape), _dtypes.dtype(dtype), weak_type
         self._text = text
         self._repr_text = repr_text
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        if self._sharding is None:
+            raise AttributeError("'ShapedArray' object has no attribute 'sharding'")
+        return self._sharding
 
     @property
     def ndim(self):
@@ -429,7 +452,13 @@ class ShapedArray:
 
 
 def _shapedarray(x):
-    return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str, x._typeof_repr)
+    spec = x._type_spec
+    if not x._is_tracer:
+        named = x.sharding
+        if type(named).__name__ == 'NamedSharding':
+            spec = named.spec
+    return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str, x._typeof_repr,
+                       sharding=_TypeSharding(x._abstract_mesh, spec))
 
 
 _install()
