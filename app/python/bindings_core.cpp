@@ -422,6 +422,8 @@ void bind_arrays(py::module_& m) {
                                entries.resize(v.value().aval().rank(), SpecEntry::none());
                                return PartitionSpec(std::move(entries));
                              })
+      // The manual axes the value varies over (its type's vma), in mesh order.
+      .def_property_readonly("_varying_axes", [](const PyValue& v) { return v.value().aval().varying; })
       // The AbstractMesh of the value's type: a placed array's mesh, or (for a tracer) the mesh in effect.
       .def_property_readonly("_abstract_mesh",
                              [](const PyValue& v) {

@@ -451,9 +451,10 @@ void bind_transforms(py::module_& m) {
       "shard_map_call",
       [](const py::function& f, const py::list& args, const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
          const std::vector<PartitionSpec>& out_specs, bool check_vma, const std::string& name,
-         const std::vector<std::tuple<std::string, std::string, std::string>>& arg_paths) {
+         const std::vector<std::tuple<std::string, std::string, std::string>>& arg_paths, bool mesh_from_context) {
         ShardMapSpec spec;
         spec.mesh = mesh;
+        spec.mesh_from_context = mesh_from_context;
         spec.in_specs = in_specs;
         spec.out_specs = out_specs;
         spec.check_vma = check_vma;
@@ -463,7 +464,8 @@ void bind_transforms(py::module_& m) {
         return from_values(api::call_shard_map(wrap(f), to_values(args), std::move(spec)));
       },
       py::arg("f"), py::arg("args"), py::arg("mesh"), py::arg("in_specs"), py::arg("out_specs"), py::arg("check_vma"),
-      py::arg("name"), py::arg("arg_paths") = std::vector<std::tuple<std::string, std::string, std::string>>{});
+      py::arg("name"), py::arg("arg_paths") = std::vector<std::tuple<std::string, std::string, std::string>>{},
+      py::arg("mesh_from_context") = false);
   m.def("pmap_call", [](const py::function& f, const py::list& args, std::optional<std::string> axis_name,
                         const py::object& in_axes, const py::object& out_axes, std::optional<int64_t> axis_size,
                         const py::object& devices, const std::string& name) {

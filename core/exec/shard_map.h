@@ -25,6 +25,7 @@ struct ShardMapSpec {
   std::vector<PartitionSpec> in_specs;   // one per flattened argument
   std::vector<PartitionSpec> out_specs;  // one per flattened output
   bool check_vma = true;
+  bool mesh_from_context = false;  // taken from jax.set_mesh (JAX's equation then names the abstract mesh)
   std::string function_name = "f";
   std::vector<ValuePath> arg_paths;  // defaults: "[i]" keypaths, no binding note
   std::vector<ValuePath> out_paths;  // defaults: "" for one output, "[i]" otherwise

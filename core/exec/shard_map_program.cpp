@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "base/python_format.h"
 #include "exec/shard_map.h"
+#include "explicit/mesh_context.h"
 #include "ir/axis_env.h"
 #include "ir/primitive.h"
 #include "mesh/mesh.h"
@@ -63,7 +64,17 @@ Params printed_params(const Eqn& eqn, const JaxProfile& profile) {
   const Params& params = eqn.params;
   Params printed;
   if (profile.has(JaxFeature::kShardMapVmaParams)) {
+    const ParamValue* from_context = find_param(params, "mesh_from_context");
     for (const auto& [key, value] : params) {
+      if (key == "mesh_from_context") continue;
+      if (key == "mesh" && from_context != nullptr) {
+        // A mesh taken from jax.set_mesh is the abstract one in JAX's equation.
+        const Mesh* mesh = value.get_if<Mesh>();
+        if (mesh != nullptr) {
+          printed.emplace_back(key, ParamValue::Verbatim{abstract_mesh_repr(AbstractMesh::from_mesh(*mesh), profile)});
+          continue;
+        }
+      }
       if (key == "manual_axes" && profile.has(JaxFeature::kShardMapNewlyManualAxes)) {
         printed.emplace_back("newly_manual_axes", value);
       } else {
@@ -120,6 +131,7 @@ std::vector<Atom> bind_shard_map(JaxprBuilder& builder, const JaxprPtr& body, st
                    {"manual_axes", ParamValue::FrozenSet{manual}},
                    {"mesh", spec.mesh},
                    {"out_specs", spec_tuple(spec.out_specs)}};
+  if (spec.mesh_from_context) params.emplace_back("mesh_from_context", true);
   return builder.bind("shard_map", std::vector<Atom>(args.begin(), args.end()), std::move(params));
 }
 
@@ -133,7 +145,16 @@ void register_shard_map_primitive() {
     const std::vector<PartitionSpec> out_specs = shard_map_specs(params, "out_specs");
     std::vector<Aval> outs;
     for (std::size_t i = 0; i < body.outvars.size(); ++i) {
-      outs.push_back(shard_map_global_aval(atom_aval(body.outvars[i]), out_specs.at(i), mesh));
+      Aval out = shard_map_global_aval(atom_aval(body.outvars[i]), out_specs.at(i), mesh);
+      // On a mesh whose axes are Explicit the result's type says how out_specs shards it (f32[6@i]), as JAX
+      // types shard_map's outputs on the mesh.
+      const auto& types = mesh.axis_types();
+      if (!types.empty() && std::all_of(types.begin(), types.end(), [](AxisType t) { return t == AxisType::kExplicit; })) {
+        out.dim_axes.assign(out.rank(), {});
+        const auto& entries = out_specs.at(i).entries();
+        for (std::size_t d = 0; d < entries.size() && d < out.rank(); ++d) out.dim_axes[d] = entries[d].axes;
+      }
+      outs.push_back(std::move(out));
     }
     return outs;
   };

@@ -402,3 +402,22 @@ TEST_CASE("jax.typeof(x).sharding is the type's NamedSharding; shard_map without
                 "    total = jax.jit(jax.shard_map(lambda v: jax.lax.psum(v.sum(), 'a'), out_specs=P()))(xe)\n"
                 "print(total)") == "496.0\n");
 }
+
+TEST_CASE("shard_map on an Explicit mesh types its results; one on the context mesh names the AbstractMesh") {
+  REQUIRE(run_cell(kPrelude).ok());
+  const std::string program =
+      "m2 = jax.make_mesh((2,), ('i',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+      "with jax.set_mesh(m2):\n"
+      "    f = jax.shard_map(lambda a, b: a * b, in_specs=(P('i'), P()), out_specs=P('i'))\n"
+      "    text = str(jax.make_jaxpr(f)(jax.device_put(jnp.arange(6.), P('i')), jnp.arange(3.)))\n"
+      "    print(jax.typeof(f(jax.device_put(jnp.arange(6.), P('i')), jnp.arange(3.))))\n"
+      "print(text.splitlines()[1].strip())\n"
+      "print([l.strip() for l in text.splitlines() if 'mesh=' in l][0])\n";
+  CHECK(printed(program) ==
+        "float32[6@i]\nc:f32[6@i] = shard_map[\n"
+        "mesh=AbstractMesh('i': 2, axis_types=(Explicit,), device_kind=cpu, num_cores=None, platform=cpu)\n");
+  CHECK(printed("def g(v):\n    y = jax.lax.psum(v, 'x')\n    print(jax.typeof(y).manual_axis_type.varying)\n    return y\n"
+                "jax.shard_map(g, mesh=mesh, in_specs=P('x', 'y'), out_specs=P(None, 'y'))(\n"
+                "    jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('x', 'y'))))\n") ==
+        "frozenset({'y'})\n");
+}

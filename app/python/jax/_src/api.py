@@ -212,6 +212,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                                    check_vma=check_vma, check_rep=check_rep)
     if check_rep is not None:
         check_vma = check_rep
+    mesh_from_context = mesh is None
     if mesh is None:
         from jax._src.mesh_context import concrete_mesh
         mesh = concrete_mesh()
@@ -226,8 +227,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
         if in_specs is None:
             # From JAX 0.8 on, in_specs may be left out: each argument's spec is its type's (Explicit sharding).
             inferred = tuple(tree_util.tree_map(_type_spec_of, a) for a in args)
-            return shard_map(f, out_specs=out_specs, in_specs=inferred, mesh=mesh, axis_names=axis_names,
-                             check_vma=check_vma)(*args)
+            return shard_map(f, out_specs=out_specs, in_specs=inferred, mesh=None if mesh_from_context else mesh,
+                             axis_names=axis_names, check_vma=check_vma)(*args)
         _check_specs_name_manual_axes('in', in_specs, mesh, manual)
         specs = (in_specs,) * len(args) if _is_spec(in_specs) else tuple(in_specs)
         try:
@@ -247,7 +248,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
 
         probe = out_specs
         outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, _OutSpecs(probe), check_vma, _name(f),
-                                          _shard_map_arg_paths(f, args, in_specs))
+                                          _shard_map_arg_paths(f, args, in_specs), mesh_from_context)
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped
 

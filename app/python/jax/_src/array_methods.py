@@ -416,12 +416,24 @@ class _TypeSharding:
         return hash(repr(self))
 
 
+class _ManualAxisType:
+    """A type's manual axes (jax.typeof(x).manual_axis_type): the axes it varies over inside a shard_map."""
+
+    def __init__(self, varying):
+        self.varying = frozenset(varying)
+
+    def __repr__(self):
+        return f'ManualAxisType(varying={set(self.varying) or "{}"})'
+
+
 class ShapedArray:
-    def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, text=None, repr_text=None, sharding=None, varying=()):
         self.shape, self.dtype, self.weak_type = tuple(shape), _dtypes.dtype(dtype), weak_type
         self._text = text
         self._repr_text = repr_text
         self._sharding = sharding
+        self.manual_axis_type = _ManualAxisType(varying)
+        self.vma = frozenset(varying)
 
     @property
     def sharding(self):
@@ -458,7 +470,7 @@ def _shapedarray(x):
         if type(named).__name__ == 'NamedSharding':
             spec = named.spec
     return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str, x._typeof_repr,
-                       sharding=_TypeSharding(x._abstract_mesh, spec))
+                       sharding=_TypeSharding(x._abstract_mesh, spec), varying=x._varying_axes)
 
 
 _install()
