@@ -55,20 +55,27 @@ def _resolve_kwargs(fun, args, kwargs):
     return tuple(bound.args)
 
 
-class custom_jvp:
-    """A function with a custom JVP rule (jax.custom_jvp)."""
+class _CustomFunction:
+    """What custom_jvp and custom_vjp share: the wrapped function, its static arguments, and method binding."""
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp = None
-        self.symbolic_zeros = False
 
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
         return functools.partial(self, instance)
+
+
+class custom_jvp(_CustomFunction):
+    """A function with a custom JVP rule (jax.custom_jvp)."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp, symbolic_zeros=False):
         self.jvp = jvp
@@ -125,20 +132,13 @@ class custom_jvp:
         return tree_util.tree_unflatten(out_store[0], outs)
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a custom VJP rule (jax.custom_vjp)."""
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = None
         self.bwd = None
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        return functools.partial(self, instance)
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         self.fwd = fwd
