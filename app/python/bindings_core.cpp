@@ -404,6 +404,31 @@ void bind_arrays(py::module_& m) {
                                const api::Trace* trace = v.value().trace();
                                return trace != nullptr && v.value().known() != nullptr ? trace->concrete_kind() : "";
                              })
+      // An eager shard_map body's value: (mesh axis names, [(device, mesh coordinates, numpy block)...]) in mesh
+      // order, or None.
+      .def_property_readonly(
+          "_per_device_blocks",
+          [](const PyValue& v) -> py::object {
+            const std::vector<BufferPtr>* blocks = v.value().blocks();
+            const api::Trace* trace = v.value().trace();
+            if (blocks == nullptr || trace == nullptr || trace->per_device_mesh() == nullptr) {
+              return py::none();
+            }
+            const Mesh& mesh = *trace->per_device_mesh();
+            const Sharding single = make_single_device_sharding(api::default_device(), profile());
+            py::list items;
+            for (std::size_t k = 0; k < blocks->size() && k < mesh.devices().size(); ++k) {
+              std::vector<int64_t> coords(mesh.axis_sizes().size());
+              auto rest = static_cast<int64_t>(k);
+              for (std::size_t a = coords.size(); a-- > 0;) {
+                coords[a] = rest % mesh.axis_sizes()[a];
+                rest /= mesh.axis_sizes()[a];
+              }
+              items.append(py::make_tuple(py::cast(mesh.devices()[k]), py::cast(coords).cast<py::tuple>(),
+                                          to_numpy(Array::from_host((*blocks)[k], single, profile()))));
+            }
+            return py::make_tuple(py::cast(mesh.axis_names()), items);
+          })
       .def_property_readonly("_vmap_axis_size",
                              [](const PyValue& v) -> std::optional<int64_t> {
                                const api::Trace* trace = v.value().trace();

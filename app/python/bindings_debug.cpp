@@ -99,8 +99,8 @@ void bind_debug(py::module_& root) {
       const JaxProfile& profile = api::session().profile;
       py::list arrays;
       for (const BufferPtr& operand : operands) {
-        arrays.append(to_numpy(Array::from_host(operand, make_single_device_sharding(api::default_device(), profile),
-                                                profile)));
+        arrays.append(
+            to_numpy(Array::from_host(operand, make_single_device_sharding(api::default_device(), profile), profile)));
       }
       std::vector<BufferPtr> results;
       for (const py::handle item : host(*arrays).cast<py::list>()) {

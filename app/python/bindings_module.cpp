@@ -39,7 +39,8 @@ void register_exceptions(py::module_& m) {
         type = shardscope.attr(error.python_type().c_str());
       } else if (py::hasattr(py::module_::import("builtins"), error.python_type().c_str())) {
         type = py::module_::import("builtins").attr(error.python_type().c_str());
-      } else if (py::module_ errors = py::module_::import("jax.errors"); py::hasattr(errors, error.python_type().c_str())) {
+      } else if (py::module_ errors = py::module_::import("jax.errors");
+                 py::hasattr(errors, error.python_type().c_str())) {
         type = errors.attr(error.python_type().c_str());  // JaxRuntimeError and the tracer errors
       } else {
         type = py::module_::import("builtins").attr("RuntimeError");

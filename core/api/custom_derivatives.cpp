@@ -64,15 +64,17 @@ std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const
   const std::vector<Aval> outs = out_avals(*call.jaxpr);
   const std::vector<Aval> rule_outs = out_avals(*rule.jaxpr);
   if (rule_outs.size() != 2 * outs.size()) {
-    throw type_error("Custom JVP rule must produce primal and tangent outputs with equal container (pytree) "
-                     "structures, but got " + std::to_string(rule_outs.size() / 2) + " and " +
-                     std::to_string(outs.size()) + " outputs.");
+    throw type_error(
+        "Custom JVP rule must produce primal and tangent outputs with equal container (pytree) "
+        "structures, but got " +
+        std::to_string(rule_outs.size() / 2) + " and " + std::to_string(outs.size()) + " outputs.");
   }
   for (std::size_t o = 0; o < outs.size(); ++o) {
     if (!same_type(rule_outs[o], outs[o])) {
-      throw type_error("Custom JVP rule must produce primal outputs with equal shapes and dtypes as the custom_jvp-"
-                       "decorated function, but got " + types_text({rule_outs[o]}) + " and " + types_text({outs[o]}) +
-                       ".");
+      throw type_error(
+          "Custom JVP rule must produce primal outputs with equal shapes and dtypes as the custom_jvp-"
+          "decorated function, but got " +
+          types_text({rule_outs[o]}) + " and " + types_text({outs[o]}) + ".");
     }
     if (rule_outs[outs.size() + o].shape != outs[o].shape) {
       throw type_error("Custom JVP rule must produce primal and tangent outputs with corresponding shapes, but got " +
@@ -101,12 +103,14 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
   const Traced forward = traced_with_consts_as_args(fwd, arg_avals, names.rules.at(0));
   const std::vector<Aval> fwd_outs = out_avals(*forward.jaxpr);
   const std::size_t num_outs = count_outs();
-  const std::vector<Aval> outs(fwd_outs.begin(), fwd_outs.begin() + static_cast<std::ptrdiff_t>(std::min(num_outs, fwd_outs.size())));
+  const std::vector<Aval> outs(fwd_outs.begin(),
+                               fwd_outs.begin() + static_cast<std::ptrdiff_t>(std::min(num_outs, fwd_outs.size())));
   if (fwd_outs.size() < num_outs) {
-    throw type_error("Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element "
-                     "represents the primal output (equal to the output of the custom_vjp-decorated function) and "
-                     "the second element represents residuals (i.e. values stored from the forward pass for use "
-                     "on the backward pass).");
+    throw type_error(
+        "Custom VJP fwd rule must produce a pair (list or tuple of length two) where the first element "
+        "represents the primal output (equal to the output of the custom_vjp-decorated function) and "
+        "the second element represents residuals (i.e. values stored from the forward pass for use "
+        "on the backward pass).");
   }
   std::vector<Aval> bwd_avals(fwd_outs.begin() + static_cast<std::ptrdiff_t>(num_outs), fwd_outs.end());
   bwd_avals.insert(bwd_avals.end(), outs.begin(), outs.end());
@@ -117,24 +121,30 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
   const std::vector<Aval> call_outs = out_avals(*call.jaxpr);
   for (std::size_t o = 0; o < num_outs; ++o) {
     if (o >= call_outs.size() || !same_type(fwd_outs[o], call_outs[o])) {
-      throw type_error("Custom VJP fwd rule " + names.rules.at(0) + " must produce primal outputs with equal shapes and "
-                       "dtypes as the custom_vjp-decorated function, but got " + types_text({fwd_outs[o]}) + " and " +
+      throw type_error("Custom VJP fwd rule " + names.rules.at(0) +
+                       " must produce primal outputs with equal shapes and "
+                       "dtypes as the custom_vjp-decorated function, but got " +
+                       types_text({fwd_outs[o]}) + " and " +
                        (o < call_outs.size() ? types_text({call_outs[o]}) : std::string("nothing")) + ".");
     }
   }
   const std::vector<Aval> cts = out_avals(*backward.jaxpr);
   if (cts.size() != args.size()) {
-    throw type_error("Custom VJP bwd rule must produce an output with the same container (pytree) structure as the "
-                     "args tuple of the primal function, and in particular must produce a tuple of length equal to "
-                     "the number of arguments to the primal function, but got bwd output of " +
-                     std::to_string(cts.size()) + " values for " + std::to_string(args.size()) + " arguments.");
+    throw type_error(
+        "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the "
+        "args tuple of the primal function, and in particular must produce a tuple of length equal to "
+        "the number of arguments to the primal function, but got bwd output of " +
+        std::to_string(cts.size()) + " values for " + std::to_string(args.size()) + " arguments.");
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (cts[i].shape != arg_avals[i].shape) {
-      throw value_error("Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of "
-                        "the primal function, but at output index " + std::to_string(i) + " the bwd rule produced " +
-                        "an output of shape/dtype " + cts[i].str_short(false) + " corresponding to an input of "
-                        "shape/dtype " + arg_avals[i].str_short(false) + ".");
+      throw value_error(
+          "Custom VJP bwd rule must produce an output with the same shape/dtypes as the args tuple of "
+          "the primal function, but at output index " +
+          std::to_string(i) + " the bwd rule produced " + "an output of shape/dtype " + cts[i].str_short(false) +
+          " corresponding to an input of "
+          "shape/dtype " +
+          arg_avals[i].str_short(false) + ".");
     }
   }
   std::vector<Value> inputs = call.captured;

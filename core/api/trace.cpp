@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "api/session.h"
@@ -190,14 +191,16 @@ Aval aval_of(const Array& array) { return Aval::of(array.shape(), array.dtype(),
 Value Value::concrete(Array array) {
   Value value;
   Aval aval = aval_of(array);
-  value.state_ = std::make_shared<const State>(State{std::move(array), Atom{}, nullptr, std::move(aval), nullptr});
+  value.state_ =
+      std::make_shared<const State>(State{std::move(array), Atom{}, nullptr, std::move(aval), nullptr, nullptr});
   return value;
 }
 
 Value Value::scalar(Literal literal) {
   Value value;
   Aval aval = literal.aval;
-  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(literal), nullptr, std::move(aval), nullptr});
+  value.state_ = std::make_shared<const State>(
+      State{std::nullopt, std::move(literal), nullptr, std::move(aval), nullptr, nullptr});
   return value;
 }
 
@@ -212,15 +215,25 @@ Value realized(Value value) {
 Value Value::traced(Atom atom, Trace* trace) {
   Value value;
   Aval aval = atom_aval(atom);
-  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval), nullptr});
+  value.state_ =
+      std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval), nullptr, nullptr});
   return value;
 }
 
 Value Value::traced_known(Atom atom, Trace* trace, Value known) {
   Value value;
   Aval aval = atom_aval(atom);
-  value.state_ = std::make_shared<const State>(
-      State{std::nullopt, std::move(atom), trace, std::move(aval), std::make_shared<const Value>(std::move(known))});
+  value.state_ = std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval),
+                                                     std::make_shared<const Value>(std::move(known)), nullptr});
+  return value;
+}
+
+Value Value::traced_blocks(Atom atom, Trace* trace, std::vector<BufferPtr> blocks) {
+  Value value;
+  Aval aval = atom_aval(atom);
+  value.state_ =
+      std::make_shared<const State>(State{std::nullopt, std::move(atom), trace, std::move(aval), nullptr,
+                                          std::make_shared<const std::vector<BufferPtr>>(std::move(blocks))});
   return value;
 }
 
@@ -242,6 +255,10 @@ Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {
 Trace::~Trace() { innermost = previous_; }
 
 Value Trace::arg(Aval aval) { return Value::traced(builder_.arg(std::move(aval)), this); }
+
+Value Trace::arg_blocks(Aval aval, std::vector<BufferPtr> blocks) {
+  return Value::traced_blocks(builder_.arg(std::move(aval)), this, std::move(blocks));
+}
 
 Value Trace::arg_known(Aval aval, const Value& known) {
   return Value::traced_known(builder_.arg(std::move(aval)), this, known);
@@ -279,6 +296,55 @@ Trace::Closed Trace::finish(const std::vector<Value>& outputs) {
 
 Trace* current_trace() { return innermost; }
 
+namespace {
+
+// An eager shard_map body's operation on every device's blocks: collectives across them, other kernels per device.
+// Operands from outside the body (captured arrays, Python numbers) are the same whole value on every device. None
+// when an operand has no blocks or the kernel cannot run them (the program runs after tracing either way).
+std::optional<std::vector<DeviceBuffers>> blocks_of(const Trace& trace, const std::string& name,
+                                                    const std::vector<Value>& inputs, const Params& params) {
+  // Host effects and callbacks run once, when the program does, not while it is traced.
+  static const std::set<std::string> kHostCalls = {"debug_callback", "debug_print", "inspect_sharding", "pure_callback",
+                                                   "io_callback"};
+  const Primitive* primitive = find_primitive(name);
+  if (primitive == nullptr || (!primitive->collective_impl && !primitive->impl) || kHostCalls.count(name) != 0) {
+    return std::nullopt;
+  }
+  const auto devices = static_cast<std::size_t>(trace.per_device_mesh()->size());
+  std::vector<DeviceBuffers> operands;
+  std::vector<Aval> avals;
+  for (const Value& input : inputs) {
+    if (const std::vector<BufferPtr>* blocks = input.blocks(); blocks != nullptr && input.trace() == &trace) {
+      operands.push_back(*blocks);
+    } else if (input.is_scalar_literal()) {
+      operands.emplace_back(devices, literal_buffer(std::get<Literal>(input.atom())));
+    } else if (input.is_concrete()) {
+      operands.emplace_back(devices, input.array().gather());
+    } else {
+      return std::nullopt;
+    }
+    avals.push_back(input.aval());
+  }
+  try {
+    if (primitive->collective_impl) {
+      return primitive->collective_impl(SpmdContext{trace.per_device_mesh(), nullptr}, operands, avals, params);
+    }
+    std::vector<DeviceBuffers> outputs;
+    for (std::size_t d = 0; d < devices; ++d) {
+      std::vector<BufferPtr> local;
+      for (const DeviceBuffers& operand : operands) local.push_back(operand[d]);
+      const std::vector<BufferPtr> results = primitive->impl(local, avals, params);
+      if (outputs.empty()) outputs.assign(results.size(), DeviceBuffers(devices));
+      for (std::size_t o = 0; o < results.size(); ++o) outputs[o][d] = results[o];
+    }
+    return outputs;
+  } catch (const Error&) {
+    return std::nullopt;  // the values print as tracers; the run itself reports any error
+  }
+}
+
+}  // namespace
+
 std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& inputs, Params params) {
   Trace* target = nullptr;
   for (const Value& input : inputs) {
@@ -287,7 +353,8 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
   // Operations belong to the innermost active trace, as JAX stages them: with no traced input (jnp.zeros inside
   // a jitted function), and with inputs of an enclosing trace (a loop body or nested jit using a value it closes
   // over computes on it inside the body, which captures the value).
-  if (Trace* innermost = current_trace(); innermost != nullptr && (target == nullptr || innermost->level() > target->level())) {
+  if (Trace* innermost = current_trace();
+      innermost != nullptr && (target == nullptr || innermost->level() > target->level())) {
     target = innermost;
   }
   if (target == nullptr) return run_eagerly(primitive, inputs, params);
@@ -295,7 +362,7 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
   std::optional<std::vector<Value>> known;
   // Effects (debug callbacks and prints) run once, when the program does.
   if (!target->concrete_kind().empty() && primitive != "debug_callback" && primitive != "debug_print" &&
-      primitive != "inspect_sharding") {
+      primitive != "inspect_sharding" && primitive != "pure_callback" && primitive != "io_callback") {
     std::vector<Value> known_inputs;
     for (const Value& input : inputs) {
       const Value* value = input.concrete_or_known();
@@ -304,10 +371,20 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
     }
     if (known_inputs.size() == inputs.size()) known = run_eagerly(primitive, known_inputs, params);
   }
+  const std::optional<std::vector<DeviceBuffers>> blocks =
+      target->per_device_mesh() != nullptr ? blocks_of(*target, primitive, inputs, params) : std::nullopt;
   std::vector<Atom> atoms;
   for (const Value& input : inputs) atoms.push_back(target->lift(input));
   std::vector<Value> outputs;
   std::size_t index = 0;
+  if (blocks) {
+    for (Atom& atom : target->builder().bind(primitive, std::move(atoms), std::move(params))) {
+      outputs.push_back(index < blocks->size() ? Value::traced_blocks(std::move(atom), target, (*blocks)[index])
+                                               : Value::traced(std::move(atom), target));
+      ++index;
+    }
+    return outputs;
+  }
   for (Atom& atom : target->builder().bind(primitive, std::move(atoms), std::move(params))) {
     outputs.push_back(known && index < known->size() ? Value::traced_known(std::move(atom), target, (*known)[index])
                                                      : Value::traced(std::move(atom), target));

@@ -32,6 +32,9 @@ class Value {
   [[nodiscard]] const Array& array() const;  // TypeError-like runtime_error when not concrete
   [[nodiscard]] const Atom& atom() const { return state().atom; }
   [[nodiscard]] Trace* trace() const { return state().trace; }
+  // An eager shard_map body's value on each device (mesh order), when the body is traced alongside its blocks.
+  [[nodiscard]] const std::vector<BufferPtr>* blocks() const { return state().blocks.get(); }
+  static Value traced_blocks(Atom atom, Trace* trace, std::vector<BufferPtr> blocks);
   // The concrete value of a traced value when known (a concrete or literal Value), else nullptr.
   [[nodiscard]] const Value* known() const { return state().known.get(); }
   // The value itself when concrete or a literal, its known value when traced with one, else nullptr.
@@ -46,6 +49,7 @@ class Value {
     Trace* trace = nullptr;
     Aval aval;
     std::shared_ptr<const Value> known;
+    std::shared_ptr<const std::vector<BufferPtr>> blocks;
   };
   [[nodiscard]] const State& state() const;
 
@@ -78,6 +82,11 @@ class Trace {
   void set_concrete_kind(std::string kind) { concrete_kind_ = std::move(kind); }
   // A traced argument with its concrete value.
   [[nodiscard]] Value arg_known(Aval aval, const Value& known);
+  // An eager shard_map body: each operation is also run on every device's blocks (collectives across them), so
+  // that printing a value shows each device's block, as JAX's eager shard_map does.
+  [[nodiscard]] const Mesh* per_device_mesh() const { return per_device_mesh_; }
+  void set_per_device_mesh(const Mesh* mesh) { per_device_mesh_ = mesh; }
+  [[nodiscard]] Value arg_blocks(Aval aval, std::vector<BufferPtr> blocks);
 
   struct Closed {
     JaxprPtr jaxpr;               // captured values are its constvars
@@ -93,6 +102,7 @@ class Trace {
   Trace* previous_ = nullptr;
   std::optional<int64_t> vmap_axis_size_;
   std::string concrete_kind_;
+  const Mesh* per_device_mesh_ = nullptr;
   std::vector<std::pair<Value, Var>> captured_;
 };
 

@@ -14,6 +14,7 @@
 #include "explicit/sharding_rules.h"
 #include "ir/axis_env.h"
 #include "ir/jaxpr_printer.h"
+#include "spmd/reshard.h"
 #include "transforms/autodiff.h"
 #include "transforms/batching.h"
 
@@ -310,8 +311,9 @@ namespace {
 Traced trace_differentiated(const Function& f, const std::vector<Value>& args, const std::string& name,
                             const std::string& kind) {
   const Trace* enclosing = current_trace();
-  const bool known = (enclosing == nullptr || !enclosing->concrete_kind().empty()) &&
-                     std::all_of(args.begin(), args.end(), [](const Value& v) { return v.concrete_or_known() != nullptr; });
+  const bool known =
+      (enclosing == nullptr || !enclosing->concrete_kind().empty()) &&
+      std::all_of(args.begin(), args.end(), [](const Value& v) { return v.concrete_or_known() != nullptr; });
   if (!known) return trace_function(f, avals_of(args), name);
   // Python numbers become arrays before the trace begins, so that their known values print and convert as arrays.
   std::vector<Value> values;
@@ -320,7 +322,8 @@ Traced trace_differentiated(const Function& f, const std::vector<Value>& args, c
   trace.set_concrete_kind(kind);
   std::vector<Value> traced_args;
   traced_args.reserve(args.size());
-  for (std::size_t i = 0; i < args.size(); ++i) traced_args.push_back(trace.arg_known(argument_aval(args[i]), values[i]));
+  for (std::size_t i = 0; i < args.size(); ++i)
+    traced_args.push_back(trace.arg_known(argument_aval(args[i]), values[i]));
   const std::vector<Value> outputs = f(traced_args);
   Trace::Closed closed = trace.finish(outputs);
   return {closed.jaxpr, std::move(closed.captured)};
@@ -386,6 +389,47 @@ void check_in_specs_match_types(const ShardMapSpec& spec, const std::vector<Aval
 
 }  // namespace
 
+namespace {
+
+// Each device's block of `array` laid out by `spec` on `mesh`, in mesh order.
+std::vector<BufferPtr> device_blocks(const Array& array, const Mesh& mesh, const PartitionSpec& spec) {
+  const Array placed = reshard(array, make_named_sharding(mesh, spec, session().profile), session().profile, nullptr);
+  std::vector<BufferPtr> blocks;
+  for (const Device& device : mesh.devices()) {
+    for (const Array::Shard& shard : placed.shards()) {
+      if (shard.device == device) {
+        blocks.push_back(shard.data);
+        break;
+      }
+    }
+  }
+  return blocks;
+}
+
+// An eager shard_map (concrete arguments, no trace around it) traces its body alongside every device's blocks, as
+// JAX runs it per device: printing a value inside shows each device's block. Otherwise the body is traced on its
+// local types only.
+Traced trace_shard_map_body(const Function& f, const std::vector<Value>& args, const std::vector<Aval>& locals,
+                            const ShardMapSpec& spec) {
+  const bool eager = current_trace() == nullptr &&
+                     std::all_of(args.begin(), args.end(), [](const Value& v) { return v.is_concrete(); });
+  if (!eager) return trace_function(f, locals, spec.function_name);
+  Trace trace(spec.function_name);
+  trace.set_per_device_mesh(&spec.mesh);
+  std::vector<Value> traced_args;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::vector<BufferPtr> blocks = device_blocks(args[i].array(), spec.mesh, spec.in_specs.at(i));
+    if (blocks.size() != static_cast<std::size_t>(spec.mesh.size()))
+      return trace_function(f, locals, spec.function_name);
+    traced_args.push_back(trace.arg_blocks(locals[i], std::move(blocks)));
+  }
+  const std::vector<Value> outputs = f(traced_args);
+  Trace::Closed closed = trace.finish(outputs);
+  return {closed.jaxpr, std::move(closed.captured)};
+}
+
+}  // namespace
+
 std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec) {
   const std::vector<Aval> globals = avals_of(args);
   check_shard_map_args(spec, globals);
@@ -397,7 +441,7 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
   for (std::size_t i = 0; i < globals.size(); ++i) {
     locals.push_back(shard_map_local_aval(globals[i], spec.in_specs.at(i), spec.mesh, spec.check_vma));
   }
-  const Traced traced = trace_function(f, locals, spec.function_name);
+  const Traced traced = trace_shard_map_body(f, args, locals, spec);
   spec.in_specs.insert(spec.in_specs.begin(), traced.captured.size(), PartitionSpec{});
   if (spec.out_specs.size() == 1 && traced.jaxpr->outvars.size() != 1) {
     spec.out_specs.assign(traced.jaxpr->outvars.size(), spec.out_specs[0]);

@@ -136,9 +136,9 @@ void combine_all_reduces(const Jaxpr& jaxpr, const Mesh& mesh, std::vector<Equat
     }
     const Var& result = jaxpr.eqns[e].outputs.front();
     for (std::size_t k = 0; k < plan.reductions.size(); ++k) {
-      candidates.push_back({e, std::make_tuple(plan.reductions[k], reduction_kind(jaxpr.eqns[e].primitive->name),
-                                               result.aval.dtype),
-                            local_bytes(result.aval, plan.produced.at(0), mesh)});
+      candidates.push_back(
+          {e, std::make_tuple(plan.reductions[k], reduction_kind(jaxpr.eqns[e].primitive->name), result.aval.dtype),
+           local_bytes(result.aval, plan.produced.at(0), mesh)});
       positions.emplace_back(e, k);
     }
   }
@@ -163,9 +163,9 @@ std::vector<int64_t> combine_body_all_reduces(const Jaxpr& body, const Mesh& mes
     // A psum of several values is one all-reduce of their tuple.
     int64_t bytes = 0;
     for (const Var& out : eqn.outputs) bytes += static_cast<int64_t>(aval_bytes(out.aval));
-    candidates.push_back({e, std::make_tuple(collective_axes(eqn), sum ? 0 : (name == "pmax" ? 1 : 2),
-                                             eqn.outputs.front().aval.dtype),
-                          bytes});
+    candidates.push_back(
+        {e, std::make_tuple(collective_axes(eqn), sum ? 0 : (name == "pmax" ? 1 : 2), eqn.outputs.front().aval.dtype),
+         bytes});
   }
   const std::vector<int64_t> grouped = group_candidates(body, candidates, combiner_limits(mesh));
   std::map<int64_t, int> values;  // values reduced per group

@@ -87,7 +87,8 @@ Primitive callback_primitive(const std::string& name) {
       if (out[r]->shape() != declared[r].shape || out[r]->dtype() != declared[r].dtype) {
         throw Error("JaxRuntimeError",
                     "INTERNAL: Generated function failed: CpuCallback error: RuntimeError: Incorrect output shape or "
-                    "dtype for return value " + std::to_string(r) + ": Expected: " + declared[r].str_short(false) +
+                    "dtype for return value " +
+                        std::to_string(r) + ": Expected: " + declared[r].str_short(false) +
                         ", Actual: " + Aval::of(out[r]->shape(), out[r]->dtype()).str_short(false));
       }
     }
@@ -106,7 +107,8 @@ JvpRule jvp_rule(const std::string& name, const std::string& message) {
       if (tangent) throw value_error(message);
     }
     std::vector<Atom> outs = b.bind(name, std::vector<Atom>(primals.begin(), primals.end()), params);
-    return std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>>{outs, std::vector<std::optional<Atom>>(outs.size())};
+    return std::pair<std::vector<Atom>, std::vector<std::optional<Atom>>>{
+        outs, std::vector<std::optional<Atom>>(outs.size())};
   };
 }
 
@@ -141,7 +143,8 @@ std::vector<BatchedValue> batch_callback(const std::string& name, JaxprBuilder& 
     return batching::all_at(b.bind(name, std::move(inputs), with_result_batch(params, size)), 0);
   }
   if (method != "sequential" && method != "sequential_unrolled") {
-    throw not_implemented_error("vmap is only supported for the " + name + " primitive when vmap_method is one of "
+    throw not_implemented_error("vmap is only supported for the " + name +
+                                " primitive when vmap_method is one of "
                                 "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
                                 "'legacy_vectorized'. Got vmap_method=" +
                                 (method.empty() ? std::string("None") : "'" + method + "'") + ".");
@@ -159,9 +162,10 @@ std::vector<BatchedValue> batch_callback(const std::string& name, JaxprBuilder& 
       Shape limit = batching::shape_of(front);
       start[0] = i;
       limit[0] = i + 1;
-      const Atom slice = b.bind1("slice", {front}, {{"start_indices", ParamValue::int_tuple(start)},
-                                                    {"limit_indices", ParamValue::int_tuple(limit)},
-                                                    {"strides", ParamValue::None{}}});
+      const Atom slice = b.bind1("slice", {front},
+                                 {{"start_indices", ParamValue::int_tuple(start)},
+                                  {"limit_indices", ParamValue::int_tuple(limit)},
+                                  {"strides", ParamValue::None{}}});
       inputs.push_back(b.bind1("squeeze", {slice}, {{"dimensions", ParamValue::int_tuple({0})}}));
     }
     per_element.push_back(b.bind(name, std::move(inputs), params));
@@ -216,8 +220,8 @@ void ensure_host_callback_primitives() {
         return batch_callback(name, b, args, params, axis);
       });
     }
-    register_jvp_rule("pure_callback",
-                      jvp_rule("pure_callback", "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to "
+    register_jvp_rule("pure_callback", jvp_rule("pure_callback",
+                                                "Pure callbacks do not support JVP. Please use `jax.custom_jvp` to "
                                                 "use callbacks while taking gradients."));
     register_jvp_rule("io_callback", jvp_rule("io_callback", "IO callbacks do not support JVP."));
   });

@@ -117,8 +117,9 @@ std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const S
   // The body's reductions XLA's combiner runs together, numbered in the log's own id space.
   const std::vector<int64_t> combined = combine_body_all_reduces(jaxpr, *context.mesh);
   const bool combines = std::any_of(combined.begin(), combined.end(), [](int64_t id) { return id >= 0; });
-  const int64_t combined_base =
-      context.log != nullptr && combines ? context.log->reserve_combined_ids(static_cast<int64_t>(jaxpr.eqns.size())) : 0;
+  const int64_t combined_base = context.log != nullptr && combines
+                                    ? context.log->reserve_combined_ids(static_cast<int64_t>(jaxpr.eqns.size()))
+                                    : 0;
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     throw_if_cancelled();
     if (const FusionGroup* group = group_starting_at(*groups, e); group != nullptr && !group->outputs.empty()) {
@@ -137,7 +138,8 @@ std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const S
     if (eqn.primitive->collective_impl) {
       const std::size_t logged = context.log != nullptr ? context.log->records().size() : 0;
       outputs = eqn.primitive->collective_impl(context, inputs, avals, eqn.params);
-      if (context.log != nullptr && combined[e] >= 0) context.log->set_combined_from(logged, combined_base + combined[e]);
+      if (context.log != nullptr && combined[e] >= 0)
+        context.log->set_combined_from(logged, combined_base + combined[e]);
     } else if (eqn.primitive->impl) {
       outputs.assign(eqn.outputs.size(), DeviceBuffers(device_count));
       parallel_for(device_count, large_equation(eqn), [&](std::size_t d) {

@@ -195,7 +195,8 @@ class Planner {
       }
       const int64_t id = combined[e] < 0 ? -1 : combined_base + combined[e];
       // A reduction moves each of its operands; the other collectives take one.
-      const std::size_t moved = *kind == CollectiveKind::kAllReduce ? std::min(eqn.inputs.size(), eqn.outputs.size()) : 1;
+      const std::size_t moved =
+          *kind == CollectiveKind::kAllReduce ? std::min(eqn.inputs.size(), eqn.outputs.size()) : 1;
       for (std::size_t o = 0; o < moved; ++o) {
         const Var& out = eqn.outputs[o];
         add({index, *kind, axes, dimension, -1, atom_aval(eqn.inputs[o]), out.aval, name + " in shard_map body", out.id,

@@ -149,7 +149,8 @@ void register_shard_map_primitive() {
       // On a mesh whose axes are Explicit the result's type says how out_specs shards it (f32[6@i]), as JAX
       // types shard_map's outputs on the mesh.
       const auto& types = mesh.axis_types();
-      if (!types.empty() && std::all_of(types.begin(), types.end(), [](AxisType t) { return t == AxisType::kExplicit; })) {
+      if (!types.empty() &&
+          std::all_of(types.begin(), types.end(), [](AxisType t) { return t == AxisType::kExplicit; })) {
         out.dim_axes.assign(out.rank(), {});
         const auto& entries = out_specs.at(i).entries();
         for (std::size_t d = 0; d < entries.size() && d < out.rank(); ++d) out.dim_axes[d] = entries[d].axes;

@@ -96,7 +96,7 @@ std::vector<Atom> instantiated(JaxprBuilder& b, std::span<const Atom> primals, s
 // the JVP program maps (jvp consts...,
 // primals..., tangents...) to (primal outs..., tangent outs...). The rule inlines it, as JAX runs the user's rule.
 std::pair<std::vector<Atom>, Cts> custom_jvp_rule(JaxprBuilder& b, std::span<const Atom> x,
-                                                 std::span<const std::optional<Atom>> t, const Params& params) {
+                                                  std::span<const std::optional<Atom>> t, const Params& params) {
   const auto call_consts = static_cast<std::size_t>(count_param(params, "num_call_consts"));
   const auto jvp_consts = static_cast<std::size_t>(count_param(params, "num_jvp_consts"));
   const std::span<const Atom> args = x.subspan(call_consts + jvp_consts);
@@ -116,7 +116,7 @@ std::pair<std::vector<Atom>, Cts> custom_jvp_rule(JaxprBuilder& b, std::span<con
 // forward program for the outputs and residuals, and leaves the tangents to custom_lin, whose transpose is the
 // backward program.
 std::pair<std::vector<Atom>, Cts> custom_vjp_rule(JaxprBuilder& b, std::span<const Atom> x,
-                                                 std::span<const std::optional<Atom>> t, const Params& params) {
+                                                  std::span<const std::optional<Atom>> t, const Params& params) {
   const auto call_consts = static_cast<std::size_t>(count_param(params, "num_call_consts"));
   const auto fwd_consts = static_cast<std::size_t>(count_param(params, "num_fwd_consts"));
   const auto bwd_consts = static_cast<std::size_t>(count_param(params, "num_bwd_consts"));

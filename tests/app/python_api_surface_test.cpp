@@ -359,11 +359,13 @@ TEST_CASE("tracers print as the profile's JAX prints them: under jit, under vmap
       "jax.jit(lambda x: print(x, x * 2.0, repr(x)) or x)(3.0)\n"
       "jax.vmap(lambda r: print(r) or r)(jnp.ones((5, 2), jnp.int32))\n";
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"0.6.2", "Traced<~float32[]>with<DynamicJaxprTrace> Traced<~float32[]>with<DynamicJaxprTrace> "
-                "Traced<~float32[]>with<DynamicJaxprTrace>\nTraced<int32[2]>with<DynamicJaxprTrace>\n"},
+      {"0.6.2",
+       "Traced<~float32[]>with<DynamicJaxprTrace> Traced<~float32[]>with<DynamicJaxprTrace> "
+       "Traced<~float32[]>with<DynamicJaxprTrace>\nTraced<int32[2]>with<DynamicJaxprTrace>\n"},
       {"0.7.0", "JitTracer<~float32[]> JitTracer<~float32[]> JitTracer<~float32[]>\nVmapTracer<int32[2]>\n"},
-      {"0.11.2", "JitTracer(~float32[]) JitTracer(~float32[]) JitTracer(~float32[])\n"
-                 "VmapTracer(aval=int32[2], batched=int32[5,2])\n"}};
+      {"0.11.2",
+       "JitTracer(~float32[]) JitTracer(~float32[]) JitTracer(~float32[])\n"
+       "VmapTracer(aval=int32[2], batched=int32[5,2])\n"}};
   for (const auto& [version, text] : expected) {
     CAPTURE(version);
     REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('" + version + "')\n").ok());
@@ -416,8 +418,27 @@ TEST_CASE("shard_map on an Explicit mesh types its results; one on the context m
   CHECK(printed(program) ==
         "float32[6@i]\nc:f32[6@i] = shard_map[\n"
         "mesh=AbstractMesh('i': 2, axis_types=(Explicit,), device_kind=cpu, num_cores=None, platform=cpu)\n");
-  CHECK(printed("def g(v):\n    y = jax.lax.psum(v, 'x')\n    print(jax.typeof(y).manual_axis_type.varying)\n    return y\n"
-                "jax.shard_map(g, mesh=mesh, in_specs=P('x', 'y'), out_specs=P(None, 'y'))(\n"
-                "    jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('x', 'y'))))\n") ==
-        "frozenset({'y'})\n");
+  CHECK(printed(
+            "def g(v):\n    y = jax.lax.psum(v, 'x')\n    print(jax.typeof(y).manual_axis_type.varying)\n    return y\n"
+            "jax.shard_map(g, mesh=mesh, in_specs=P('x', 'y'), out_specs=P(None, 'y'))(\n"
+            "    jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('x', 'y'))))\n") == "frozenset({'y'})\n");
+}
+
+TEST_CASE("printing a value inside an eager shard_map shows each device's block, as JAX's shard_map tracer does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  const std::string program =
+      "m2 = jax.make_mesh((2,), ('i',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+      "def body(v):\n"
+      "    print(v)\n"
+      "    print(jax.lax.psum(v, 'i'))\n"
+      "    return 2 * v\n"
+      "out = jax.shard_map(body, mesh=m2, in_specs=P('i'), out_specs=P('i'))(jnp.arange(4.))\n"
+      "print(out)\n";
+  CHECK(printed(program) ==
+        "On cpu:0 at mesh coordinates (i,) = (0,):\n[0. 1.]\n\nOn cpu:1 at mesh coordinates (i,) = (1,):\n[2. 3.]\n\n"
+        "On cpu:0 at mesh coordinates (i,) = (0,):\n[2. 4.]\n\nOn cpu:1 at mesh coordinates (i,) = (1,):\n[2. 4.]\n\n"
+        "[0. 2. 4. 6.]\n");
+  // Under jit the body is abstract: its values print as tracers.
+  CHECK(printed("_ = jax.jit(jax.shard_map(lambda v: print(v) or v, mesh=m2, in_specs=P('i'), out_specs=P('i')))"
+                "(jnp.arange(4.))\n") == "JitTracer(float32[2]{V:i})\n");
 }

@@ -53,8 +53,8 @@ TEST_CASE("vmap of pure_callback follows vmap_method; differentiation and ordere
         "Cannot `vmap` ordered IO callback.\n");
   CHECK(printed("try:\n    jax.jit(lambda x: jax.pure_callback(lambda v: np.zeros(5, np.float32), "
                 "jax.ShapeDtypeStruct((2,), jnp.float32), x))(jnp.ones(2))\n"
-                "except Exception as e:\n    print(type(e).__name__, 'Expected: float32[2], Actual: float32[5]' in str(e))") ==
-        "JaxRuntimeError True\n");
+                "except Exception as e:\n    print(type(e).__name__, 'Expected: float32[2], Actual: float32[5]' in "
+                "str(e))") == "JaxRuntimeError True\n");
 }
 
 TEST_CASE("custom_jvp and custom_vjp: rules give the derivatives, including nondiff_argnums and second order") {

@@ -77,7 +77,8 @@ TEST_CASE("a custom_vjp backward rule with the wrong number of cotangents is JAX
   const Function fwd = [](const std::vector<Value>& a) { return std::vector<Value>{mul(a[0], a[1])}; };
   const Function bwd = [](const std::vector<Value>& a) { return std::vector<Value>{a[0]}; };
   try {
-    (void)custom_vjp_call(f, fwd, bwd, {scalar(1), scalar(2)}, [] { return std::size_t{1}; }, {"f", {"f_fwd", "f_bwd"}});
+    (void)custom_vjp_call(f, fwd, bwd, {scalar(1), scalar(2)}, [] { return std::size_t{1}; },
+                          {"f", {"f_fwd", "f_bwd"}});
     FAIL("a backward rule with one cotangent for two arguments was accepted");
   } catch (const Error& e) {
     CHECK(e.python_type() == "TypeError");

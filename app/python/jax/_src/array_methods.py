@@ -14,6 +14,13 @@ def _jnp():
 def _tracer_repr(self, version):
     """How the profile's JAX shows a tracer: Traced<...>with<DynamicJaxprTrace> before 0.7, then the concise
     JitTracer<...>/VmapTracer<...> (0.7.0), then JitTracer(...) and VmapTracer(aval=..., batched=...) (0.8.2)."""
+    blocks = self._per_device_blocks
+    if blocks is not None:
+        # An eager shard_map body's value: each device's block, as JAX's shard_map tracer shows it.
+        names, items = blocks
+        axis_names = f"({', '.join(names)},)"
+        return '\n'.join(f"On {device} at mesh coordinates {axis_names} = {idx}:\n{block}\n"
+                         for device, idx, block in items)
     aval = ('~' if self.weak_type else '') + self._aval_str
     differentiated = self._concrete_kind
     if differentiated:
