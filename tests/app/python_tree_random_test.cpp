@@ -77,3 +77,19 @@ TEST_CASE("bits and bernoulli inside jit draw what the eager calls draw") {
   const CellResult randint = run_cell("jax.jit(lambda k: jax.random.randint(k, (3,), 0, 5))(key)");
   CHECK(randint.error.find("NotImplementedError: jax.random.randint inside jit") != std::string::npos);
 }
+
+TEST_CASE("jax.random's permutation, choice, categorical and friends give real JAX 0.11.2's values for a key") {
+  // The values are what real JAX 0.11.2 printed for key(0) (tests/data/real_jax/probes/p12_api.py cell 8).
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n"
+                   "k = jax.random.key(0)\n")
+              .ok());
+  CHECK(printed("print(jax.random.permutation(k, 6), jax.random.choice(k, 5, (3,), replace=False), "
+                "jax.random.categorical(k, jnp.zeros(4), shape=(3,)))") == "[0 1 5 4 3 2] [0 1 4] [1 3 2]\n");
+  // Samplers built on uniform follow JAX's formulas: an exponential is -log1p(-u), a Gumbel -log(-log(u)).
+  CHECK(printed("u = jax.random.uniform(k, (3,))\n"
+                "print(bool((jax.random.exponential(k, (3,)) == -jnp.log1p(-u)).all()), "
+                "jax.random.permutation(k, jnp.arange(12.).reshape(3, 4), axis=1).shape, "
+                "jax.random.choice(k, jnp.arange(10), (2, 2)).shape)") == "True (3, 4) (2, 2)\n");
+  CHECK(printed("try:\n    jax.random.choice(k, 3, (5,), replace=False)\nexcept ValueError as e:\n    print(e)") ==
+        "Cannot take a larger sample (size 5) than population (size 3) when 'replace=False'\n");
+}

@@ -280,6 +280,10 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     return _place(out, out_sharding)
 
 
+from jax._src.random_extras import (permutation, choice, gumbel, categorical, exponential,  # noqa: E402,F401
+                                    laplace, logistic)
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
