@@ -68,6 +68,19 @@ class _CustomFunction:
             return self
         return functools.partial(self, instance)
 
+    def _calls_plainly(self):
+        return _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH
+
+    def _split_args(self, args):
+        """The static (nondiff) arguments, and the leaves and tree of the differentiated ones."""
+        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_util.tree_flatten(tuple(diff))
+        return nondiff, diff, leaves, in_tree
+
+    def _full_args(self, nondiff, in_tree, flat_leaves, count):
+        """Every argument in call order, the differentiated ones rebuilt from `flat_leaves`."""
+        return _merge(self.nondiff_argnums, nondiff, tree_util.tree_unflatten(in_tree, flat_leaves), count)
+
 
 class custom_jvp(_CustomFunction):
     """A function with a custom JVP rule (jax.custom_jvp)."""
@@ -99,14 +112,13 @@ class custom_jvp(_CustomFunction):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH:
+        if self._calls_plainly():
             return self.fun(*args)
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff))
+        nondiff, diff, leaves, in_tree = self._split_args(args)
         out_store = [None]
 
         def flat_fun(flat_leaves):
-            full = _merge(self.nondiff_argnums, nondiff, tree_util.tree_unflatten(in_tree, flat_leaves), len(args))
+            full = self._full_args(nondiff, in_tree, flat_leaves, len(args))
             out_leaves, out_store[0] = tree_util.tree_flatten(self.fun(*full))
             return out_leaves
 
@@ -149,15 +161,14 @@ class custom_vjp(_CustomFunction):
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH:
+        if self._calls_plainly():
             return self.fun(*args)
-        nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_util.tree_flatten(tuple(diff))
+        nondiff, diff, leaves, in_tree = self._split_args(args)
         out_store = [None]
         res_store = [None]
 
         def full_args(flat_leaves):
-            return _merge(self.nondiff_argnums, nondiff, tree_util.tree_unflatten(in_tree, flat_leaves), len(args))
+            return self._full_args(nondiff, in_tree, flat_leaves, len(args))
 
         def flat_fun(flat_leaves):
             out_leaves, out_store[0] = tree_util.tree_flatten(self.fun(*full_args(flat_leaves)))
