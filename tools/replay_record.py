@@ -52,8 +52,23 @@ def without_frames(text):
     return "\n".join(kept)
 
 
+def as_captured(code):
+    """The capture tool drops IPython magics and shell lines and shows the last expression even after a `;`."""
+    lines = [ln for ln in code.splitlines() if not ln.lstrip().startswith(("!", "%"))]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and lines[-1].rstrip().endswith(";") and not lines[-1].startswith((" ", "\t")):
+        lines[-1] = lines[-1].rstrip()[:-1]
+    # The capture tool keeps a cell's leading blank lines, which count in line numbers; `# %%` cells drop them.
+    leading = 0
+    while leading < len(lines) and not lines[leading].strip():
+        lines[leading] = "pass"
+        leading += 1
+    return "\n".join(lines)
+
+
 def replay(binary, cells, devices, version):
-    script = "".join(f"# %%\nprint('{MARKER}')\n# %%\n{c['code']}\n" for c in cells)
+    script = "".join(f"# %%\nprint('{MARKER}')\n# %%\n{as_captured(c['code'])}\n" for c in cells)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(script)
     try:
@@ -62,7 +77,9 @@ def replay(binary, cells, devices, version):
     finally:
         os.unlink(f.name)
     produced = []
-    for line in run.stdout.split("\n"):
+    # The capture tool records stdout and the exception only: logging records go to stderr there.
+    stdout = re.sub(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:.*\n", "", run.stdout, flags=re.M)
+    for line in stdout.split("\n"):
         if line == MARKER:
             produced.append("")
         elif produced:

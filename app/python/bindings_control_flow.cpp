@@ -19,6 +19,12 @@ api::Function wrap(const py::function& flat_fun) {
   };
 }
 
+// None stands for a function or rule the call does not trace (see api/custom_derivatives.h).
+api::Function wrap_optional(const py::object& flat_fun) {
+  if (flat_fun.is_none()) return nullptr;
+  return wrap(flat_fun.cast<py::function>());
+}
+
 }  // namespace
 
 void bind_control_flow(py::module_& m) {
@@ -66,14 +72,14 @@ void bind_control_flow(py::module_& m) {
         [](const py::function& f, const py::list& args, bool prevent_cse, const std::optional<std::string>& policy) {
           return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, policy));
         });
-  m.def("custom_jvp_call", [](const py::function& f, const py::function& jvp, const py::list& args,
-                              const std::string& name, const std::string& jvp_name) {
-    return from_values(api::custom_jvp_call(wrap(f), wrap(jvp), to_values(args), {name, {jvp_name}}));
+  m.def("custom_jvp_call", [](const py::object& f, const py::object& jvp, const py::list& args, const std::string& name,
+                              const std::string& jvp_name) {
+    return from_values(api::custom_jvp_call(wrap_optional(f), wrap_optional(jvp), to_values(args), {name, {jvp_name}}));
   });
-  m.def("custom_vjp_call", [](const py::function& f, const py::function& fwd, const py::function& bwd,
-                              const py::list& args, const py::function& num_outs, const std::string& name,
-                              const std::string& fwd_name, const std::string& bwd_name) {
-    return from_values(api::custom_vjp_call(wrap(f), wrap(fwd), wrap(bwd), to_values(args),
+  m.def("custom_vjp_call", [](const py::object& f, const py::object& fwd, const py::object& bwd, const py::list& args,
+                              const py::function& num_outs, const std::string& name, const std::string& fwd_name,
+                              const std::string& bwd_name) {
+    return from_values(api::custom_vjp_call(wrap_optional(f), wrap_optional(fwd), wrap_optional(bwd), to_values(args),
                                             [num_outs] { return num_outs().cast<std::size_t>(); },
                                             {name, {fwd_name, bwd_name}}));
   });

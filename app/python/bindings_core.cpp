@@ -301,6 +301,13 @@ void bind_meshes(py::module_& m) {
                              [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_names)); })
       .def_property_readonly("axis_sizes",
                              [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_sizes)); })
+      .def_property_readonly("empty", [](const AbstractMesh& mesh) { return mesh.axis_names.empty(); })
+      .def_property_readonly("size",
+                             [](const AbstractMesh& mesh) {
+                               int64_t size = 1;
+                               for (const int64_t n : mesh.axis_sizes) size *= n;
+                               return mesh.axis_names.empty() ? int64_t{0} : size;
+                             })
       .def("__repr__", [](const AbstractMesh& mesh) { return abstract_mesh_repr(mesh, profile()); });
   m.def("get_concrete_mesh", [] { return get_concrete_mesh(); });
   m.def("get_abstract_mesh", [] { return get_abstract_mesh(); });
@@ -398,6 +405,13 @@ void bind_arrays(py::module_& m) {
                                const api::Value* known = v.value().known();
                                if (known == nullptr) return py::none();
                                return py::object(from_values({*known})[0]);
+                             })
+      // (the trace's level, the positions of the trace arguments the value depends on), or None when not traced.
+      .def_property_readonly("_progenitors",
+                             [](const PyValue& v) -> py::object {
+                               const auto positions = api::argument_progenitors(v.value());
+                               if (!positions) return py::none();
+                               return py::make_tuple(v.value().trace()->level(), py::cast(*positions));
                              })
       .def_property_readonly("_concrete_kind",
                              [](const PyValue& v) -> std::string {

@@ -128,6 +128,7 @@ void bind_debug(py::module_& root) {
   });
   // Whether a program is being traced: a debug print of static values only is staged then, not run at once.
   m.def("in_trace", [] { return api::current_trace() != nullptr; });
+  m.def("current_trace_level", [] { return api::current_trace() != nullptr ? api::current_trace()->level() : 0; });
 }
 
 }  // namespace shardscope::python

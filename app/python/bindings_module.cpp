@@ -14,6 +14,11 @@ namespace py = pybind11;
 namespace shardscope::python {
 namespace {
 
+// What a Python value that no typed parameter takes raises (JAX reports wrong argument types as TypeError).
+constexpr const char* kUnconvertibleArgument =
+    "an argument has a type this function does not accept (a Python value could not be converted to the expected "
+    "shape, axis, device or sharding)";
+
 // Exception classes JAX defines; the rest of core's errors are Python builtins.
 void register_exceptions(py::module_& m) {
   const JaxProfile& profile = api::session().profile;
@@ -54,9 +59,7 @@ void register_exceptions(py::module_& m) {
     } catch (const py::cast_error&) {
       // A Python value of the wrong kind reached a typed parameter (a string where a shape or a device
       // belongs): JAX reports wrong argument types as TypeError, pybind11 would say RuntimeError.
-      PyErr_SetString(PyExc_TypeError,
-                      "an argument has a type this function does not accept (a Python value could not be converted "
-                      "to the expected shape, axis, device or sharding)");
+      PyErr_SetString(PyExc_TypeError, kUnconvertibleArgument);
     }
   });
 }
@@ -68,6 +71,15 @@ void register_exceptions(py::module_& m) {
                                        const py::kwargs& kwargs) {
   if (error.matches(PyExc_TypeError)) {
     const std::string dump = py::str(error.value());
+    if (dump.starts_with(kUnconvertibleArgument)) {
+      // A shape holding traced integers: JAX's canonicalize_shape error, naming where the tracer came from.
+      try {
+        py::object text = py::module_::import("jax._src.argument_errors").attr("traced_shape_message")(args, kwargs);
+        if (!text.is_none()) throw py::type_error(text.cast<std::string>());
+      } catch (const py::error_already_set&) {
+        // As below: the original error stands.
+      }
+    }
     if (dump.find("incompatible function arguments") != std::string::npos ||
         dump.find("incompatible constructor arguments") != std::string::npos) {
       try {

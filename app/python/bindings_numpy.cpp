@@ -169,6 +169,16 @@ py::object array_from_python(const py::object& x, const py::object& dtype) {
   return wrap(jnp::asarray(buffer_from_python(x, dtype_arg(dtype))));
 }
 
+// JAX's util.check_arraylike: numpy's ufuncs and reductions take arrays and scalars, not Python lists or tuples.
+Value arraylike(const py::object& x, const char* function, int position) {
+  if (py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x)) {
+    const std::string type = py::str(py::type::of(x));
+    throw type_error(std::string(function) + " requires ndarray or scalar arguments, got " + type + " at position " +
+                     std::to_string(position) + ".");
+  }
+  return to_value(x);
+}
+
 void bind_numpy(py::module_& m) {
   const std::vector<std::pair<const char*, Unary>> unary = {{"negative", jnp::negative},
                                                             {"positive", jnp::positive},
@@ -190,12 +200,12 @@ void bind_numpy(py::module_& m) {
                                                             {"logical_not", jnp::logical_not},
                                                             {"ravel", jnp::ravel}};
   for (const auto& [name, fn] : unary) {
-    m.def(name, [fn = fn](const py::object& x) { return wrap(fn(to_value(x))); });
+    m.def(name, [fn = fn, name = name](const py::object& x) { return wrap(fn(arraylike(x, name, 0))); });
   }
   for (const char* name : {"tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
                            "log1p", "expm1", "log2", "log10", "exp2", "cbrt", "rint", "round", "trunc", "invert"}) {
     const std::string fn_name = name;
-    m.def(name, [fn_name](const py::object& x) { return wrap(jnp::math(fn_name, to_value(x))); });
+    m.def(name, [fn_name, name](const py::object& x) { return wrap(jnp::math(fn_name, arraylike(x, name, 0))); });
   }
   const std::vector<std::pair<const char*, Binary>> binary = {
       {"add", jnp::add},
@@ -228,10 +238,12 @@ void bind_numpy(py::module_& m) {
       {"inner", jnp::inner},
       {"outer", jnp::outer}};
   for (const auto& [name, fn] : binary) {
-    m.def(name, [fn = fn](const py::object& x, const py::object& y) { return wrap(fn(to_value(x), to_value(y))); });
+    m.def(name, [fn = fn, name = name](const py::object& x, const py::object& y) {
+      return wrap(fn(arraylike(x, name, 0), arraylike(y, name, 1)));
+    });
   }
   m.def("where", [](const py::object& c, const py::object& x, const py::object& y) {
-    return wrap(jnp::where(to_value(c), to_value(x), to_value(y)));
+    return wrap(jnp::where(arraylike(c, "where", 0), arraylike(x, "where", 1), arraylike(y, "where", 2)));
   });
   m.def(
       "clip",
@@ -315,10 +327,10 @@ void bind_numpy(py::module_& m) {
   const auto reduction = [&m](const char* name, auto fn) {
     m.def(
         name,
-        [fn](const py::object& x, const py::object& axis, const py::object& dtype, const py::object& out,
-             bool keepdims) {
+        [fn, name](const py::object& x, const py::object& axis, const py::object& dtype, const py::object& out,
+                   bool keepdims) {
           if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp reductions is not supported.");
-          return wrap(fn(to_value(x), axis_arg(axis), dtype_arg(dtype), keepdims));
+          return wrap(fn(arraylike(x, name, 0), axis_arg(axis), dtype_arg(dtype), keepdims));
         },
         py::arg("a"), py::arg("axis") = py::none(), py::arg("dtype") = py::none(), py::arg("out") = py::none(),
         py::arg("keepdims") = false);
@@ -332,9 +344,9 @@ void bind_numpy(py::module_& m) {
   const auto simple_reduction = [&m](const char* name, auto fn) {
     m.def(
         name,
-        [fn](const py::object& x, const py::object& axis, const py::object& out, bool keepdims) {
+        [fn, name](const py::object& x, const py::object& axis, const py::object& out, bool keepdims) {
           if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp reductions is not supported.");
-          return wrap(fn(to_value(x), axis_arg(axis), keepdims));
+          return wrap(fn(arraylike(x, name, 0), axis_arg(axis), keepdims));
         },
         py::arg("a"), py::arg("axis") = py::none(), py::arg("out") = py::none(), py::arg("keepdims") = false);
   };

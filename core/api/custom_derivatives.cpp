@@ -2,6 +2,9 @@
 // rules' type checks raise JAX's TypeErrors.
 #include "api/custom_derivatives.h"
 
+#include <algorithm>
+
+#include "api/numpy.h"
 #include "api/trace.h"
 #include "base/error.h"
 #include "transforms/custom_derivatives.h"
@@ -28,6 +31,27 @@ Traced traced_with_consts_as_args(const Function& f, const std::vector<Aval>& av
   return traced;
 }
 
+// A rule traced on the call's arguments: with their known values alongside where the enclosing trace carries
+// them (grad or jvp of concrete values), as JAX runs a rule on concrete primals, so that Python control flow on
+// them works. `avals` may go on past the arguments (the tangents), which are not known.
+Traced traced_rule(const Function& rule, const std::vector<Value>& args, const std::vector<Aval>& avals,
+                   const std::string& name) {
+  const Trace* enclosing = current_trace();
+  const bool known = enclosing != nullptr && !enclosing->concrete_kind().empty() &&
+                     std::all_of(args.begin(), args.end(), [](const Value& v) { return v.concrete_or_known(); });
+  if (!known) return traced_with_consts_as_args(rule, avals, name);
+  Trace trace(name);
+  trace.set_concrete_kind(enclosing->concrete_kind());
+  std::vector<Value> traced_args;
+  for (std::size_t i = 0; i < avals.size(); ++i) {
+    traced_args.push_back(i < args.size() ? trace.arg_known(avals[i], realized(*args[i].concrete_or_known()))
+                                          : trace.arg(avals[i]));
+  }
+  const std::vector<Value> outputs = rule(traced_args);
+  Trace::Closed closed = trace.finish(outputs);
+  return {consts_as_args(*closed.jaxpr), std::move(closed.captured)};
+}
+
 std::string types_text(const std::vector<Aval>& avals) {
   std::string out = "[";
   for (std::size_t i = 0; i < avals.size(); ++i) out += (i == 0 ? "" : ", ") + avals[i].str_short(false);
@@ -36,33 +60,55 @@ std::string types_text(const std::vector<Aval>& avals) {
 
 bool same_type(const Aval& a, const Aval& b) { return a.shape == b.shape && a.dtype == b.dtype; }
 
-// The function traced as a program of all the call's operands: (its own consts..., the rules' consts (unused)...,
-// args...). Its invars line up with the equation's operands, so jit, partitioning and the cost model see an
-// ordinary call.
-Traced traced_call(const Function& f, const std::vector<Value>& rule_consts, const std::vector<Aval>& arg_avals,
-                   const std::string& name) {
+// The function traced as a program of all the call's operands: (its own consts..., the rules' consts..., args...).
+// Its invars line up with the equation's operands, so jit, partitioning and the cost model see an ordinary call.
+// `on_all_operands` takes (rules' consts..., args...).
+Traced traced_call_of_operands(const Function& on_all_operands, const std::vector<Value>& rule_consts,
+                               const std::vector<Aval>& arg_avals, const std::string& name) {
   std::vector<Aval> avals = avals_of(rule_consts);
   avals.insert(avals.end(), arg_avals.begin(), arg_avals.end());
+  return traced_with_consts_as_args(on_all_operands, avals, name);
+}
+
+// The user's function as the call program: the rules' consts are arguments it does not read.
+Traced traced_call(const Function& f, const std::vector<Value>& rule_consts, const std::vector<Aval>& arg_avals,
+                   const std::string& name) {
   const std::size_t skipped = rule_consts.size();
   const Function without_rule_consts = [f, skipped](const std::vector<Value>& leaves) {
     return f(std::vector<Value>(leaves.begin() + static_cast<std::ptrdiff_t>(skipped), leaves.end()));
   };
-  return traced_with_consts_as_args(without_rule_consts, avals, name);
+  return traced_call_of_operands(without_rule_consts, rule_consts, arg_avals, name);
 }
 
-}  // namespace
+// Where the call is being differentiated, JAX runs the rule and never the function: the call program is then the
+// rule's primal outputs. `rule` takes (its consts..., args..., [zero tangents...]); its consts sit at
+// [first_const, first_const + num_consts) among the rules' consts.
+struct RuleAsCall {
+  JaxprPtr rule;
+  std::size_t first_const = 0;
+  std::size_t num_consts = 0;
+  std::size_t num_outs = 0;
+  bool takes_tangents = false;
+};
 
-std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const std::vector<Value>& args,
-                                   const CustomNames& names) {
-  const std::string& name = names.function;
-  ensure_custom_derivative_primitives();
-  const std::vector<Aval> arg_avals = avals_of(args);
-  std::vector<Aval> rule_avals = arg_avals;
-  rule_avals.insert(rule_avals.end(), arg_avals.begin(), arg_avals.end());
-  const Traced rule = traced_with_consts_as_args(jvp, rule_avals, names.rules.at(0));
-  const Traced call = traced_call(f, rule.captured, arg_avals, name);
-  const std::vector<Aval> outs = out_avals(*call.jaxpr);
-  const std::vector<Aval> rule_outs = out_avals(*rule.jaxpr);
+Function primal_outputs_of(const RuleAsCall& spec, std::size_t num_args) {
+  return [spec, num_args](const std::vector<Value>& operands) {
+    const std::size_t args_begin = operands.size() - num_args;
+    std::vector<Value> inputs(operands.begin() + static_cast<std::ptrdiff_t>(spec.first_const),
+                              operands.begin() + static_cast<std::ptrdiff_t>(spec.first_const + spec.num_consts));
+    inputs.insert(inputs.end(), operands.begin() + static_cast<std::ptrdiff_t>(args_begin), operands.end());
+    if (spec.takes_tangents) {
+      for (std::size_t i = args_begin; i < operands.size(); ++i) inputs.push_back(jnp::zeros_like(operands[i]));
+    }
+    std::vector<Value> outs = apply_jaxpr(*spec.rule, inputs);
+    outs.resize(std::min(outs.size(), spec.num_outs));
+    return outs;
+  };
+}
+
+// JAX's TypeErrors for a JVP rule whose outputs do not fit: primal outputs against the function's (when the
+// function was traced), tangent shapes against the primal outputs'.
+void check_jvp_rule_outputs(const std::vector<Aval>& outs, const std::vector<Aval>& rule_outs, bool against_function) {
   if (rule_outs.size() != 2 * outs.size()) {
     throw type_error(
         "Custom JVP rule must produce primal and tangent outputs with equal container (pytree) "
@@ -70,7 +116,7 @@ std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const
         std::to_string(rule_outs.size() / 2) + " and " + std::to_string(outs.size()) + " outputs.");
   }
   for (std::size_t o = 0; o < outs.size(); ++o) {
-    if (!same_type(rule_outs[o], outs[o])) {
+    if (against_function && !same_type(rule_outs[o], outs[o])) {
       throw type_error(
           "Custom JVP rule must produce primal outputs with equal shapes and dtypes as the custom_jvp-"
           "decorated function, but got " +
@@ -81,16 +127,42 @@ std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const
                        types_text({outs[o]}) + " and " + types_text({rule_outs[outs.size() + o]}) + ".");
     }
   }
-  std::vector<Value> inputs = call.captured;
-  inputs.insert(inputs.end(), rule.captured.begin(), rule.captured.end());
+}
+
+}  // namespace
+
+std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const std::vector<Value>& args,
+                                   const CustomNames& names) {
+  const std::string& name = names.function;
+  ensure_custom_derivative_primitives();
+  const std::vector<Aval> arg_avals = avals_of(args);
+  std::optional<Traced> rule;
+  if (jvp) {
+    std::vector<Aval> rule_avals = arg_avals;
+    rule_avals.insert(rule_avals.end(), arg_avals.begin(), arg_avals.end());
+    rule = traced_rule(jvp, args, rule_avals, names.rules.at(0));
+  }
+  const std::vector<Value> rule_consts = rule ? rule->captured : std::vector<Value>{};
+  std::optional<Traced> call;
+  if (f) {
+    call = traced_call(f, rule_consts, arg_avals, name);
+  } else {
+    const std::size_t num_outs = rule->jaxpr->outvars.size() / 2;
+    call = traced_call_of_operands(primal_outputs_of({rule->jaxpr, 0, rule_consts.size(), num_outs, true}, args.size()),
+                                   rule_consts, arg_avals, name);
+  }
+  const std::vector<Aval> outs = out_avals(*call->jaxpr);
+  if (rule) check_jvp_rule_outputs(outs, out_avals(*rule->jaxpr), static_cast<bool>(f));
+  std::vector<Value> inputs = call->captured;
+  inputs.insert(inputs.end(), rule_consts.begin(), rule_consts.end());
   inputs.insert(inputs.end(), args.begin(), args.end());
   Params params{{"name", name},
                 {"jvp_name", names.rules.at(0)},
-                {"call_jaxpr", ParamValue(call.jaxpr)},
-                {"jvp_jaxpr", ParamValue(rule.jaxpr)},
-                {"num_call_consts", static_cast<int64_t>(call.captured.size())},
-                {"num_jvp_consts", static_cast<int64_t>(rule.captured.size())},
+                {"call_jaxpr", ParamValue(call->jaxpr)},
+                {"num_call_consts", static_cast<int64_t>(call->captured.size())},
+                {"num_jvp_consts", static_cast<int64_t>(rule_consts.size())},
                 {"symbolic_zeros", false}};
+  if (rule) params.emplace_back("jvp_jaxpr", ParamValue(rule->jaxpr));
   return api::bind("custom_jvp_call", inputs, std::move(params));
 }
 
@@ -100,7 +172,22 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
   ensure_custom_derivative_primitives();
   const std::string& name = names.function;
   const std::vector<Aval> arg_avals = avals_of(args);
-  const Traced forward = traced_with_consts_as_args(fwd, arg_avals, names.rules.at(0));
+  if (!fwd) {
+    // Not differentiated where it is called: the function alone, as JAX traces it there.
+    const Traced call = traced_call(f, {}, arg_avals, name);
+    std::vector<Value> inputs = call.captured;
+    inputs.insert(inputs.end(), args.begin(), args.end());
+    return api::bind("custom_vjp_call", inputs,
+                     {{"name", name},
+                      {"fwd_name", names.rules.at(0)},
+                      {"bwd_name", names.rules.at(1)},
+                      {"call_jaxpr", ParamValue(call.jaxpr)},
+                      {"num_call_consts", static_cast<int64_t>(call.captured.size())},
+                      {"num_fwd_consts", int64_t{0}},
+                      {"num_bwd_consts", int64_t{0}},
+                      {"symbolic_zeros", false}});
+  }
+  const Traced forward = traced_rule(fwd, args, arg_avals, names.rules.at(0));
   const std::vector<Aval> fwd_outs = out_avals(*forward.jaxpr);
   const std::size_t num_outs = count_outs();
   const std::vector<Aval> outs(fwd_outs.begin(),
@@ -117,7 +204,11 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
   const Traced backward = traced_with_consts_as_args(bwd, bwd_avals, names.rules.at(1));
   std::vector<Value> rule_consts = forward.captured;
   rule_consts.insert(rule_consts.end(), backward.captured.begin(), backward.captured.end());
-  const Traced call = traced_call(f, rule_consts, arg_avals, name);
+  const Traced call =
+      f ? traced_call(f, rule_consts, arg_avals, name)
+        : traced_call_of_operands(
+              primal_outputs_of({forward.jaxpr, 0, forward.captured.size(), num_outs, false}, args.size()), rule_consts,
+              arg_avals, name);
   const std::vector<Aval> call_outs = out_avals(*call.jaxpr);
   for (std::size_t o = 0; o < num_outs; ++o) {
     if (o >= call_outs.size() || !same_type(fwd_outs[o], call_outs[o])) {
@@ -148,8 +239,7 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
     }
   }
   std::vector<Value> inputs = call.captured;
-  inputs.insert(inputs.end(), forward.captured.begin(), forward.captured.end());
-  inputs.insert(inputs.end(), backward.captured.begin(), backward.captured.end());
+  inputs.insert(inputs.end(), rule_consts.begin(), rule_consts.end());
   inputs.insert(inputs.end(), args.begin(), args.end());
   Params params{{"name", name},
                 {"fwd_name", names.rules.at(0)},

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "api/session.h"
 #include "base/error.h"
@@ -253,6 +254,25 @@ Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {
 }
 
 Trace::~Trace() { innermost = previous_; }
+
+std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value) {
+  if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return std::nullopt;
+  const Jaxpr& jaxpr = value.trace()->builder().so_far();
+  std::unordered_set<int64_t> active{std::get<Var>(value.atom()).id};
+  for (auto eqn = jaxpr.eqns.rbegin(); eqn != jaxpr.eqns.rend(); ++eqn) {
+    bool produced = false;
+    for (const Var& out : eqn->outputs) produced = active.erase(out.id) > 0 || produced;
+    if (!produced) continue;
+    for (const Atom& in : eqn->inputs) {
+      if (const Var* var = std::get_if<Var>(&in)) active.insert(var->id);
+    }
+  }
+  std::vector<std::size_t> positions;
+  for (std::size_t i = 0; i < jaxpr.invars.size(); ++i) {
+    if (active.contains(jaxpr.invars[i].id)) positions.push_back(i);
+  }
+  return positions;
+}
 
 Value Trace::arg(Aval aval) { return Value::traced(builder_.arg(std::move(aval)), this); }
 

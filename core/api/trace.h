@@ -112,6 +112,10 @@ class Trace {
 // The innermost active trace of this thread, or null.
 [[nodiscard]] Trace* current_trace();
 
+// Which of its trace's arguments a traced value depends on (positions among the trace's arguments, ascending), as
+// JAX names them when a tracer cannot become a Python value; nullopt for a value that is not traced.
+[[nodiscard]] std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value);
+
 // What an operation hands back to the user: a scalar literal made outside every trace (jnp.zeros(()), a
 // convert_element_type of a Python number) becomes the 0-d array JAX's eager dispatch returns, on the default
 // device with the literal's dtype and weak type. Inside a trace, and for every other value, `value` itself.

@@ -18,6 +18,8 @@ class JaxprBuilder {
   std::vector<Atom> bind(const std::string& primitive, std::vector<Atom> inputs, Params params = {});
   Atom bind1(const std::string& primitive, std::vector<Atom> inputs, Params params = {});
   [[nodiscard]] JaxprPtr build(std::vector<Atom> outputs) const;
+  // The equations and variables recorded so far (what an error raised mid-trace can explain).
+  [[nodiscard]] const Jaxpr& so_far() const { return jaxpr_; }
 
  private:
   Jaxpr jaxpr_;

@@ -92,11 +92,20 @@ std::vector<Atom> instantiated(JaxprBuilder& b, std::span<const Atom> primals, s
   return out;
 }
 
+// A call traced where nothing differentiated it has no rules: differentiating it later (a program reused under
+// grad) differentiates the function itself.
+std::pair<std::vector<Atom>, Cts> function_jvp(JaxprBuilder& b, std::span<const Atom> x,
+                                               std::span<const std::optional<Atom>> t, const Params& params) {
+  JvpOutputs outs = jvp_jaxpr_into(b, *nested_jaxpr(params, "call_jaxpr"), x, t);
+  return {std::move(outs.primals), std::move(outs.tangents)};
+}
+
 // custom_jvp_call's operands are (call consts..., jvp consts..., args...), all of them call_jaxpr's arguments;
 // the JVP program maps (jvp consts...,
 // primals..., tangents...) to (primal outs..., tangent outs...). The rule inlines it, as JAX runs the user's rule.
 std::pair<std::vector<Atom>, Cts> custom_jvp_rule(JaxprBuilder& b, std::span<const Atom> x,
                                                   std::span<const std::optional<Atom>> t, const Params& params) {
+  if (find_param(params, "jvp_jaxpr") == nullptr) return function_jvp(b, x, t, params);
   const auto call_consts = static_cast<std::size_t>(count_param(params, "num_call_consts"));
   const auto jvp_consts = static_cast<std::size_t>(count_param(params, "num_jvp_consts"));
   const std::span<const Atom> args = x.subspan(call_consts + jvp_consts);
@@ -117,6 +126,7 @@ std::pair<std::vector<Atom>, Cts> custom_jvp_rule(JaxprBuilder& b, std::span<con
 // backward program.
 std::pair<std::vector<Atom>, Cts> custom_vjp_rule(JaxprBuilder& b, std::span<const Atom> x,
                                                   std::span<const std::optional<Atom>> t, const Params& params) {
+  if (find_param(params, "fwd_jaxpr") == nullptr) return function_jvp(b, x, t, params);
   const auto call_consts = static_cast<std::size_t>(count_param(params, "num_call_consts"));
   const auto fwd_consts = static_cast<std::size_t>(count_param(params, "num_fwd_consts"));
   const auto bwd_consts = static_cast<std::size_t>(count_param(params, "num_bwd_consts"));

@@ -77,3 +77,47 @@ TEST_CASE("custom_jvp and custom_vjp: rules give the derivatives, including nond
       "print(jax.hessian(cube)(2.), jax.jacfwd(cube)(jnp.arange(1., 3.)), jax.jacrev(cube)(jnp.arange(1., 3.)))\n";
   CHECK(printed(program) == "1.0 0.5\n0.5\n12.0 [[ 3.  0.]\n [ 0. 12.]] [[ 3.  0.]\n [ 0. 12.]]\n");
 }
+
+TEST_CASE("a custom function's rule runs once per differentiation that reaches it, and its body only elsewhere") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("@jax.custom_jvp\n"
+                   "def s(x):\n    print('f')\n    return jnp.sin(x)\n"
+                   "@s.defjvp\n"
+                   "def s_jvp(primals, tangents):\n    print('jvp')\n"
+                   "    (x,), (t,) = primals, tangents\n    return s(x), jnp.cos(x) * t\n")
+              .ok());
+  // Eagerly the body runs on the values as given (a Python float stays one); jit and vmap trace the body alone.
+  CHECK(printed("print(s(3.))") == "f\n0.14112\n");
+  CHECK(printed("print(jax.jit(s)(3.))\nprint(jax.vmap(s)(jnp.arange(2.)))") ==
+        "f\n0.14112\nf\n[0.         0.84147096]\n");
+  // A differentiation runs the rule, whose own call of s runs the body; a second order runs the rule twice.
+  CHECK(printed("print(jax.grad(s)(3.))") == "jvp\nf\n-0.9899925\n");
+  CHECK(printed("print(jax.grad(jax.grad(s))(3.))") == "jvp\njvp\nf\n-0.14112\n");
+  CHECK(printed("print(jax.jvp(s, (3.,), (1.,))[1])") == "jvp\nf\n-0.9899925\n");
+  CHECK(printed("@jax.custom_jvp\ndef sq(d):\n    return {'a': d['x'] ** 2}\n"
+                "sq.defjvp(lambda p, t: (sq(*p), {'a': 2 * p[0]['x'] * t[0]['x']}))\nprint(sq({'x': 1.0}))") ==
+        "{'a': 1.0}\n");
+  // The rule sees concrete primals under grad of concrete values, as JAX runs it on them.
+  CHECK(printed("@jax.custom_jvp\ndef piecewise(x):\n    return jnp.sin(x) if x > 0 else jnp.cos(x)\n"
+                "@piecewise.defjvp\ndef piecewise_jvp(p, t):\n"
+                "    x, = p\n    return piecewise(x), (2. if x > 0 else 3.) * t[0]\n"
+                "print(jax.grad(piecewise)(1.), jax.grad(piecewise)(-1.))") == "2.0 3.0\n");
+}
+
+TEST_CASE("custom_vjp runs fwd under grad and bwd for the cotangents, and jvp runs fwd, then refuses") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("@jax.custom_vjp\n"
+                   "def v(x):\n    print('f')\n    return jnp.sin(x)\n"
+                   "def v_fwd(x):\n    print('fwd')\n    return v(x), jnp.cos(x)\n"
+                   "def v_bwd(c, g):\n    print('bwd')\n    return (c * g,)\n"
+                   "v.defvjp(v_fwd, v_bwd)\n")
+              .ok());
+  CHECK(printed("print(v(3.))") == "f\n0.14112\n");
+  CHECK(printed("print(jax.grad(v)(3.))") == "fwd\nf\nbwd\n-0.9899925\n");
+  CHECK(printed("try:\n    jax.jvp(v, (3.,), (1.,))\nexcept TypeError as e:\n    print(e)") ==
+        "fwd\nf\ncan't apply forward-mode autodiff (jvp) to a custom_vjp function.\n");
+  // A function passed as a non-differentiated argument of grad is closed over, not traced.
+  CHECK(printed("@functools.partial(jax.custom_jvp, nondiff_argnums=(0,))\ndef app(g, x):\n    return g(x)\n"
+                "app.defjvp(lambda g, p, t: (g(*p), 2. * t[0]))\n"
+                "print(jax.grad(app, 1)(lambda x: x ** 3, 3.))") == "2.0\n");
+}

@@ -202,3 +202,42 @@ TEST_CASE("an AttributeError suggests a close name, as Python 3.12 prints it") {
   CHECK(printed("print(jax.sharding.AbstractMesh((2, 4), ('a', 'b')), hasattr(jax.sharding, 'PositionalSharding'))") ==
         "AbstractMesh('a': 2, 'b': 4, axis_types=(Explicit, Explicit)) False\n");
 }
+
+TEST_CASE("a tracer that cannot become a Python value names the traced function and the arguments it came from") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  REQUIRE(run_cell("def branchy(x, scale):\n    if x * scale < 3:\n        return x\n    return -x\n"
+                   "def sized(length, val):\n    return jnp.ones((length,)) * val\n"
+                   "def three(a, b, c):\n    return int(a + b + c)\n")
+              .ok());
+  const std::string file = printed("print(branchy.__code__.co_filename)");
+  const std::string where = file.substr(0, file.size() - 1);
+  CHECK(attempt("jax.jit(branchy)(2., 1.)") ==
+        "TracerBoolConversionError Attempted boolean conversion of traced array with shape bool[].\n"
+        "The error occurred while tracing the function branchy at " +
+            where +
+            ":1 for jit. This concrete value was "
+            "not available in Python because it depends on the values of the arguments x and scale.\n"
+            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError\n");
+  CHECK(attempt("jax.jit(sized)(10, 4)") ==
+        "TypeError Shapes must be 1D sequences of concrete values of integer type, got (JitTracer(~int32[]),).\n"
+        "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.\n"
+        "The error occurred while tracing the function sized at " +
+            where +
+            ":5 for jit. This concrete value was "
+            "not available in Python because it depends on the value of the argument length.\n");
+  CHECK(attempt("jax.make_jaxpr(three)(1., 2., 3.)")
+            .find("for make_jaxpr. This concrete value was not available in Python because it depends on the values of "
+                  "the arguments a, b, and c.\n") != std::string::npos);
+  // Static arguments are not counted among the names.
+  CHECK(attempt("jax.jit(branchy, static_argnums=1)(2., 1.)").find("depends on the value of the argument x.\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("set_mesh's object prints as JAX's class, and jax.Device is the devices' type") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string text =
+      printed("ctx = jax.set_mesh(mesh)\nprint(ctx)\nprint(isinstance(jax.devices()[0], jax.Device))");
+  CHECK(text.starts_with("<jax._src.sharding_impls.set_mesh object at 0x"));
+  CHECK(text.ends_with(">\nTrue\n"));
+  CHECK(printed("jax.set_mesh(None)\nprint(jax.sharding.get_abstract_mesh().empty)") == "True\n");
+}

@@ -89,6 +89,16 @@ TEST_CASE("values a function reads at trace time are fixed in its program, as in
                 "print(shift(jnp.full(3, 2.0)))") == "[1. 2. 3.]\n[2. 3. 4.]\n");
 }
 
+TEST_CASE("traces are cached per function, so a new jit of the same function reuses the first trace") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed(
+            "def noisy(x):\n    print('tracing')\n    return x + g_bias\ng_bias = 0.\n"
+            "print(jax.jit(noisy)(4.))\ng_bias = 10.\nprint(jax.jit(noisy)(5.))\nprint(jax.jit(noisy)(jnp.ones(1)))") ==
+        "tracing\n4.0\n5.0\ntracing\n[11.]\n");
+  // Different jit parameters are a different cache.
+  CHECK(printed("print(jax.jit(noisy, static_argnums=0)(1.))") == "tracing\n11.0\n");
+}
+
 TEST_CASE("jit inside transformations still traces and computes correctly") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("cube = jax.jit(lambda x: x ** 3)\nprint(jax.grad(cube)(2.0))\nprint(jax.grad(cube)(3.0))\n"

@@ -36,6 +36,7 @@ from jax import config as _config_module  # noqa: E402
 
 config = _config_module.config
 Array = _array_methods.ArrayImpl
+Device = _shardscope.Device  # jax.Device: the type of jax.devices()'s entries
 
 
 def _name_array_class():

@@ -59,7 +59,10 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
         out_store = [None]
 
         def call(*dyn, **kw):
-            return fun(*rebuild(dyn), **kw)
+            from jax import errors
+            from jax._src.jit import arg_leaf_names
+            with errors.tracing(fun, 'make_jaxpr', arg_leaf_names(fun, args, static)):
+                return fun(*rebuild(dyn), **kw)
 
         text = _shardscope.make_jaxpr(_flat_function(call, in_tree, out_store), leaves, _name(fun))
         return ClosedJaxpr(text)
@@ -139,19 +142,22 @@ def _grad_impl(fun, argnums, has_aux, with_value):
 
     def wrapped(*args, **kwargs):
         nums = _grad_argnums(argnums, args)
-        # Every differentiated argument may be a pytree: its leaves become separate flat arguments.
-        flat_args, trees, positions = [], [], []
-        for i, arg in enumerate(args):
-            leaves, treedef = tree_util.tree_flatten(arg)
-            positions.append((len(flat_args), len(leaves)))
+        # Every differentiated argument may be a pytree: its leaves become separate flat arguments. The others are
+        # closed over as they are, as JAX's argnums_partial does (they may be functions or other Python values).
+        flat_args, trees, positions = [], {}, {}
+        for i in sorted(set(nums)):
+            leaves, treedef = tree_util.tree_flatten(args[i])
+            positions[i] = (len(flat_args), len(leaves))
             flat_args.extend(leaves)
-            trees.append(treedef)
+            trees[i] = treedef
         out_store = [None]
 
         def flat(leaves):
-            rebuilt = [tree_util.tree_unflatten(trees[i], leaves[start:start + count])
-                       for i, (start, count) in enumerate(positions)]
-            out = fun(*rebuilt, **kwargs)
+            rebuilt = [tree_util.tree_unflatten(trees[i], leaves[positions[i][0]:positions[i][0] + positions[i][1]])
+                       if i in positions else arg for i, arg in enumerate(args)]
+            from jax._src import custom_derivatives
+            with custom_derivatives.differentiating('grad'):
+                out = fun(*rebuilt, **kwargs)
             if has_aux:
                 value, aux = out
                 aux_leaves, aux_tree = tree_util.tree_flatten(aux)
@@ -195,7 +201,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     t_leaves, _ = tree_util.tree_flatten(tuple(tangents))
     out_store = [None]
     flat = _flat_function(lambda *a: fun(*a), tree_util.tree_structure((tuple(primals), {})), out_store)
-    outs = _shardscope.jvp_call(lambda leaves: flat(leaves), p_leaves, t_leaves, _name(fun))
+    def differentiated(leaves):
+        from jax._src import custom_derivatives
+        with custom_derivatives.differentiating('jvp'):
+            return flat(leaves)
+    outs = _shardscope.jvp_call(differentiated, p_leaves, t_leaves, _name(fun))
     half = len(outs) // 2
     return (tree_util.tree_unflatten(out_store[0], outs[:half]), tree_util.tree_unflatten(out_store[0], outs[half:]))
 

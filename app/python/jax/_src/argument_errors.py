@@ -95,3 +95,27 @@ def message(name, dump, args, kwargs):
     given = [type(a).__name__ for a in shown_args] + [f'{k}={type(v).__name__}' for k, v in kwargs.items()]
     return (f'{name}() got an argument of a type it does not accept: called with ({", ".join(given)}); '
             f'it takes ({shown.removeprefix("self, ").removeprefix("self")})')
+
+
+def _is_abstract(value):
+    return getattr(value, '_is_tracer', False) and getattr(value, '_known_value', None) is None \
+        and getattr(value, 'ndim', None) == 0
+
+
+def traced_shape_message(args, kwargs):
+    """JAX's canonicalize_shape TypeError when a shape argument holds traced integers; None when none does."""
+    from jax import errors
+    for arg in list(args) + list(kwargs.values()):
+        if isinstance(arg, (tuple, list)):
+            shape = arg
+        elif _is_abstract(arg) and 'int' in arg.dtype.name:
+            shape = [arg]
+        else:
+            continue
+        traced = [x for x in shape if _is_abstract(x)]
+        if not traced:
+            continue
+        return (f'Shapes must be 1D sequences of concrete values of integer type, got {shape!r}.\n'
+                'If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.'
+                + ''.join(errors._origin_msg(x) for x in traced))
+    return None

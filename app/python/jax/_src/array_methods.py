@@ -213,7 +213,9 @@ def _getitem(self, index):
     for item in index if isinstance(index, tuple) else (index,):
         if isinstance(item, ArrayImpl) and item._is_tracer and item._dtype_name == 'bool':
             from jax.errors import NonConcreteBooleanIndexError
-            raise NonConcreteBooleanIndexError(f'ShapedArray({item._aval_str})')
+            # The aval as str() prints it: bare from 0.7, its repr before.
+            modern = tuple(int(p) for p in _shardscope.jax_version().split('.')[:2]) >= (0, 7)
+            raise NonConcreteBooleanIndexError(item._aval_str if modern else f'ShapedArray({item._aval_str})')
     return _jnp()._getitem(self, index)
 
 

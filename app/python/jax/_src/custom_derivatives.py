@@ -6,25 +6,46 @@ import _shardscope
 from jax import tree_util
 
 
-# How deep each custom function's rules are being traced. shardscope traces a rule when the function is called
-# (JAX traces it only when differentiating), and a rule that calls its own function (`primal_out = f(x)`, as most
-# do) would trace the rule again without end. Calls nested _MAX_RULE_DEPTH deep get the plain function, which
-# is what the rule evaluates; shallower ones keep their rules, so derivatives of derivatives (hessian of a
-# function whose rule calls it) still use them.
-_MAX_RULE_DEPTH = 2
-_rules_being_traced = {}
+# The differentiations (grad, jvp, vjp...) whose traces are open, innermost last: "jvp" for forward mode only,
+# "grad" otherwise. JAX runs a custom function's rule once per differentiation that reaches the call, on the
+# primal values one level down, and runs the function itself only where nothing differentiates it: a rule that
+# calls its own function (`primal_out = f(x)`) therefore runs the function's body, not the rule again.
+_differentiations = []
 
 
-def _tracing_rule(custom, rule):
+class differentiating:
+    """Context manager around a differentiated function's trace."""
+
+    def __init__(self, kind):
+        self._kind = kind
+
+    def __enter__(self):
+        _differentiations.append(self._kind)
+
+    def __exit__(self, *exc):
+        _differentiations.pop()
+        return False
+
+
+def _one_level_down(rule):
+    """`rule` run on the primals, below the differentiation that asked for it."""
     def traced(*args):
-        _rules_being_traced[id(custom)] = _rules_being_traced.get(id(custom), 0) + 1
+        kind = _differentiations.pop()
         try:
             return rule(*args)
         finally:
-            _rules_being_traced[id(custom)] -= 1
-            if not _rules_being_traced[id(custom)]:
-                del _rules_being_traced[id(custom)]
+            _differentiations.append(kind)
     return traced
+
+
+def _evaluated_eagerly(leaves):
+    """JAX's eval-level call, where the function runs on the values as given: no trace open and no traced
+    argument, or, with no differentiation reaching the call, arguments whose values a grad or jvp of concrete
+    values carries (a rule's `f(x)` on its primals)."""
+    tracers = [x for x in leaves if getattr(x, '_is_tracer', False)]
+    if not tracers:
+        return not _shardscope.debug.in_trace()
+    return not _differentiations and all(x._concrete_kind for x in tracers)
 
 
 def _name(fun):
@@ -68,9 +89,6 @@ class _CustomFunction:
             return self
         return functools.partial(self, instance)
 
-    def _calls_plainly(self):
-        return _rules_being_traced.get(id(self), 0) >= _MAX_RULE_DEPTH
-
     def _split_args(self, args):
         """The static (nondiff) arguments, and the leaves and tree of the differentiated ones."""
         nondiff, diff = _split_nondiff(args, self.nondiff_argnums)
@@ -112,9 +130,9 @@ class custom_jvp(_CustomFunction):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if self._calls_plainly():
-            return self.fun(*args)
         nondiff, diff, leaves, in_tree = self._split_args(args)
+        if _evaluated_eagerly(leaves):
+            return self.fun(*args)
         out_store = [None]
 
         def flat_fun(flat_leaves):
@@ -133,6 +151,8 @@ class custom_jvp(_CustomFunction):
                                 f"{out}.")
             primal_out, tangent_out = out
             p_leaves, p_tree = tree_util.tree_flatten(primal_out)
+            if out_store[0] is None:
+                out_store[0] = p_tree
             t_leaves, t_tree = tree_util.tree_flatten(tangent_out)
             if p_tree != t_tree:
                 raise TypeError(f"Custom JVP rule {_name(self.jvp)} for function {name} must produce primal and "
@@ -140,7 +160,10 @@ class custom_jvp(_CustomFunction):
                                 f"{t_tree} respectively.")
             return list(p_leaves) + list(t_leaves)
 
-        outs = _shardscope.custom_jvp_call(flat_fun, _tracing_rule(self, flat_jvp), leaves, name, _name(self.jvp))
+        if _differentiations:
+            outs = _shardscope.custom_jvp_call(None, _one_level_down(flat_jvp), leaves, name, _name(self.jvp))
+        else:
+            outs = _shardscope.custom_jvp_call(flat_fun, None, leaves, name, _name(self.jvp))
         return tree_util.tree_unflatten(out_store[0], outs)
 
 
@@ -161,9 +184,9 @@ class custom_vjp(_CustomFunction):
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if self._calls_plainly():
-            return self.fun(*args)
         nondiff, diff, leaves, in_tree = self._split_args(args)
+        if _evaluated_eagerly(leaves):
+            return self.fun(*args)
         out_store = [None]
         res_store = [None]
 
@@ -216,8 +239,16 @@ class custom_vjp(_CustomFunction):
             fwd_out_count[0] = len(out) - res_store[0].num_leaves
             return out
 
-        outs = _shardscope.custom_vjp_call(flat_fun, _tracing_rule(self, flat_fwd_counted), _tracing_rule(self, flat_bwd), leaves,
-                                           lambda: fwd_out_count[0], name, _name(self.fwd), _name(self.bwd))
+        names = (name, _name(self.fwd), _name(self.bwd))
+        if not _differentiations:
+            outs = _shardscope.custom_vjp_call(flat_fun, None, None, leaves, lambda: None, *names)
+        elif _differentiations[-1] == 'jvp':
+            # Forward mode reaches the call: JAX runs the forward rule, then refuses.
+            _one_level_down(flat_fwd)(leaves)
+            raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+        else:
+            outs = _shardscope.custom_vjp_call(None, _one_level_down(flat_fwd_counted), _one_level_down(flat_bwd),
+                                               leaves, lambda: fwd_out_count[0], *names)
         return tree_util.tree_unflatten(out_store[0], outs)
 
 

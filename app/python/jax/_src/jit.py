@@ -1,8 +1,10 @@
 # jax.jit: a cache of traced programs per argument signature, so a repeated call runs without re-tracing.
 import functools
+import weakref
 import inspect
 
 import _shardscope
+from jax import errors
 from jax._src import tree as tree_util
 from jax._src.array_methods import ArrayImpl
 
@@ -143,6 +145,33 @@ def _valid_output(x):
     return _shardscope.invalid_jit_leaf([x]) < 0
 
 
+def arg_leaf_names(fun, args, static_nums=()):
+    """JAX's debug names of the dynamic argument leaves: the parameter name, then the path inside it."""
+    params = _parameters(fun)
+    if params is None:
+        return None
+    names = []
+    for i, arg in enumerate(args):
+        if i in static_nums:
+            continue
+        base = params[i].name if i < len(params) and params[i].kind != params[i].VAR_POSITIONAL else f'args[{i}]'
+        names.extend(base + suffix for suffix in _leaf_paths(arg))
+    return names
+
+
+# Traces are cached per function and jit parameters, not per jit object, as JAX does: `jit(f)(x)` twice traces
+# f once, and a global f reads is seen as it was at that first trace.
+_caches_by_function = weakref.WeakKeyDictionary()
+
+
+def _shared_cache(fun, params):
+    try:
+        per_params = _caches_by_function.setdefault(fun, {})
+        return per_params.setdefault(params, _shardscope.JitCache())
+    except TypeError:  # a function that takes no weak reference, or parameters that do not hash
+        return _shardscope.JitCache()
+
+
 class _Jitted:
     def __init__(self, fun, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None):
         if not callable(fun):
@@ -161,7 +190,7 @@ class _Jitted:
         self._out_shardings = out_shardings
         self._static_nums, self._static_names = _static_positions_and_names(fun, static_argnums, static_argnames)
         self._has_static = bool(self._static_nums or self._static_names)
-        self._cache = _shardscope.JitCache()
+        self._cache = _shared_cache(fun, (in_shardings, out_shardings, self._static_nums, self._static_names))
 
     def _split(self, args, kwargs):
         """(dynamic positional args, dynamic kwargs, static kwargs, cache key part for the static values)."""
@@ -208,7 +237,8 @@ class _Jitted:
             if static_nums:
                 it = iter(dyn)
                 dyn = [args[i] if i in static_nums else next(it) for i in range(len(args))]
-            out = fun(*dyn, **kw, **(static_kwargs or {}))
+            with errors.tracing(fun, 'jit', self._leaf_names(args)):
+                out = fun(*dyn, **kw, **(static_kwargs or {}))
             out_leaves, out_tree = tree_util.tree_flatten(out)
             for leaf in out_leaves:
                 if not _valid_output(leaf):
@@ -237,18 +267,7 @@ class _Jitted:
                         'parameters of jax.jit.')
 
     def _leaf_names(self, args):
-        """JAX's debug names of the dynamic argument leaves: the parameter name, then the path inside it."""
-        params = _parameters(self._fun)
-        if params is None:
-            return None
-        names = []
-        for i, arg in enumerate(args):
-            if i in self._static_nums:
-                continue
-            base = params[i].name if i < len(params) and params[i].kind != params[i].VAR_POSITIONAL \
-                else f'args[{i}]'
-            names.extend(base + suffix for suffix in _leaf_paths(arg))
-        return names
+        return arg_leaf_names(self._fun, args, self._static_nums)
 
     def _cache_size(self):
         return len(self._cache)

@@ -8,9 +8,16 @@ def concrete_mesh():
     return _shardscope.get_concrete_mesh()
 
 
-class _MeshContext:
-    """set_mesh works as a statement and as a context manager, as in JAX."""
+class set_mesh:
+    """jax.set_mesh: a statement and a context manager at once, as in JAX (a class in jax._src.sharding_impls, whose
+    objects print as such)."""
+    __slots__ = ['_previous', '_mesh']
+
     def __init__(self, mesh):
+        if mesh is not None and not isinstance(mesh, _shardscope.Mesh):
+            raise ValueError(f'Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}')
+        if _shardscope.debug.in_trace():
+            raise ValueError('`set_mesh` can only be used outside of `jax.jit`.')
         self._previous = _shardscope.get_concrete_mesh()
         self._mesh = mesh
         _shardscope.set_mesh(mesh)
@@ -23,8 +30,7 @@ class _MeshContext:
         return False
 
 
-def set_mesh(mesh):
-    return _MeshContext(mesh)
+set_mesh.__module__ = 'jax._src.sharding_impls'
 
 
 @contextlib.contextmanager

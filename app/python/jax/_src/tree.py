@@ -124,6 +124,14 @@ def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(x, '_fields')
 
 
+def _sorted_keys(mapping):
+    """A dict's keys in order, as pytrees flatten them; keys that do not compare are JAX's ValueError."""
+    try:
+        return sorted(mapping)
+    except TypeError as e:
+        raise ValueError('Comparator raised exception while sorting pytree dictionary keys.') from e
+
+
 def _flatten(tree, is_leaf, leaves):
     if is_leaf is not None and is_leaf(tree):
         leaves.append(tree)
@@ -141,7 +149,7 @@ def _flatten(tree, is_leaf, leaves):
     if kind is list:
         return PyTreeDef('list', None, [_flatten(child, is_leaf, leaves) for child in tree])
     if kind is dict:
-        keys = sorted(tree)
+        keys = _sorted_keys(tree)
         return PyTreeDef('dict', tuple(keys), [_flatten(tree[key], is_leaf, leaves) for key in keys])
     if _is_namedtuple(tree):
         return PyTreeDef('namedtuple', kind, [_flatten(child, is_leaf, leaves) for child in tree])
@@ -340,7 +348,7 @@ def _keyed_children(tree):
         return [(SequenceKey(i), child) for i, child in enumerate(tree)]
     if _is_namedtuple(tree):
         return [(GetAttrKey(name), child) for name, child in zip(tree._fields, tree)]
-    return [(DictKey(key), tree[key]) for key in sorted(tree)]
+    return [(DictKey(key), tree[key]) for key in _sorted_keys(tree)]
 
 
 def tree_flatten_with_path(tree, is_leaf=None):
