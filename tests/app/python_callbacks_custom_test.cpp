@@ -121,3 +121,17 @@ TEST_CASE("custom_vjp runs fwd under grad and bwd for the cotangents, and jvp ru
                 "app.defjvp(lambda g, p, t: (g(*p), 2. * t[0]))\n"
                 "print(jax.grad(app, 1)(lambda x: x ** 3, 3.))") == "2.0\n");
 }
+
+TEST_CASE("jax.test_util.check_grads passes true derivatives to second order and catches a wrong rule") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("from jax.test_util import check_grads\n"
+                "check_grads(lambda W, b: jnp.sum(jnp.tanh(W * 2. + b)), (jnp.arange(3.), 0.5), order=2)\n"
+                "check_grads(lambda x: jnp.sin(x) * x, (jnp.ones((2, 2)),), order=2, modes=('rev', 'lin'))\n"
+                "print('passed')") == "passed\n");
+  CHECK(printed("@jax.custom_jvp\ndef wrong(x):\n    return x * 2.\n"
+                "wrong.defjvp(lambda p, t: (wrong(p[0]), t[0] * 5.))\n"
+                "for modes in (['fwd'], ['rev']):\n"
+                "    try:\n        check_grads(wrong, (1.,), order=1, modes=modes)\n"
+                "    except AssertionError as e:\n        print(str(e).splitlines()[2])") ==
+        "JVP tangent\nVJP cotangent projection\n");
+}
