@@ -442,3 +442,13 @@ TEST_CASE("printing a value inside an eager shard_map shows each device's block,
   CHECK(printed("_ = jax.jit(jax.shard_map(lambda v: print(v) or v, mesh=m2, in_specs=P('i'), out_specs=P('i')))"
                 "(jnp.arange(4.))\n") == "JitTracer(float32[2]{V:i})\n");
 }
+
+TEST_CASE("arrays are uncommitted until device_put places them, and arrays laid out over a mesh are committed") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("x = jnp.arange(4.0)\nprint(x.committed, (x + 1).committed, jax.device_put(x).committed)") ==
+        "False False False\n");
+  CHECK(printed("print(jax.device_put(x, jax.devices()[1]).committed, x.committed)") == "True False\n");
+  CHECK(printed("m = jax.make_mesh((8,), ('x',))\n"
+                "z = jax.device_put(jnp.arange(8.), jax.sharding.NamedSharding(m, jax.sharding.PartitionSpec('x')))\n"
+                "print(z.committed, (z * 2).committed)") == "True True\n");
+}

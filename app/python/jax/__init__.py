@@ -152,6 +152,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     targets = [to_engine_sharding(t, len(getattr(leaf, 'shape', _np_shape(leaf)))) for leaf, t in zip(leaves, targets)]
     placed = [_shardscope.device_put(leaf, target) for leaf, target in zip(leaves, targets)]
     for out, target, layout in zip(placed, targets, layouts):
+        if target is not None and isinstance(out, Array) and not out._is_tracer:
+            out._committed_flag = True
         if target is not None or layout is not None:
             if isinstance(layout, _layout.Layout):
                 layout.check_compatible_aval(out.shape)

@@ -208,6 +208,15 @@ def _addressable_data(self, index):
     return shards[0 if self.sharding.is_fully_replicated else index][3]
 
 
+def _committed(self):
+    """JAX's committed flag: set by device_put to a device or sharding; otherwise an array on one device was
+    placed by default (created, or computed from such arrays), and one laid out over a mesh was placed on purpose."""
+    flag = getattr(self, '_committed_flag', None)
+    if flag is not None:
+        return flag
+    return not isinstance(self.sharding, _shardscope.SingleDeviceSharding)
+
+
 def _getitem(self, index):
     # JAX's _expand_bool_indices: a boolean index must be concrete, since it decides the result's shape.
     for item in index if isinstance(index, tuple) else (index,):
@@ -266,7 +275,7 @@ def _install():
     A.block_until_ready = lambda self: self
     A.is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
     A.is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
-    A.committed = property(lambda self: True)
+    A.committed = property(_committed)
     # x.format (0.6.2 on; x.layout, the Layout pair, before): its device-local layout and sharding.
     from jax._src.layout import array_format_attribute
     A.format = property(lambda self: array_format_attribute(self, 'format'))
