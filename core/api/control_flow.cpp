@@ -44,18 +44,6 @@ std::string differences_text(const std::vector<std::string>& diffs, bool blank_l
   return out + "  * " + diffs.back() + ".\n";
 }
 
-std::vector<Aval> avals_of(const std::vector<Value>& values) {
-  std::vector<Aval> out;
-  for (const Value& value : values) out.push_back(argument_aval(value));
-  return out;
-}
-
-std::vector<Aval> out_avals(const Jaxpr& jaxpr) {
-  std::vector<Aval> out;
-  for (const Atom& atom : jaxpr.outvars) out.push_back(atom_aval(atom));
-  return out;
-}
-
 // JAX's _promote_weak_typed_input: a weakly typed initial carry takes the type the body gives it back.
 bool promote_weak_carries(std::vector<Value>& init, const std::vector<Aval>& carry_out) {
   bool changed = false;
@@ -126,18 +114,18 @@ std::vector<Value> scan(const Function& body, const std::vector<Value>& init_val
   for (const Value& x : xs) x_avals.push_back(unstacked_aval(argument_aval(x)));
   const std::size_t num_carry = init.size();
   const auto trace = [&] {
-    std::vector<Aval> avals = avals_of(init);
+    std::vector<Aval> avals = argument_avals(init);
     avals.insert(avals.end(), x_avals.begin(), x_avals.end());
     return trace_body(body, avals, "scan");
   };
   Traced traced = trace();
   const auto carry_outs = [&](const Jaxpr& jaxpr) {
-    std::vector<Aval> all = out_avals(jaxpr);
+    std::vector<Aval> all = outvar_avals(jaxpr);
     if (all.size() < num_carry) throw type_error("scan body output must be a pair with one carry per input carry");
     return std::vector<Aval>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(num_carry));
   };
   if (promote_weak_carries(init, carry_outs(*traced.jaxpr))) traced = trace();
-  if (auto error = carry_type_error(spec, avals_of(init), carry_outs(*traced.jaxpr))) throw type_error(*error);
+  if (auto error = carry_type_error(spec, argument_avals(init), carry_outs(*traced.jaxpr))) throw type_error(*error);
 
   // Carries the body returns unchanged are read-only: they move to the front of the constants.
   auto jaxpr = std::make_shared<Jaxpr>(*traced.jaxpr);
@@ -205,7 +193,7 @@ std::vector<Value> while_loop(const Function& cond, const Function& body, const 
   Traced cond_traced;
   Traced body_traced;
   const auto trace = [&] {
-    const std::vector<Aval> avals = avals_of(init);
+    const std::vector<Aval> avals = argument_avals(init);
     cond_traced = trace_body(cond, avals, "while_cond");
     const Jaxpr& c = *cond_traced.jaxpr;
     if (c.outvars.size() != 1 || !atom_aval(c.outvars[0]).shape.empty() ||
@@ -224,8 +212,9 @@ std::vector<Value> while_loop(const Function& cond, const Function& body, const 
   if (body_traced.jaxpr->outvars.size() != init.size()) {
     throw type_error(spec.what + " function carry input and carry output must have the same pytree structure");
   }
-  if (promote_weak_carries(init, out_avals(*body_traced.jaxpr))) trace();
-  if (auto error = carry_type_error(spec, avals_of(init), out_avals(*body_traced.jaxpr))) throw type_error(*error);
+  if (promote_weak_carries(init, outvar_avals(*body_traced.jaxpr))) trace();
+  if (auto error = carry_type_error(spec, argument_avals(init), outvar_avals(*body_traced.jaxpr)))
+    throw type_error(*error);
 
   // Carries the body forwards and the predicate never reads become body constants.
   auto body_jaxpr = std::make_shared<Jaxpr>(*body_traced.jaxpr);
@@ -277,18 +266,18 @@ std::vector<Value> while_loop(const Function& cond, const Function& body, const 
 
 std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,
                                    const std::vector<Value>& operands, const SwitchSpec& spec) {
-  const std::vector<Aval> avals = avals_of(operands);
+  const std::vector<Aval> avals = argument_avals(operands);
   const std::size_t ref = spec.reference;
   std::vector<Traced> traced(branches.size());
   traced[ref] = trace_body(branches[ref], avals, spec.api_name);
   for (std::size_t b = 0; b < branches.size(); ++b) {
     if (b != ref) traced[b] = trace_body(branches[b], avals, spec.api_name);
   }
-  const std::vector<Aval> first = out_avals(*traced[ref].jaxpr);
+  const std::vector<Aval> first = outvar_avals(*traced[ref].jaxpr);
   const std::vector<std::string> output_paths = spec.output_paths ? spec.output_paths() : std::vector<std::string>{};
   for (std::size_t b = 0; b < traced.size(); ++b) {
     if (b == ref) continue;
-    const std::vector<Aval> other = out_avals(*traced[b].jaxpr);
+    const std::vector<Aval> other = outvar_avals(*traced[b].jaxpr);
     const std::string& name1 = spec.branch_names.at(ref);
     const std::string& name2 = spec.branch_names.at(b);
     const std::string header = spec.api_name + " branches must have equal output types but they differ.\n\n" + name1 +
@@ -382,7 +371,7 @@ std::vector<Value> switch_branches(const Value& index, const std::vector<Functio
 
 std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,
                               const std::optional<std::string>& policy) {
-  const Traced traced = trace_body(f, avals_of(args), "checkpoint");
+  const Traced traced = trace_body(f, argument_avals(args), "checkpoint");
   std::vector<Value> inputs = traced.captured;
   inputs.insert(inputs.end(), args.begin(), args.end());
   Params params{{"differentiated", false},

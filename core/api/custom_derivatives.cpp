@@ -12,18 +12,6 @@
 namespace shardscope::api {
 namespace {
 
-std::vector<Aval> avals_of(const std::vector<Value>& values) {
-  std::vector<Aval> out;
-  for (const Value& value : values) out.push_back(argument_aval(value));
-  return out;
-}
-
-std::vector<Aval> out_avals(const Jaxpr& jaxpr) {
-  std::vector<Aval> out;
-  for (const Atom& atom : jaxpr.outvars) out.push_back(atom_aval(atom));
-  return out;
-}
-
 // A traced function with its captured values as leading arguments.
 Traced traced_with_consts_as_args(const Function& f, const std::vector<Aval>& avals, const std::string& name) {
   Traced traced = trace_function(f, avals, name);
@@ -65,7 +53,7 @@ bool same_type(const Aval& a, const Aval& b) { return a.shape == b.shape && a.dt
 // `on_all_operands` takes (rules' consts..., args...).
 Traced traced_call_of_operands(const Function& on_all_operands, const std::vector<Value>& rule_consts,
                                const std::vector<Aval>& arg_avals, const std::string& name) {
-  std::vector<Aval> avals = avals_of(rule_consts);
+  std::vector<Aval> avals = argument_avals(rule_consts);
   avals.insert(avals.end(), arg_avals.begin(), arg_avals.end());
   return traced_with_consts_as_args(on_all_operands, avals, name);
 }
@@ -135,7 +123,7 @@ std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const
                                    const CustomNames& names) {
   const std::string& name = names.function;
   ensure_custom_derivative_primitives();
-  const std::vector<Aval> arg_avals = avals_of(args);
+  const std::vector<Aval> arg_avals = argument_avals(args);
   std::optional<Traced> rule;
   if (jvp) {
     std::vector<Aval> rule_avals = arg_avals;
@@ -151,8 +139,8 @@ std::vector<Value> custom_jvp_call(const Function& f, const Function& jvp, const
     call = traced_call_of_operands(primal_outputs_of({rule->jaxpr, 0, rule_consts.size(), num_outs, true}, args.size()),
                                    rule_consts, arg_avals, name);
   }
-  const std::vector<Aval> outs = out_avals(*call->jaxpr);
-  if (rule) check_jvp_rule_outputs(outs, out_avals(*rule->jaxpr), static_cast<bool>(f));
+  const std::vector<Aval> outs = outvar_avals(*call->jaxpr);
+  if (rule) check_jvp_rule_outputs(outs, outvar_avals(*rule->jaxpr), static_cast<bool>(f));
   std::vector<Value> inputs = call->captured;
   inputs.insert(inputs.end(), rule_consts.begin(), rule_consts.end());
   inputs.insert(inputs.end(), args.begin(), args.end());
@@ -171,7 +159,7 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
                                    const CustomNames& names) {
   ensure_custom_derivative_primitives();
   const std::string& name = names.function;
-  const std::vector<Aval> arg_avals = avals_of(args);
+  const std::vector<Aval> arg_avals = argument_avals(args);
   if (!fwd) {
     // Not differentiated where it is called: the function alone, as JAX traces it there.
     const Traced call = traced_call(f, {}, arg_avals, name);
@@ -188,7 +176,7 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
                       {"symbolic_zeros", false}});
   }
   const Traced forward = traced_rule(fwd, args, arg_avals, names.rules.at(0));
-  const std::vector<Aval> fwd_outs = out_avals(*forward.jaxpr);
+  const std::vector<Aval> fwd_outs = outvar_avals(*forward.jaxpr);
   const std::size_t num_outs = count_outs();
   const std::vector<Aval> outs(fwd_outs.begin(),
                                fwd_outs.begin() + static_cast<std::ptrdiff_t>(std::min(num_outs, fwd_outs.size())));
@@ -209,7 +197,7 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
         : traced_call_of_operands(
               primal_outputs_of({forward.jaxpr, 0, forward.captured.size(), num_outs, false}, args.size()), rule_consts,
               arg_avals, name);
-  const std::vector<Aval> call_outs = out_avals(*call.jaxpr);
+  const std::vector<Aval> call_outs = outvar_avals(*call.jaxpr);
   for (std::size_t o = 0; o < num_outs; ++o) {
     if (o >= call_outs.size() || !same_type(fwd_outs[o], call_outs[o])) {
       throw type_error("Custom VJP fwd rule " + names.rules.at(0) +
@@ -219,7 +207,7 @@ std::vector<Value> custom_vjp_call(const Function& f, const Function& fwd, const
                        (o < call_outs.size() ? types_text({call_outs[o]}) : std::string("nothing")) + ".");
     }
   }
-  const std::vector<Aval> cts = out_avals(*backward.jaxpr);
+  const std::vector<Aval> cts = outvar_avals(*backward.jaxpr);
   if (cts.size() != args.size()) {
     throw type_error(
         "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the "

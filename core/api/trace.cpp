@@ -183,6 +183,13 @@ Aval argument_aval(const Value& value) {
   return placed_array_aval(aval, *named, session().profile);
 }
 
+std::vector<Aval> argument_avals(const std::vector<Value>& values) {
+  std::vector<Aval> out;
+  out.reserve(values.size());
+  for (const Value& value : values) out.push_back(argument_aval(value));
+  return out;
+}
+
 namespace {
 
 Aval aval_of(const Array& array) { return Aval::of(array.shape(), array.dtype(), array.aval().weak_type); }

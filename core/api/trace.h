@@ -108,6 +108,8 @@ class Trace {
 
 // The type a value has as a traced argument: an Explicit-mode sharding becomes sharding in the type.
 [[nodiscard]] Aval argument_aval(const Value& value);
+// argument_aval of each value, in order.
+[[nodiscard]] std::vector<Aval> argument_avals(const std::vector<Value>& values);
 
 // The innermost active trace of this thread, or null.
 [[nodiscard]] Trace* current_trace();

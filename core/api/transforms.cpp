@@ -66,12 +66,6 @@ std::vector<Value> as_values(std::vector<Array> arrays) {
   return values;
 }
 
-std::vector<Aval> avals_of(const std::vector<Value>& values) {
-  std::vector<Aval> avals;
-  for (const Value& value : values) avals.push_back(argument_aval(value));
-  return avals;
-}
-
 Value zeros_like_value(const Aval& aval) {
   const Literal zero = scalar_literal(0.0, aval.dtype, false);
   if (aval.rank() == 0) return Value::scalar(zero);
@@ -108,7 +102,7 @@ bool mesh_placed(const std::vector<Value>& args) {
 
 std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name) {
   const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
-  const Traced traced = trace_function(f, avals_of(args), name);
+  const Traced traced = trace_function(f, argument_avals(args), name);
   return print_jaxpr(*traced.jaxpr, session().profile);
 }
 
@@ -118,7 +112,7 @@ std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, c
 
 JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {
   const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
-  Traced traced = trace_function(f, avals_of(args), spec.name);
+  Traced traced = trace_function(f, argument_avals(args), spec.name);
   JitProgram out;
   out.program = consts_as_args(*traced.jaxpr);
   out.num_outputs = traced.jaxpr->outvars.size();
@@ -272,7 +266,7 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
     throw value_error("vmap in_axes has " + std::to_string(in_axes.size()) + " entries for " +
                       std::to_string(args.size()) + " arguments");
   }
-  std::vector<Aval> batched = avals_of(args);
+  std::vector<Aval> batched = argument_avals(args);
   std::vector<Aval> instance = batched;
   std::optional<int64_t> size;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -314,7 +308,7 @@ Traced trace_differentiated(const Function& f, const std::vector<Value>& args, c
   const bool known =
       (enclosing == nullptr || !enclosing->concrete_kind().empty()) &&
       std::all_of(args.begin(), args.end(), [](const Value& v) { return v.concrete_or_known() != nullptr; });
-  if (!known) return trace_function(f, avals_of(args), name);
+  if (!known) return trace_function(f, argument_avals(args), name);
   // Python numbers become arrays before the trace begins, so that their known values print and convert as arrays.
   std::vector<Value> values;
   for (const Value& arg : args) values.push_back(realized(*arg.concrete_or_known()));
@@ -431,7 +425,7 @@ Traced trace_shard_map_body(const Function& f, const std::vector<Value>& args, c
 }  // namespace
 
 std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec) {
-  const std::vector<Aval> globals = avals_of(args);
+  const std::vector<Aval> globals = argument_avals(args);
   check_shard_map_args(spec, globals);
   check_in_specs_match_types(spec, globals, session().profile);
   std::vector<std::pair<std::string, int64_t>> axes;
@@ -460,7 +454,7 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
 }
 
 std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec) {
-  const std::vector<Aval> avals = avals_of(args);
+  const std::vector<Aval> avals = argument_avals(args);
   const int64_t n = pmap_axis_size(spec, avals);
   std::vector<Aval> instance;
   for (std::size_t i = 0; i < avals.size(); ++i) instance.push_back(pmap_instance_aval(avals[i], spec.in_axes[i]));

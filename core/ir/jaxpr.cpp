@@ -56,4 +56,11 @@ std::vector<const Primitive*> all_primitives() {
   return out;
 }
 
+std::vector<Aval> outvar_avals(const Jaxpr& jaxpr) {
+  std::vector<Aval> out;
+  out.reserve(jaxpr.outvars.size());
+  for (const Atom& atom : jaxpr.outvars) out.push_back(atom_aval(atom));
+  return out;
+}
+
 }  // namespace shardscope

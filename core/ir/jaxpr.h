@@ -46,6 +46,9 @@ struct Jaxpr {
 
 using JaxprPtr = std::shared_ptr<const Jaxpr>;
 
+// The types of a jaxpr's outputs, in order.
+[[nodiscard]] std::vector<Aval> outvar_avals(const Jaxpr& jaxpr);
+
 // Fresh variable ids, process-wide (variables of nested jaxprs never collide).
 [[nodiscard]] Var new_var(Aval aval);
 

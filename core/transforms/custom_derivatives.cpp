@@ -18,12 +18,6 @@ namespace {
 
 using Cts = std::vector<std::optional<Atom>>;
 
-std::vector<Aval> outvar_avals(const Jaxpr& jaxpr) {
-  std::vector<Aval> out;
-  for (const Atom& atom : jaxpr.outvars) out.push_back(atom_aval(atom));
-  return out;
-}
-
 int64_t count_param(const Params& params, const std::string& key) { return param(params, key).as_int(key); }
 
 // What JAX prints of a custom call: the function's name first, then the rest sorted, the rules by their
