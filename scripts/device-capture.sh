@@ -19,7 +19,7 @@ capture_one() {  # mode file
   tag=$(echo "$file" | tr '/.' '__')
   if [ "$mode" = cpu8 ]; then
     JAX_PLATFORMS=cpu XLA_FLAGS=--xla_force_host_platform_device_count=8 \
-      timeout 150 python3 .capture/real_jax_capture.py --out "$work/$mode/$tag.json" "$file" 2>&1 | tail -3
+      timeout "${CPU_TIMEOUT:-150}" python3 .capture/real_jax_capture.py --out "$work/$mode/$tag.json" "$file" 2>&1 | tail -3
   else
     XLA_PYTHON_CLIENT_PREALLOCATE=false timeout 120 python3 .capture/real_jax_capture.py --out "$work/$mode/$tag.json" "$file" 2>&1 | tail -3
   fi

@@ -20,11 +20,41 @@ bool cheap_op(const std::string& name, bool elementwise) {
          name == "sharding_constraint" || name == "device_put";
 }
 
+// Shardy's compatible-major-axes walk: the shared prefix of two lists; a longer list extends the candidate only
+// while no tensor has disagreed with it.
+void merge_compatible(std::vector<std::string>& candidate, std::vector<bool>::reference can_expand,
+                      const std::vector<std::string>& list) {
+  std::size_t k = 0;
+  while (k < candidate.size() && k < list.size() && candidate[k] == list[k]) ++k;
+  if (k < candidate.size() && k < list.size()) {
+    candidate.resize(k);
+    can_expand = false;
+    return;
+  }
+  if (can_expand && list.size() > candidate.size()) candidate = list;
+}
+
+// The number of elements a tensor spans in factor space (the product of its factors' sizes).
+int64_t factor_volume(const std::vector<std::vector<int>>& dims, const FactorRule& rule) {
+  int64_t volume = 1;
+  for (const auto& factors : dims) {
+    for (const int f : factors) volume *= rule.factor_sizes[static_cast<std::size_t>(f)];
+  }
+  return volume;
+}
+
 struct TensorRef {
   const Var* var;  // null for literals (rank 0, nothing to propagate)
   const std::vector<std::vector<int>>* dims;
   bool is_result;
 };
+
+// The order of rounds follows Shardy's op priorities: pass-through ops (elementwise, transpose, reshape) first;
+// then every op but only along its pass-through factors, so a concatenation or a contraction takes the sharding
+// of the dims it keeps before that of the dims it rearranges or reduces; then every factor; broadcasts take
+// shardings from their operand only in the last round.
+constexpr int kRounds = 4;
+constexpr int kPassThroughFactorsRound = 1;
 
 class Propagator {
  public:
@@ -40,7 +70,7 @@ class Propagator {
     }
     rules_.reserve(jaxpr.eqns.size());
     for (const Eqn& eqn : jaxpr.eqns) rules_.push_back(factor_rule_for(eqn));
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < kRounds; ++round) {
       for (int sweep = 0; sweep < 32; ++sweep) {
         bool changed = false;
         for (std::size_t i = 0; i < jaxpr.eqns.size(); ++i) changed = step(jaxpr.eqns[i], rules_[i], round) || changed;
@@ -138,40 +168,40 @@ class Propagator {
     const std::vector<TensorRef> tensors = tensors_of(eqn, rule);
     const std::size_t factor_count = rule.factor_sizes.size();
 
-    // Candidate axes per factor: the longest list every tensor's own list is compatible with.
+    // Candidate axes per factor: the longest list every tensor's own list is compatible with. Where two tensors
+    // disagree, the candidate stops at their common prefix and no later tensor may extend it.
     std::vector<std::vector<std::string>> candidate(factor_count);
-    std::vector<int64_t> source_size(factor_count, 0);
-    std::vector<std::size_t> source_index(factor_count, tensors.size());
-    std::vector<bool> blocked(factor_count, false);
+    std::vector<bool> can_expand(factor_count, true);
+    std::vector<std::map<int, std::vector<std::string>>> tensor_axes(tensors.size());
     for (std::size_t t = 0; t < tensors.size(); ++t) {
       if (tensors[t].var == nullptr) continue;
-      const Var& var = *tensors[t].var;
-      const auto axes = factor_axes(*tensors[t].dims, source_layout(var), rule, mesh_);
-      for (const auto& [f, list] : axes) {
-        auto& c = candidate[static_cast<std::size_t>(f)];
-        if (list.empty()) continue;
-        if (c.empty() || is_prefix(c, list)) {
-          if (c.size() < list.size() || source_index[static_cast<std::size_t>(f)] == tensors.size()) {
-            c = list;
-            source_index[static_cast<std::size_t>(f)] = t;
-            source_size[static_cast<std::size_t>(f)] = product(var.aval.shape);
-          }
-        } else if (!is_prefix(list, c)) {
-          blocked[static_cast<std::size_t>(f)] = true;  // different axes on one factor: leave it unsharded
+      tensor_axes[t] = factor_axes(*tensors[t].dims, source_layout(*tensors[t].var), rule, mesh_);
+      for (const auto& [f, list] : tensor_axes[t]) {
+        if (round == kPassThroughFactorsRound && rule.kinds[static_cast<std::size_t>(f)] != FactorKind::kPassThrough) {
+          continue;
+        }
+        merge_compatible(candidate[static_cast<std::size_t>(f)], can_expand[static_cast<std::size_t>(f)], list);
+      }
+    }
+    // A factor's source is the largest tensor whose own axes already hold the whole candidate.
+    std::vector<int64_t> source_size(factor_count, 0);
+    std::vector<std::size_t> source_index(factor_count, tensors.size());
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+      if (tensors[t].var == nullptr) continue;
+      const int64_t size = factor_volume(*tensors[t].dims, rule);
+      for (const auto& [f, list] : tensor_axes[t]) {
+        const auto factor = static_cast<std::size_t>(f);
+        if (!candidate[factor].empty() && is_prefix(candidate[factor], list) && size > source_size[factor]) {
+          source_size[factor] = size;
+          source_index[factor] = t;
         }
       }
     }
-    // Shardings travel along need-replication and permutation factors too, as Shardy propagates them: the
-    // partitioner gathers such a dim for the kernel, and the result keeps the operand's sharding where its size
-    // divides (a cumulative sum or a slice of a row-sharded array stays row-sharded).
-    for (std::size_t f = 0; f < factor_count; ++f) {
-      if (blocked[f]) candidate[f].clear();
-    }
     // Broadcast results only take shardings from their operand in the last round.
-    const bool forward_allowed = !(name == "broadcast_in_dim" && round < 2);
+    const bool forward_allowed = !(name == "broadcast_in_dim" && round < kRounds - 1);
 
-    // Cross-factor conflicts: an axis goes to the factor with the larger source tensor, then (elementwise)
-    // the more sharded factor, then the earlier source, then the lower factor index.
+    // Factor preference for conflicts: the larger source tensor, then (elementwise) the more sharded factor, then
+    // the earlier source, then the lower factor index.
     std::vector<std::size_t> order(factor_count);
     for (std::size_t f = 0; f < factor_count; ++f) order[f] = f;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -182,17 +212,6 @@ class Propagator {
       if (source_index[a] != source_index[b]) return source_index[a] < source_index[b];
       return a < b;
     });
-    std::set<std::string> taken;
-    for (const std::size_t f : order) {
-      auto& c = candidate[f];
-      for (std::size_t k = 0; k < c.size(); ++k) {
-        if (taken.count(c[k]) != 0) {
-          c.resize(k);
-          break;
-        }
-      }
-      taken.insert(c.begin(), c.end());
-    }
 
     bool changed = false;
     // Results first, then operands (backward propagation reaches open inputs and intermediates).
@@ -200,7 +219,8 @@ class Propagator {
       for (const TensorRef& tensor : tensors) {
         if (tensor.var == nullptr || tensor.is_result != results) continue;
         if (results && !forward_allowed) continue;
-        changed = extend(*tensor.var, *tensor.dims, candidate, rule,
+        const auto proposal = resolve_for_tensor(*tensor.var, *tensor.dims, candidate, order, rule);
+        changed = extend(*tensor.var, *tensor.dims, proposal, rule,
                          [&](int factor) -> TensorLayoutState::DimSource {
                            const std::size_t source = source_index[static_cast<std::size_t>(factor)];
                            if (source >= tensors.size()) return {name, -1};
@@ -212,6 +232,39 @@ class Propagator {
       }
     }
     return changed;
+  }
+
+  // Conflicts between factors are settled per tensor, against what the tensor already holds: factors are taken
+  // in order of preference, and each keeps its candidate up to the first axis another factor of this tensor
+  // uses. So a contracting factor's axis blocks a result factor only in tensors that carry both.
+  std::vector<std::vector<std::string>> resolve_for_tensor(const Var& var, const std::vector<std::vector<int>>& dims,
+                                                           const std::vector<std::vector<std::string>>& candidate,
+                                                           const std::vector<std::size_t>& order,
+                                                           const FactorRule& rule) {
+    std::map<int, std::vector<std::string>> held = factor_axes(dims, states_[var.id].layout, rule, mesh_);
+    std::set<int> present;
+    for (const auto& factors : dims) present.insert(factors.begin(), factors.end());
+    for (const std::size_t f : order) {
+      const int factor = static_cast<int>(f);
+      if (present.count(factor) == 0) continue;
+      std::vector<std::string> wanted = candidate[f];
+      std::vector<std::string>& current = held[factor];
+      if (!is_prefix(current, wanted) || wanted.size() == current.size()) continue;
+      for (std::size_t k = current.size(); k < wanted.size(); ++k) {
+        const bool taken = std::any_of(held.begin(), held.end(), [&](const auto& other) {
+          return other.first != factor &&
+                 std::find(other.second.begin(), other.second.end(), wanted[k]) != other.second.end();
+        });
+        if (taken) {
+          wanted.resize(k);
+          break;
+        }
+      }
+      current = std::move(wanted);
+    }
+    std::vector<std::vector<std::string>> proposal(candidate.size());
+    for (auto& [factor, axes] : held) proposal[static_cast<std::size_t>(factor)] = std::move(axes);
+    return proposal;
   }
 
   // What a tensor passes on: its layout, or the uneven sharding it would have taken (see extend).
