@@ -114,6 +114,38 @@ TEST_CASE("dot of P('a',None) and P(None,'b') is P('a','b') with no communicatio
   check_matches_reference(*jaxpr, args, run);
 }
 
+TEST_CASE("a contracting dim's axis does not block the result dim that wants the same axis (per-tensor conflicts)") {
+  // x: P('a','b') contracts its 'b'-sharded dim with w's unsharded one, while w's kept dim is 'b'-sharded. The
+  // result carries no contracting dim, so it takes 'b' on its second dim; x's contracting dim is gathered.
+  const Mesh mesh = tpu_mesh({4, 2}, {"a", "b"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Var w = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {x, w}, matmul_numbers())});
+  const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('a', 'b')"),
+                                   placed(iota_f32({8, 8}, 0.5F), mesh, "P(None, 'b')")};
+  const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P('a', 'b')");
+  REQUIRE(run.log.records().size() == 1);
+  CHECK(run.log.records()[0].kind == CollectiveKind::kAllGather);
+  check_matches_reference(*jaxpr, args, run);
+}
+
+TEST_CASE("a concatenation takes the sharding of the dims it keeps before that of the dim it joins") {
+  // a: P('a', None), b: P(None, 'a'), joined on dim 0: the pass-through dim 1 claims 'a' first, as Shardy's
+  // pass-through-factors priority does, so the result is P(None, 'a').
+  const Mesh mesh = tpu_mesh({4, 2}, {"a", "b"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Var y = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const JaxprPtr jaxpr = b.build({b.bind1("concatenate", {x, y}, {{"dimension", int64_t{0}}})});
+  const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('a', None)"),
+                                   placed(iota_f32({8, 8}, 0.5F), mesh, "P(None, 'a')")};
+  const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+  CHECK(spec_of(run.outputs[0]) == "P(None, 'a')");
+  check_matches_reference(*jaxpr, args, run);
+}
+
 TEST_CASE("a sharded dot whose contraction stays local holds exactly the unsharded product's values") {
   // Irregular values, so that rounding differs wherever the summation does: BLAS sums a small block's
   // elements differently from the same elements inside a bigger product.
