@@ -195,6 +195,31 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
     list.erase(clash, list.end());
     cut_factors.insert(static_cast<int>(f));
   }
+  // Two kept factors cannot split over one axis. Propagation settles conflicts per tensor, so two results may
+  // each give a different factor the same axis (a loop's carry and a stacked output): the factor met first in
+  // the results keeps it, the other is computed whole and cut to its results' layouts after.
+  {
+    std::vector<int> first_seen;
+    for (const auto& dims : rule.results) {
+      for (const auto& factors : dims) {
+        for (const int f : factors) {
+          if (std::find(first_seen.begin(), first_seen.end(), f) == first_seen.end()) first_seen.push_back(f);
+        }
+      }
+    }
+    std::set<std::string> claimed(plan.reduced_axes.begin(), plan.reduced_axes.end());
+    for (const int f : first_seen) {
+      if (rule.kinds[static_cast<std::size_t>(f)] == FactorKind::kReduction) continue;
+      std::vector<std::string>& list = axes[f];
+      const auto clash =
+          std::find_if(list.begin(), list.end(), [&](const std::string& axis) { return claimed.count(axis) != 0; });
+      if (clash != list.end()) {
+        list.erase(clash, list.end());
+        cut_factors.insert(f);
+      }
+      claimed.insert(list.begin(), list.end());
+    }
+  }
   // A dim made of several factors (a reshape's merge or split) holds blocks only when its axes fill the major
   // factors before any minor one is sharded: a minor factor sharded under a partly sharded major one would be
   // a strided layout. Such factors are computed whole, and the result is cut to its propagated layout after.

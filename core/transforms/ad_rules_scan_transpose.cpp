@@ -17,11 +17,18 @@ Cts scan_transpose(JaxprBuilder& b, std::span<const std::optional<Atom>> cts,
   const std::size_t carry_end = layout.num_consts + layout.num_carry;
   std::vector<bool> linear(n);
   for (std::size_t i = 0; i < n; ++i) linear[i] = !primals[i].has_value();
-  const PartialEvalResult split = partial_eval_jaxpr(body, linear);
-  for (std::size_t c = 0; c < layout.num_carry; ++c) {
-    if (!linear[layout.num_consts + c] && split.out_unknowns[c]) {
-      throw not_implemented_error("scan transpose: a non-linear carry depends on a linear value");
+  // A carry whose initial value is known but whose update depends on a linear value is linear too: a tangent
+  // carry that starts from instantiated zeros (the tangent of a constant init). Its init gets no cotangent.
+  PartialEvalResult split = partial_eval_jaxpr(body, linear);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t c = 0; c < layout.num_carry; ++c) {
+      if (!linear[layout.num_consts + c] && split.out_unknowns[c]) {
+        linear[layout.num_consts + c] = true;
+        changed = true;
+      }
     }
+    if (changed) split = partial_eval_jaxpr(body, linear);
   }
   // Forward: the known part over the non-linear operands, its residuals stacked per iteration.
   std::vector<std::size_t> known_position(m);

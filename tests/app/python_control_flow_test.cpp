@@ -226,3 +226,30 @@ TEST_CASE("save_and_offload_only_these_names is JAX's dataclass policy and check
         "`names_which_can_be_offloaded`. Got names_which_can_be_saved={'h'}, names_which_can_be_offloaded={'h'} "
         "and the intersection={'h'}\n");
 }
+
+TEST_CASE("grad through a scan with a non-linear carry from a constant init, eager and jitted over sharded operands") {
+  // The tangent carry starts from instantiated zeros, so the transpose must treat it as linear; under jit the
+  // stacked residual of the loop-invariant weight and the sharded carry give two factors the same axis, which the
+  // plan must not put on one operand twice.
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+                   "r0 = jnp.arange(16.).reshape(4, 4) / 16\nw0 = jnp.eye(4) / 2 + 0.1\n"
+                   "def loss(w, xs):\n"
+                   "    return lax.scan(lambda c, x: (jnp.tanh(c @ w + x), None), jnp.zeros(4), xs)[0].sum()\n"
+                   "def np_loss(w, xs):\n"
+                   "    c = np.zeros(4)\n"
+                   "    for x in xs:\n        c = np.tanh(c @ w + x)\n"
+                   "    return c.sum()\n"
+                   "wn, rn = np.asarray(w0, np.float64), np.asarray(r0, np.float64)\n"
+                   "fd = np.zeros((4, 4))\n"
+                   "for i in range(4):\n    for j in range(4):\n"
+                   "        d = np.zeros((4, 4)); d[i, j] = 1e-6\n"
+                   "        fd[i, j] = (np_loss(wn + d, rn) - np_loss(wn - d, rn)) / 2e-6\n")
+              .ok());
+  CHECK(printed("print(np.allclose(np.asarray(jax.grad(loss)(w0, r0)), fd, atol=1e-4))") == "True\n");
+  CHECK(printed("for lw, lr in [(P(None, 'model'), P()), (P(), P(None, 'model')), (P(), P('data', None))]:\n"
+                "    w = jax.device_put(w0, NamedSharding(mesh, lw))\n"
+                "    r = jax.device_put(r0, NamedSharding(mesh, lr))\n"
+                "    print(np.allclose(np.asarray(jax.jit(jax.grad(loss))(w, r)), fd, atol=1e-4))") ==
+        "True\nTrue\nTrue\n");
+}

@@ -481,12 +481,28 @@ class ShapedArray:
         return hash((self._text, self.weak_type))
 
 
+def _explicit_axes_only(spec, mesh):
+    """A type names only Explicit mesh axes: Auto and Manual ones in an array's spec read as None, as JAX's
+    get_sharding drops them (a spec over Auto axes alone types as unsharded)."""
+    types = dict(zip(mesh.axis_names, (str(getattr(t, 'name', t)) for t in mesh.axis_types)))
+    if all(t.endswith('Explicit') for t in types.values()):
+        return spec
+    kept = []
+    for part in spec:
+        if part is None:
+            kept.append(None)
+            continue
+        names = tuple(n for n in (part if isinstance(part, tuple) else (part,)) if types.get(n, '').endswith('Explicit'))
+        kept.append(None if not names else (names if isinstance(part, tuple) and len(names) > 1 else names[0]))
+    return type(spec)(*kept)
+
+
 def _shapedarray(x):
     spec = x._type_spec
     if not x._is_tracer:
         named = x.sharding
         if type(named).__name__ == 'NamedSharding':
-            spec = named.spec
+            spec = _explicit_axes_only(named.spec, named.mesh)
     return ShapedArray(x.shape, x.dtype, x.weak_type, x._typeof_str, x._typeof_repr,
                        sharding=_TypeSharding(x._abstract_mesh, spec), varying=x._varying_axes)
 

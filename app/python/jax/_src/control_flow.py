@@ -41,6 +41,17 @@ def _check_same_structure(what, init_tree, out_tree):
             "Revise the function so that the carry output has the same pytree structure as the carry input.")
 
 
+def _typed_spec(x):
+    """The PartitionSpec in x's type (jax.typeof), or None for a value that has none."""
+    if not hasattr(x, 'shape') or not hasattr(x, 'dtype'):
+        return None
+    import jax
+    try:
+        return jax.typeof(x).sharding.spec
+    except (TypeError, AttributeError):
+        return None
+
+
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     if not callable(f):
         raise TypeError("lax.scan: f argument should be a callable.")
@@ -53,13 +64,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     if any(n is None for n in lengths):
         bad = ', '.join(str(x) for x, n in zip(xs_leaves, lengths) if n is None)
         raise ValueError(f"scan got value with no leading axis to scan over: {bad}.")
-    for x in xs_leaves:
-        sharding = getattr(getattr(x, 'aval', None), 'sharding', None)
-        spec = getattr(sharding, 'spec', None)
-        if spec is not None and len(spec) and spec[0] is not None:
-            raise ValueError('0th dimension of all xs should be replicated. Got '
-                             + ', '.join(str(getattr(getattr(getattr(v, 'aval', None), 'sharding', None), 'spec', None))
-                                         for v in xs_leaves))
+    # Only Explicit axes live in an array's type: a leading dim sharded over Auto axes scans as JAX scans it.
+    typed_specs = [_typed_spec(x) for x in xs_leaves]
+    if any(spec is not None and len(spec) and spec[0] is not None for spec in typed_specs):
+        raise ValueError('0th dimension of all xs should be replicated. Got '
+                         + ', '.join(str(spec) for spec in typed_specs))
     if length is not None:
         try:
             length = int(length)
