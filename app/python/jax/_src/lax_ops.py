@@ -100,7 +100,26 @@ def broadcast(operand, sizes, *, out_sharding=None):
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     if dimensions is not None:
         operand = transpose(operand, dimensions)
-    return _shardscope.lax._reshape(operand, _ints(new_sizes))
+    from jax._src.sharding_in_types import with_out_sharding
+    return with_out_sharding(lambda x: _shardscope.lax._reshape(x, _ints(new_sizes)), out_sharding, operand)
+
+
+def select_n(which, *cases):
+    """lax.select_n: cases[which] elementwise; a boolean `which` picks cases[1] where True, as JAX's does."""
+    if not cases:
+        raise ValueError('select_n requires at least one case')
+    if len(cases) == 1:
+        return cases[0]
+    import jax.numpy as jnp
+    which = jnp.asarray(which)
+    if which.dtype == bool:
+        if len(cases) != 2:
+            raise TypeError(f'select_n with a boolean predicate requires exactly two cases, got {len(cases)}')
+        return select(which, cases[1], cases[0])
+    result = cases[-1]
+    for k in range(len(cases) - 2, -1, -1):
+        result = select(which == k, cases[k], result)
+    return result
 
 
 def transpose(operand, permutation):

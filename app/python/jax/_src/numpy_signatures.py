@@ -141,3 +141,19 @@ def transpose_method(self, *axes):
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]
     return _jnp().transpose(self, axes if axes else None)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """jnp.matmul; with out_sharding= the product is typed with that sharding (JAX passes it to dot_general)."""
+    from jax._src.sharding_in_types import with_out_sharding
+    return with_out_sharding(_engine.matmul, out_sharding, a, b)
+
+
+def reshape(a, shape=None, order='C', *, copy=None, out_sharding=None):
+    """jnp.reshape; with out_sharding= the result is typed with that sharding, as lax.reshape's is."""
+    if shape is None:
+        raise TypeError("reshape() missing 1 required positional argument: 'shape'")
+    if order != 'C':
+        raise NotImplementedError("jnp.reshape's order='F' and order='A' are not supported by shardscope")
+    from jax._src.sharding_in_types import with_out_sharding
+    return with_out_sharding(lambda x: _engine.reshape(x, shape), out_sharding, a)

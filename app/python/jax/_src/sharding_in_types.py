@@ -61,3 +61,17 @@ def explicit_axes(fun=None, *, axes=None, in_sharding=None):
     if fun is None:
         return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
     return _mode_switch(_shardscope.explicit_axes_call, 'in_sharding', fun, axes, in_sharding)
+
+
+def with_out_sharding(fun, out_sharding, *args):
+    """fun(*args), or with an out_sharding= argument run under auto_axes over the Explicit axes of the sharding's
+    mesh (the context mesh for a bare PartitionSpec) and typed out_sharding, as JAX's ops that take one do."""
+    if out_sharding is None:
+        return fun(*args)
+    mesh = getattr(out_sharding, 'mesh', None)
+    if mesh is None:
+        import jax
+        mesh = jax.sharding.get_abstract_mesh()
+    kinds = getattr(mesh, 'axis_types', None)
+    axes = None if kinds is None else [n for n, kind in zip(mesh.axis_names, kinds) if 'Explicit' in str(kind)]
+    return auto_axes(fun, axes=axes, out_sharding=out_sharding)(*args)

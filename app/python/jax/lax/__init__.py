@@ -238,7 +238,7 @@ from jax._src.lax_ops import (dot_general, conv_general_dilated, conv, conv_with
                               conv_dimension_numbers, ConvDimensionNumbers)
 from jax._src.lax_ops import (dynamic_update_slice, dynamic_update_slice_in_dim, dynamic_update_index_in_dim,  # noqa: F401,E402,E501
                               cumsum, cumprod, cummax, cummin)
-from jax._src.lax_ops import (select, broadcast_in_dim, broadcast, reshape, transpose, rev, pad,  # noqa: F401,E402
+from jax._src.lax_ops import (select, select_n, broadcast_in_dim, broadcast, reshape, transpose, rev, pad,  # noqa: F401,E402
                               integer_pow, convert_element_type, iota, broadcasted_iota, slice, dynamic_slice,
                               dynamic_slice_in_dim, dynamic_index_in_dim, slice_in_dim, index_in_dim,
                               rsqrt, tanh, log, sqrt, logistic, abs, neg, sign, floor, ceil, log1p, expm1)
