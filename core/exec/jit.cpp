@@ -611,7 +611,8 @@ JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOpt
       // The caller's call results (shown by the program view) take the layouts of the values that replaced them.
       LayoutMap layouts = *made.layouts;
       for (const auto& [id, atom] : inlined->replaced) {
-        if (const auto* var = std::get_if<Var>(&atom)) layouts[id] = layouts.at(var->id);
+        const auto* var = std::get_if<Var>(&atom);
+        if (var != nullptr && layouts.count(var->id) != 0) layouts[id] = layouts.at(var->id);
       }
       made.layouts = std::make_shared<const LayoutMap>(std::move(layouts));
     }

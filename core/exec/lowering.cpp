@@ -166,17 +166,25 @@ class Planner {
     for (std::size_t e = 0; e < body.eqns.size(); ++e) {
       const Eqn& eqn = body.eqns[e];
       const std::string& name = eqn.primitive->name;
-      if (is_inlinable_call(eqn)) {
-        for (const char* key : {"jaxpr", "call_jaxpr"}) {
-          if (const ParamValue* value = find_param(eqn.params, key)) {
-            if (const auto* ref = value->get_if<ParamValue::JaxprRef>(); ref != nullptr && *ref) {
-              body_collectives(index, **ref);
-              break;
+      // Calls and control flow inside the body: their collectives appear once per called computation (a loop
+      // body's psum is one instruction of the loop's body computation).
+      bool nested = false;
+      for (const char* key : {"jaxpr", "call_jaxpr", "body_jaxpr", "cond_jaxpr", "branches"}) {
+        const ParamValue* value = find_param(eqn.params, key);
+        if (value == nullptr) continue;
+        if (const auto* ref = value->get_if<ParamValue::JaxprRef>(); ref != nullptr && *ref) {
+          body_collectives(index, **ref);
+          nested = true;
+        } else if (const auto* items = value->get_if<ParamValue::Tuple>()) {
+          for (const ParamValue& item : items->items) {
+            if (const auto* branch = item.get_if<ParamValue::JaxprRef>(); branch != nullptr && *branch) {
+              body_collectives(index, **branch);
+              nested = true;
             }
           }
         }
-        continue;
       }
+      if (nested) continue;
       const std::optional<CollectiveKind> kind = collective_kind_of(name);
       if (!kind || eqn.inputs.empty() || eqn.outputs.empty()) continue;
       const char* axes_key = find_param(eqn.params, "axes") != nullptr ? "axes" : "axis_name";

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "ir/param.h"
 #include "ir/primitive.h"
 
 namespace shardscope {
@@ -160,6 +161,99 @@ class Inliner {
   std::vector<std::size_t> split_slices_;  // indices of the equations that split_into_slices made
 };
 
+// Equations the partitioner may not drop although nothing reads their results: callbacks and prints run for
+// their effects (an equation with no results is one too).
+bool has_effect(const Eqn& eqn) {
+  const std::string& name = eqn.primitive->name;
+  return eqn.outputs.empty() || name.find("callback") != std::string::npos || name.find("print") != std::string::npos ||
+         name.find("breakpoint") != std::string::npos;
+}
+
+bool all_read(const Eqn& eqn, const std::set<int64_t>& live) {
+  return std::all_of(eqn.outputs.begin(), eqn.outputs.end(), [&](const Var& v) { return live.count(v.id) != 0; });
+}
+
+bool any_read(const Eqn& eqn, const std::set<int64_t>& live) {
+  return std::any_of(eqn.outputs.begin(), eqn.outputs.end(), [&](const Var& v) { return live.count(v.id) != 0; });
+}
+
+std::set<int64_t> read_by_outputs(const Jaxpr& jaxpr) {
+  std::set<int64_t> live;
+  for (const Atom& out : jaxpr.outvars) {
+    if (const auto* var = std::get_if<Var>(&out)) live.insert(var->id);
+  }
+  return live;
+}
+
+// A shard_map whose body can lose the results nobody reads (its out_specs are a tuple, one per result).
+bool prunable_manual_call(const Eqn& eqn) {
+  if (eqn.primitive->name != "shard_map") return false;
+  const ParamValue* body = find_param(eqn.params, "jaxpr");
+  const ParamValue* specs = find_param(eqn.params, "out_specs");
+  const auto* ref = body == nullptr ? nullptr : body->get_if<ParamValue::JaxprRef>();
+  const auto* items = specs == nullptr ? nullptr : specs->get_if<ParamValue::Tuple>();
+  return ref != nullptr && *ref != nullptr && items != nullptr && items->items.size() == eqn.outputs.size() &&
+         (*ref)->outvars.size() == eqn.outputs.size();
+}
+
+void drop_dead_code(Jaxpr& jaxpr);
+
+// The shard_map with only the results `live` reads: its body yields those alone, and loses what fed the rest.
+Eqn pruned_manual_call(const Eqn& eqn, const std::set<int64_t>& live) {
+  const auto& body = *param(eqn.params, "jaxpr").get_if<ParamValue::JaxprRef>();
+  const auto& specs = param(eqn.params, "out_specs").get_if<ParamValue::Tuple>()->items;
+  auto pruned_body = std::make_shared<Jaxpr>(*body);
+  pruned_body->outvars.clear();
+  std::vector<ParamValue> kept_specs;
+  Eqn out;
+  out.primitive = eqn.primitive;
+  for (std::size_t r = 0; r < eqn.outputs.size(); ++r) {
+    if (live.count(eqn.outputs[r].id) == 0) continue;
+    pruned_body->outvars.push_back(body->outvars[r]);
+    kept_specs.push_back(specs[r]);
+    out.outputs.push_back(eqn.outputs[r]);
+  }
+  drop_dead_code(*pruned_body);
+  out.inputs = eqn.inputs;
+  for (const auto& [key, value] : eqn.params) {
+    if (key == "jaxpr") {
+      out.params.emplace_back(key, ParamValue(ParamValue::JaxprRef(std::move(pruned_body))));
+    } else if (key == "out_specs") {
+      out.params.emplace_back(key, ParamValue::tuple(std::move(kept_specs)));
+    } else {
+      out.params.emplace_back(key, value);
+    }
+  }
+  return out;
+}
+
+// Drops equations whose results nothing reads, as XLA removes dead code before it partitions: the psum of a
+// shard_map result that grad discards runs no all-reduce. Effects stay.
+void drop_dead_code(Jaxpr& jaxpr) {
+  std::set<int64_t> live = read_by_outputs(jaxpr);
+  std::vector<Eqn> kept;
+  for (auto it = jaxpr.eqns.rbegin(); it != jaxpr.eqns.rend(); ++it) {
+    if (!has_effect(*it) && !any_read(*it, live)) continue;
+    kept.push_back(!all_read(*it, live) && prunable_manual_call(*it) ? pruned_manual_call(*it, live) : *it);
+    for (const Atom& input : kept.back().inputs) {
+      if (const auto* var = std::get_if<Var>(&input)) live.insert(var->id);
+    }
+  }
+  jaxpr.eqns.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
+}
+
+bool has_dead_code(const Jaxpr& jaxpr) {
+  std::set<int64_t> live = read_by_outputs(jaxpr);
+  for (auto it = jaxpr.eqns.rbegin(); it != jaxpr.eqns.rend(); ++it) {
+    if (!has_effect(*it) && !any_read(*it, live)) return true;
+    if (!all_read(*it, live) && prunable_manual_call(*it)) return true;
+    for (const Atom& input : it->inputs) {
+      if (const auto* var = std::get_if<Var>(&input)) live.insert(var->id);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool is_inlinable_call(const Eqn& eqn) {
@@ -175,7 +269,8 @@ bool is_inlinable_call(const Eqn& eqn) {
 
 bool rewritten_for_partitioning(const Jaxpr& jaxpr) {
   return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(),
-                     [](const Eqn& eqn) { return is_inlinable_call(eqn) || eqn.primitive->name == "split"; });
+                     [](const Eqn& eqn) { return is_inlinable_call(eqn) || eqn.primitive->name == "split"; }) ||
+         has_dead_code(jaxpr);
 }
 
 InlinedProgram inline_calls(const Jaxpr& jaxpr) {
@@ -186,6 +281,7 @@ InlinedProgram inline_calls(const Jaxpr& jaxpr) {
   // The caller's own variables keep their ids: layouts and the program view refer to them.
   out.jaxpr.outvars = inliner.splice(jaxpr, {}, false);
   inliner.drop_unread_slices();
+  drop_dead_code(out.jaxpr);
   return out;
 }
 

@@ -22,7 +22,8 @@ struct InlinedProgram {
 };
 
 // The program with its calls inlined and each split written as one slice per result read (what JAX lowers a split
-// to, so the partitioner plans each slice's halos on its own); `rewritten_for_partitioning(jaxpr)` false means it
+// to, so the partitioner plans each slice's halos on its own), and without the equations nothing reads (XLA's dead
+// code elimination; a shard_map keeps only its read results); `rewritten_for_partitioning(jaxpr)` false means it
 // would come back unchanged.
 [[nodiscard]] InlinedProgram inline_calls(const Jaxpr& jaxpr);
 [[nodiscard]] bool rewritten_for_partitioning(const Jaxpr& jaxpr);
