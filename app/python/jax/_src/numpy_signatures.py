@@ -157,3 +157,50 @@ def reshape(a, shape=None, order='C', *, copy=None, out_sharding=None):
         raise NotImplementedError("jnp.reshape's order='F' and order='A' are not supported by shardscope")
     from jax._src.sharding_in_types import with_out_sharding
     return with_out_sharding(lambda x: _engine.reshape(x, shape), out_sharding, a)
+
+
+def _like_sharding(a, shape, weak):
+    """The sharding lax.full_like gives a new array made like `a`: a traced value's typed sharding (its Explicit
+    axes), or a committed concrete array's own sharding when the shapes agree and `a` is not weakly typed."""
+    if shape is not None and tuple(shape) != tuple(getattr(a, 'shape', ())):
+        return None
+    if getattr(a, '_is_tracer', False):
+        import jax
+        typed = jax.typeof(a).sharding
+        return typed.spec if any(part is not None for part in typed.spec) else None
+    if weak or not hasattr(a, 'sharding') or not getattr(a, 'committed', False):
+        return None
+    return a.sharding
+
+
+def _made_like(result, a, dtype, shape, device, out_sharding):
+    if device is not None or out_sharding is not None:
+        return _created(result, device, out_sharding)
+    weak = dtype is None and bool(getattr(a, 'weak_type', False))
+    sharding = _like_sharding(a, shape, weak)
+    if sharding is None:
+        return result
+    from jax._src.sharding_in_types import place_out_sharding
+    return place_out_sharding(result, sharding)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    result = _engine.full_like(a, fill_value, dtype) if shape is None else _engine.full(
+        shape, fill_value, dtype if dtype is not None else _jnp().asarray(a).dtype)
+    return _made_like(result, a, dtype, shape, device, out_sharding)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    result = _engine.zeros_like(a, dtype) if shape is None else _engine.zeros(
+        shape, dtype if dtype is not None else _jnp().asarray(a).dtype)
+    return _made_like(result, a, dtype, shape, device, out_sharding)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    result = _engine.ones_like(a, dtype) if shape is None else _engine.ones(
+        shape, dtype if dtype is not None else _jnp().asarray(a).dtype)
+    return _made_like(result, a, dtype, shape, device, out_sharding)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
+    return zeros_like(prototype, dtype, shape, device=device, out_sharding=out_sharding)

@@ -135,10 +135,6 @@ def empty(shape, dtype=None, device=None):
     return _engine.zeros(shape, dtype)
 
 
-def empty_like(prototype, dtype=None, shape=None, device=None):
-    return _engine.zeros_like(prototype, dtype) if shape is None else _engine.zeros(shape, dtype or prototype.dtype)
-
-
 def moveaxis(a, source, destination):
     a = _engine.asarray(a)
     source = [source] if isinstance(source, int) else list(source)
@@ -172,6 +168,7 @@ def flipud(m):
 
 from jax._src.numpy_signatures import sum, prod, max, min, amax, amin, array, asarray  # noqa: E402,F401,A004
 from jax._src.numpy_signatures import zeros, ones, full, dot, matmul, reshape  # noqa: E402,F401
+from jax._src.numpy_signatures import zeros_like, ones_like, full_like, empty_like  # noqa: E402,F401
 
 
 def __getattr__(name):
