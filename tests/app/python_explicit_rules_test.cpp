@@ -117,3 +117,20 @@ TEST_CASE("lower() types Explicit-sharded arguments as the call does, arrays and
   CHECK(printed("print(lowered(ambiguous, jax.ShapeDtypeStruct(a.shape, a.dtype)))") == "lowered\n");
   CHECK(printed("print(lowered(jax.jit(lambda a: a * 2), sds))") == "lowered\n");
 }
+
+TEST_CASE("zeros_like and full_like keep the operand's sharding; matmul and reshape take out_sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(types(jnp.zeros_like, a), types(lambda a: jnp.full_like(a, 2.), r))") ==
+        "['float32[8@x,8@y]'] ['float32[8@x,8]']\n");
+  // A new shape takes no sharding from the operand.
+  CHECK(printed("print(types(lambda a: jnp.zeros_like(a, shape=(4,)), a))") == "['float32[4]']\n");
+  // Eagerly, a committed array's own sharding; an uncommitted one stays on its device.
+  CHECK(printed("print(jnp.ones_like(a).sharding.spec, type(jnp.ones_like(jnp.ones(3)).sharding).__name__)") ==
+        "P('x', 'y') SingleDeviceSharding\n");
+  CHECK(printed("print(types(lambda a: jnp.matmul(a, a, out_sharding=P('x', None)), a), "
+                "types(lambda a: jnp.reshape(a, (64,), out_sharding=P(('x', 'y'))), a))") ==
+        "['float32[8@x,8]'] ['float32[64@(x,y)]']\n");
+  CHECK(printed("print(lax.select_n(jnp.arange(3) > 0, jnp.zeros(3), jnp.ones(3)), "
+                "lax.select_n(jnp.array([2, 0, 1]), jnp.zeros(3), jnp.ones(3), jnp.full(3, 2.)))") ==
+        "[0. 1. 1.] [2. 0. 1.]\n");
+}
