@@ -241,3 +241,36 @@ TEST_CASE("set_mesh's object prints as JAX's class, and jax.Device is the device
   CHECK(text.ends_with(">\nTrue\n"));
   CHECK(printed("jax.set_mesh(None)\nprint(jax.sharding.get_abstract_mesh().empty)") == "True\n");
 }
+
+TEST_CASE("jit refuses a committed argument laid out unlike its in_shardings, and argnums past the signature") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.jit(lambda a: a, in_shardings=NamedSharding(mesh, P('data')))"
+                "(jax.device_put(jnp.ones((8, 8)), NamedSharding(mesh, P('model'))))") ==
+        "ValueError Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding: "
+        "NamedSharding(mesh=Mesh('data': 4, 'model': 2, axis_types=(Auto, Auto)), spec=P('data',), "
+        "memory_kind=device),\narg sharding: NamedSharding(mesh=Mesh('data': 4, 'model': 2, axis_types=(Auto, "
+        "Auto)), spec=P('model',), memory_kind=device) for arg type: float32[8,8]\n");
+  // An uncommitted argument is placed as in_shardings says.
+  CHECK(attempt("jax.jit(lambda a: a, in_shardings=NamedSharding(mesh, P('data')))(jnp.ones((8, 8)))") == "OK\n");
+  CHECK(attempt("jax.jit(lambda a: a, static_argnums=3)") ==
+        "ValueError Jitted function has static_argnums=(3,), but only accepts 1 positional arguments.\n");
+  CHECK(attempt("jax.jit(lambda a: a, donate_argnums=(0, 2))") ==
+        "ValueError Jitted function has donate_argnums=(0, 2), but only accepts 1 positional arguments.\n");
+}
+
+TEST_CASE("jvp checks its tangents and a vjp pullback its cotangents") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.jvp(lambda a: a * 2, (jnp.ones(3),), (jnp.ones(4),))") ==
+        "ValueError jvp called with different primal and tangent shapes;Got primal shape (3,) and tangent shape as "
+        "(4,)\n");
+  CHECK(attempt("jax.jvp(lambda a: a * 2, (jnp.ones(3),), (jnp.ones(3, jnp.int32),))") ==
+        "TypeError primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case of "
+        "int/bool primal dtype the tangent dtype must be float0.Got primal dtype float32 and so expected tangent "
+        "dtype float32, but got tangent dtype int32 instead.\n");
+  CHECK(attempt("jax.vjp(lambda a: a * 2, jnp.ones(3))[1](jnp.ones(4))") ==
+        "ValueError unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got float32[4], but "
+        "expected float32[3] because the corresponding output of the differentiated function had JAX type "
+        "float32[3]\n");
+  // A Python scalar cotangent for a scalar output is fine.
+  CHECK(attempt("jax.vjp(lambda a: (a * 2).sum(), jnp.ones(3))[1](1.0)") == "OK\n");
+}

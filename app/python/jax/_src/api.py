@@ -196,9 +196,40 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     return functools.wraps(fun)(_grad_impl(fun, argnums, has_aux, with_value=True))
 
 
+def _check_jvp_tangents(p_leaves, p_tree, t_leaves, t_tree):
+    """api._jvp's checks: one tangent per primal, of the primal's shape, and of its dtype where it is inexact."""
+    import numpy as np
+    if p_tree != t_tree:
+        raise TypeError('primal and tangent arguments to jax.jvp must have the same tree structure; primals have '
+                        f'tree structure {p_tree} whereas tangents have tree structure {t_tree}.')
+    for p, t in zip(p_leaves, t_leaves):
+        p_dtype, t_dtype = _leaf_dtype(p), _leaf_dtype(t)
+        if p_dtype is not None and t_dtype is not None and p_dtype.kind == 'f' and p_dtype != t_dtype:
+            raise TypeError('primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case '
+                            'of int/bool primal dtype the tangent dtype must be float0.'
+                            f'Got primal dtype {p_dtype} and so expected tangent dtype {p_dtype}, but got '
+                            f'tangent dtype {t_dtype} instead.')
+        if np.shape(p) != np.shape(t):
+            raise ValueError('jvp called with different primal and tangent shapes;'
+                             f'Got primal shape {np.shape(p)} and tangent shape as {np.shape(t)}')
+
+
+def _leaf_dtype(x):
+    """The dtype JAX would give an array leaf; None for Python scalars (weakly typed, promoted to fit)."""
+    import numpy as np
+    if isinstance(x, (bool, int, float, complex)):
+        return None
+    dtype = getattr(x, 'dtype', None)
+    try:
+        return np.dtype(dtype) if dtype is not None else None
+    except TypeError:
+        return None
+
+
 def jvp(fun, primals, tangents, has_aux=False):
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
-    t_leaves, _ = tree_util.tree_flatten(tuple(tangents))
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    _check_jvp_tangents(p_leaves, p_tree, t_leaves, t_tree)
     out_store = [None]
     flat = _flat_function(lambda *a: fun(*a), tree_util.tree_structure((tuple(primals), {})), out_store)
     def differentiated(leaves):
@@ -385,6 +416,8 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     primals_out, aux = out if has_aux else (out, None)
 
     def pullback(cts):
+        _check_vjp_cotangents(primals_out, cts)
+
         def paired(*args):
             result = fun(*args)
             value = result[0] if has_aux else result
@@ -395,6 +428,24 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
         return tuple(cts_in)
     functools.update_wrapper(pullback, fun, assigned=('__module__',), updated=())
     return (primals_out, pullback, aux) if has_aux else (primals_out, pullback)
+
+
+def _check_vjp_cotangents(outs, cts):
+    """api._vjp_check_ct_avals: each cotangent has the shape (and, for arrays, the dtype) of its output."""
+    import numpy as np
+    import jax
+    out_leaves = tree_util.tree_leaves(outs)
+    ct_leaves = tree_util.tree_leaves(cts)
+    if len(out_leaves) != len(ct_leaves):
+        return
+    for out, ct in zip(out_leaves, ct_leaves):
+        out_dtype, ct_dtype = _leaf_dtype(out), _leaf_dtype(ct)
+        dtype_differs = out_dtype is not None and ct_dtype is not None and out_dtype != ct_dtype
+        if np.shape(out) != np.shape(ct) or dtype_differs:
+            expected = jax.typeof(out).str_short()
+            raise ValueError('unexpected JAX type (e.g. shape/dtype) for argument to VJP function: '
+                             f'got {jax.typeof(ct).str_short()}, but expected {expected} because the corresponding '
+                             f'output of the differentiated function had JAX type {expected}')
 
 
 def linearize(fun, *primals, has_aux=False):

@@ -62,6 +62,33 @@ def _static_positions_and_names(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
+def _validate_argnums(fun, argnums, what):
+    """api_util.validate_argnums: argnums must name positional parameters (any, for a *args function)."""
+    argnums = _index_tuple(argnums)
+    params = _parameters(fun)
+    if not argnums or params is None or any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    count = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    if -min(argnums) > count or max(argnums) >= count:
+        raise ValueError(f'Jitted function has {what}={argnums}, but only accepts {count} positional arguments.')
+
+
+def _check_committed_arguments(leaves, shardings):
+    """pjit's resolve_in_shardings: a committed array whose sharding differs from the one jit was given is an
+    error, not a silent reshard."""
+    for leaf, sharding in zip(leaves, shardings):
+        if sharding is None or not isinstance(sharding, _shardscope.NamedSharding) or type(leaf) is not ArrayImpl:
+            continue
+        if leaf._is_tracer or not leaf.committed:
+            continue
+        held = leaf.sharding
+        if not held.is_equivalent_to(sharding, leaf.ndim):
+            import jax
+            raise ValueError('Sharding passed to jit does not match the sharding on the respective arg. '
+                             f'Got jit sharding: {sharding},\narg sharding: {held} for arg type: '
+                             f'{jax.typeof(leaf)}')
+
+
 def _check_shardings(shardings, what):
     from jax.sharding import PartitionSpec
     leaves = tree_util.tree_leaves(shardings, is_leaf=lambda x: x is None)
@@ -133,10 +160,10 @@ def _check_output_ranks(out, shardings):
 def _static_key(value, where, fun):
     try:
         hash(value)
-    except TypeError:
-        raise ValueError(f'Non-hashable static arguments are not supported, as this can lead to unexpected '
-                         f'cache-misses. Static argument ({where}) of type {type(value)} for function '
-                         f'{_name(fun)} is non-hashable.') from None
+    except TypeError as err:
+        # jit's C++ dispatch hashes the static arguments and reports the TypeError it met.
+        raise ValueError(f'Non-hashable static arguments are not supported. An error occurred while trying to '
+                         f'hash an object of type {type(value)}, {value}. The error was:\nTypeError: {err}\n') from None
     # Equal values of different types (1, 1.0, True) trace differently.
     return (type(value), value)
 
@@ -226,6 +253,8 @@ class _Jitted:
         _check_in_shardings_arity(self._in_shardings, len(args) - sum(1 for i in range(len(args))
                                                                       if i in self._static_nums))
         in_shardings = _in_shardings_per_leaf(self._in_shardings, args, self._static_nums, len(leaves))
+        if in_shardings:
+            _check_committed_arguments(leaves, in_shardings)
         out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         fun, static_nums, out_store = self._fun, self._static_nums, [None]
 
@@ -499,5 +528,7 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
     if fun is None:
         return lambda f: jit(f, in_shardings=in_shardings, out_shardings=out_shardings,
                              static_argnums=static_argnums, static_argnames=static_argnames)
+    _validate_argnums(fun, static_argnums, 'static_argnums')
+    _validate_argnums(fun, donate_argnums, 'donate_argnums')
     return _Jitted(fun, in_shardings=in_shardings, out_shardings=out_shardings, static_argnums=static_argnums,
                    static_argnames=static_argnames)
