@@ -3,6 +3,7 @@
 // ShapeDtypeStruct and jax.dtypes, arrays from per-device data, addressable shards, and jnp.array of traced values.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 
 #include "app/python_test_support.h"
@@ -25,10 +26,13 @@ std::string error_type(const std::string& code) {
   const CellResult result = run_cell(code);
   CAPTURE(code);
   CHECK_FALSE(result.ok());
-  std::string text = result.error;
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  const std::string last = text.substr(text.rfind('\n') + 1);
-  return last.substr(0, last.find(':'));
+  // The exception's line is the first unindented one after the traceback header (its message may span lines).
+  std::istringstream lines(result.error);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.starts_with(" ") || line.starts_with("Traceback")) continue;
+    return line.substr(0, line.find(':'));
+  }
+  return "";
 }
 
 }  // namespace

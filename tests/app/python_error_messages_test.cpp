@@ -274,3 +274,20 @@ TEST_CASE("jvp checks its tangents and a vjp pullback its cotangents") {
   // A Python scalar cotangent for a scalar output is fine.
   CHECK(attempt("jax.vjp(lambda a: (a * 2).sum(), jnp.ones(3))[1](1.0)") == "OK\n");
 }
+
+TEST_CASE("vmap names arguments by parameter and checks in_axes against them; tree_map explains a mismatch") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))") ==
+        "ValueError vmap got inconsistent sizes for array axes to be mapped:\n  * one axis had size 3: axis 0 of "
+        "argument a of type float32[3];\n  * one axis had size 4: axis 0 of argument b of type float32[4]\n");
+  CHECK(attempt("jax.vmap(lambda a, b: a + b, in_axes=(0,))(jnp.ones(3), jnp.ones(3))") ==
+        "ValueError vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+        "arguments passed to the function, but got len(in_axes)=1, len(args)=2.\n");
+  CHECK(attempt("jax.tree.map(lambda a, b: a + b, [1, 2], [1])") ==
+        "ValueError pytree structure error: different lengths of list at key path\n    tree_map tree\nAt that key "
+        "path, the prefix pytree tree_map tree has a subtree of type list of length 2, but the full pytree has a "
+        "subtree of the same type but of length 1.\n");
+  CHECK(attempt("jax.tree.map(lambda a, b: a + b, {'a': 1}, {'b': 2})")
+            .starts_with("ValueError pytree structure error: different pytree metadata at key path\n    tree_map "
+                         "tree\n"));
+}

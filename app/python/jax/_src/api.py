@@ -91,6 +91,10 @@ def _axes_per_leaf(axes, tree, what):
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     @functools.wraps(fun)
     def batched(*args, **kwargs):
+        if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
+            raise ValueError('vmap in_axes must be an int, None, or a tuple of entries corresponding to the '
+                             f'positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, '
+                             f'len(args)={len(args)}.')
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
         axes = in_axes if isinstance(in_axes, (int, type(None))) else tuple(in_axes)
         flat_axes = tree_util.broadcast_prefix((axes, 0), (args, kwargs)) if not isinstance(axes, tuple) or \
@@ -98,11 +102,33 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         out_store = [None]
         flat = _flat_function(fun, in_tree, out_store)
         probe_out = out_axes if isinstance(out_axes, (int, type(None))) else None
-        outs = _shardscope.vmap_call(flat, leaves, flat_axes, [probe_out] if probe_out is not None or out_axes is None
-                                     else tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
-                                     axis_name, _name(fun))
+        try:
+            outs = _shardscope.vmap_call(flat, leaves, flat_axes,
+                                         [probe_out] if probe_out is not None or out_axes is None
+                                         else tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
+                                         axis_name, _name(fun))
+        except ValueError as err:
+            raise _with_argument_names(err, fun, args) from None
         return tree_util.tree_unflatten(out_store[0], outs)
     return batched
+
+
+def _with_argument_names(err, fun, args):
+    """vmap's size error names each argument by its parameter (`argument a`), as JAX's debug info does; the
+    engine only knows leaf positions (`args[0]`)."""
+    import re
+    message = str(err)
+    if not message.startswith('vmap got inconsistent sizes'):
+        return err
+    from jax._src.jit import arg_leaf_names
+    names = arg_leaf_names(fun, args)
+    if not names:
+        return err
+
+    def named(match):
+        index = int(match.group(1))
+        return f'of argument {names[index]}' if index < len(names) else match.group(0)
+    return ValueError(re.sub(r'of args\[(\d+)\]', named, message))
 
 
 def _check_callable(fun):

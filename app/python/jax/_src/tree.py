@@ -205,9 +205,22 @@ def tree_structure(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[1]
 
 
+def _flatten_rest(treedef, tree, rest, is_leaf, name):
+    """Each of `rest` flattened up to `tree`'s structure; a mismatch raises JAX's prefix error for `name`."""
+    others = []
+    for other in rest:
+        try:
+            others.append(flatten_up_to(treedef, other))
+        except ValueError as err:
+            from jax._src.tree_prefix import structure_error
+            better = structure_error(name, tree, other, is_leaf)
+            raise (better if better is not None else err) from None
+    return others
+
+
 def tree_map(f, tree, *rest, is_leaf=None):
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [flatten_up_to(treedef, r) for r in rest]
+    others = _flatten_rest(treedef, tree, rest, is_leaf, 'tree_map tree')
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
 
 
@@ -376,7 +389,7 @@ def tree_leaves_with_path(tree, is_leaf=None):
 
 def tree_map_with_path(f, tree, *rest, is_leaf=None):
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
-    others = [flatten_up_to(treedef, r) for r in rest]
+    others = _flatten_rest(treedef, tree, rest, is_leaf, 'tree_map_with_path tree')
     return tree_unflatten(treedef, [f(path, leaf, *xs) for (path, leaf), *xs in zip(pairs, *others)])
 
 

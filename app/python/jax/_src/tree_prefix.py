@@ -59,8 +59,44 @@ def _prefix_error(key_path, prefix_tree, full_tree, is_leaf):
                 f"so the symmetric difference on key sets is\n"
                 f"    {' '.join(str(k) for k in diff)}")
             return
+    prefix_meta, full_meta = _metadata(prefix_tree), _metadata(full_tree)
+    if prefix_meta != full_meta:
+        import difflib
+        import textwrap
+        prefix_text, full_text = str(prefix_meta), str(full_meta)
+        diff_text = textwrap.indent("\n".join(difflib.ndiff(prefix_text.splitlines(), full_text.splitlines())),
+                                    prefix="    ")
+        yield lambda name: ValueError(
+            "pytree structure error: different pytree metadata at key path\n"
+            f"    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {type(prefix_tree)}\n"
+            f"with metadata\n"
+            f"    {prefix_text}\n"
+            f"but at the same key path the full pytree has a subtree of the same "
+            f"type but with metadata\n"
+            f"    {full_text}\n"
+            f"so the diff in the metadata at these pytree nodes is\n"
+            f"{diff_text}")
+        return
     for (key, t1), (_, t2) in zip(prefix_children, full_children):
         yield from _prefix_error((*key_path, key), t1, t2, is_leaf)
+
+
+def _metadata(node):
+    """The node data jaxlib's pytree keeps for a dict: its sorted keys (an OrderedDict keeps its order)."""
+    import collections
+    if isinstance(node, collections.OrderedDict):
+        return list(node.keys())
+    if isinstance(node, dict):
+        return sorted(node.keys())
+    return None
+
+
+def structure_error(name, tree, other, is_leaf=None):
+    """tree_map's error where `other` does not have `tree`'s structure: the first prefix error, named."""
+    found = next(_prefix_error((), tree, other, is_leaf), None)
+    return None if found is None else found(name)
 
 
 def prefix_errors(prefix_tree, full_tree, is_leaf=None):
