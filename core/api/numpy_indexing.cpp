@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "api/numpy.h"
+#include "api/session.h"
 #include "base/error.h"
 
 namespace shardscope::api::jnp {
@@ -42,8 +43,13 @@ Value getitem(const Value& x, const std::vector<IndexItem>& index) {
   }
   if (ellipses > 1) throw Error("IndexError", "an index can only have a single ellipsis ('...')");
   if (consuming > rank) {
+    if (session().profile.has(JaxFeature::kIndexErrorArrayIsNDimensional)) {
+      throw Error("IndexError", "Too many indices: array is " + std::to_string(rank) + "-dimensional, but " +
+                                    std::to_string(consuming) + " were indexed");
+    }
     throw Error("IndexError", "Too many indices: " + std::to_string(rank) + "-dimensional array indexed with " +
-                                  std::to_string(consuming) + " regular indices.");
+                                  std::to_string(consuming) +
+                                  (consuming == 1 ? " regular index." : " regular indices."));
   }
   // Expand the ellipsis (or a missing one at the end) into full slices.
   std::vector<IndexItem> expanded;

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "api/numpy.h"
+#include "api/session.h"
 #include "base/error.h"
 
 namespace shardscope::api::jnp {
@@ -20,7 +21,12 @@ Value reshape(const Value& x, const std::vector<int64_t>& shape) {
   const int64_t size = product(shape_of(x));
   Shape resolved(shape.begin(), shape.end());
   const auto unknown = std::count(shape.begin(), shape.end(), int64_t{-1});
-  if (unknown > 1) throw value_error("can only specify one unknown dimension");
+  if (unknown > 1) {
+    if (session().profile.has(JaxFeature::kReshapeUnknownAxisMessage)) {
+      throw type_error("can only specify one unknown axis size with a `-1` value, got " + tuple_text(shape));
+    }
+    throw value_error("can only specify one unknown dimension");
+  }
   if (unknown == 1) {
     int64_t known = 1;
     for (const int64_t d : shape) known *= d == -1 ? 1 : d;
@@ -132,7 +138,14 @@ Value stack(const std::vector<Value>& arrays, int64_t axis) {
   const int64_t dim = canonicalize_axis(axis, ndim_of(arrays[0]) + 1);
   std::vector<Value> expanded;
   for (const Value& a : arrays) {
-    if (shape_of(a) != shape0) throw value_error("All input arrays must have the same shape.");
+    if (shape_of(a) != shape0) {
+      if (!session().profile.has(JaxFeature::kStackErrorListsShapes)) {
+        throw value_error("All input arrays must have the same shape.");
+      }
+      std::string shapes;
+      for (const Value& each : arrays) shapes += (shapes.empty() ? "" : ", ") + tuple_text(shape_of(each));
+      throw value_error("All input arrays must have the same shape. Got " + shapes + ".");
+    }
     expanded.push_back(expand_dims(a, {dim}));
   }
   return concatenate(expanded, dim);
@@ -156,8 +169,10 @@ std::vector<Value> split(const Value& x, int64_t sections, int64_t axis) {
   const int64_t dim = canonicalize_axis(axis, ndim_of(x));
   const int64_t size = shape_of(x)[static_cast<std::size_t>(dim)];
   if (sections <= 0 || size % sections != 0) {
-    throw value_error("array split does not result in an equal division: " + std::to_string(size) + " % " +
-                      std::to_string(sections) + " != 0");
+    if (sections > 0 && session().profile.has(JaxFeature::kSplitErrorNamesRest)) {
+      throw value_error("array split does not result in an equal division: rest is " + std::to_string(size % sections));
+    }
+    throw value_error("array split does not result in an equal division");
   }
   std::vector<int64_t> indices;
   for (int64_t i = 1; i < sections; ++i) indices.push_back(i * (size / sections));

@@ -90,8 +90,12 @@ enum class JaxFeature {
   kArrayDeviceMethodRemoved,        // arr.device() is gone
   kArrayDeviceProperty,             // arr.device is a property (the device, or the sharding of several)
   kIndivisibleErrorPrintsSource,    // device_put/jit print the user's source line before raising IndivisibleError
-  kLiteralsPrintItem,      // float literals print np.asarray(val).item(): 0.044715 in f32 is 0.044714998453855515
-  kFrozenSetParamsBraced,  // frozenset params print sorted in braces, frozenset({}) when empty
+  kLiteralsPrintItem,          // float literals print np.asarray(val).item(): 0.044715 in f32 is 0.044714998453855515
+  kFrozenSetParamsBraced,      // frozenset params print sorted in braces, frozenset({}) when empty
+  kReshapeUnknownAxisMessage,  // two -1 sizes: TypeError `can only specify one unknown axis size with a ...`
+  kSplitErrorNamesRest,        // an uneven jnp.split says `... equal division: rest is r`
+  kIndexErrorArrayIsNDimensional,  // `Too many indices: array is 2-dimensional, but 3 were indexed`
+  kStackErrorListsShapes,          // jnp.stack of unequal shapes lists them: `... same shape. Got (2,), (3,).`
   kCount
 };
 

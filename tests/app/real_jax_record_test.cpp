@@ -175,6 +175,9 @@ TEST_CASE("probe bad input") { check_recording("probes_wave2_cpu8", "tests/data/
 TEST_CASE("probe control flow and gradients") {
   check_recording("probes_wave2_cpu8", "tests/data/real_jax/probes/p17_control_grad.py");
 }
+TEST_CASE("probe Auto-style programs on Explicit axes") {
+  check_recording("probes_wave2_cpu8", "tests/data/real_jax/probes/p18_explicit_programs.py");
+}
 TEST_CASE("scene flax_nnx on 8 CPU devices") { check_recording("lessons_cpu8", "scenes/flax_nnx.py"); }
 TEST_CASE("examples on 8 CPU devices") {
   check_recording("lessons_cpu8", "examples/tutorial.py");
