@@ -301,6 +301,15 @@ void bind_meshes(py::module_& m) {
                              [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_names)); })
       .def_property_readonly("axis_sizes",
                              [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_sizes)); })
+      .def_property_readonly("axis_types",
+                             [](const AbstractMesh& mesh) { return py::tuple(py::cast(mesh.axis_types)); })
+      .def_property_readonly("shape",
+                             [](const AbstractMesh& mesh) {
+                               py::object ordered = py::module_::import("collections").attr("OrderedDict")();
+                               for (std::size_t i = 0; i < mesh.axis_names.size(); ++i)
+                                 ordered[py::str(mesh.axis_names[i])] = mesh.axis_sizes[i];
+                               return ordered;
+                             })
       .def_property_readonly("empty", [](const AbstractMesh& mesh) { return mesh.axis_names.empty(); })
       .def_property_readonly("size",
                              [](const AbstractMesh& mesh) {

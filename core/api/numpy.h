@@ -40,6 +40,8 @@ Value full(const Shape& shape, const Value& fill_value, std::optional<DType> dty
 Value zeros_like(const Value& x, std::optional<DType> dtype = std::nullopt);
 Value ones_like(const Value& x, std::optional<DType> dtype = std::nullopt);
 Value full_like(const Value& x, const Value& fill_value, std::optional<DType> dtype = std::nullopt);
+// `value` with the sharding in `like`'s type (its Explicit axes) when `like` is traced with one; as it was otherwise.
+[[nodiscard]] Value with_typed_sharding_of(const Value& value, const Value& like);
 // jnp.arange(start, stop, step): Python numbers; integers give int32 unless any is a float.
 Value arange(double start, std::optional<double> stop = std::nullopt, std::optional<double> step = std::nullopt,
              std::optional<DType> dtype = std::nullopt, bool integer_args = true);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/explicit_axes.h"
 #include "api/numpy.h"
 #include "api/session.h"
 #include "base/error.h"
@@ -60,7 +61,18 @@ Value ones(const Shape& shape, std::optional<DType> dtype) {
 Value full_like(const Value& x, const Value& fill_value, std::optional<DType> dtype) {
   if (ndim_of(fill_value) != 0) return broadcast_to(asarray(fill_value, dtype.value_or(dtype_of(x))), shape_of(x));
   const bool weak = !dtype && x.aval().weak_type;
-  return lax::broadcast(lax::convert_element_type(fill_value, dtype.value_or(dtype_of(x)), weak), shape_of(x));
+  // lax.full_like gives a traced value's copy the sharding in its type, so the copy can stand beside it.
+  return with_typed_sharding_of(
+      lax::broadcast(lax::convert_element_type(fill_value, dtype.value_or(dtype_of(x)), weak), shape_of(x)), x);
+}
+
+Value with_typed_sharding_of(const Value& value, const Value& like) {
+  const auto& typed = like.aval().dim_axes;
+  const bool sharded_type = std::any_of(typed.begin(), typed.end(), [](const auto& axes) { return !axes.empty(); });
+  if (like.is_concrete() || !sharded_type || value.aval().dim_axes == typed) return value;
+  std::vector<SpecEntry> entries;
+  for (const auto& axes : typed) entries.push_back(axes.empty() ? SpecEntry::none() : SpecEntry::of_axes(axes));
+  return reshard(value, PartitionSpec(std::move(entries)));
 }
 
 Value zeros_like(const Value& x, std::optional<DType> dtype) { return full_like(x, py_int(0), dtype); }

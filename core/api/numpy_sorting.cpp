@@ -52,7 +52,8 @@ Value triangle(const std::string& name, const Value& m, int64_t k, bool lower) {
     const int64_t n = shape[shape.size() - 2];
     const int64_t cols = shape.back();
     const Value mask = tri_mask(n, cols, lower ? k : k - 1);
-    const Value which = lax::broadcast(mask, Shape(shape.begin(), shape.end() - 2));
+    // The mask takes the operand's typed sharding, as JAX's broadcast with out_sharding gives it.
+    const Value which = with_typed_sharding_of(lax::broadcast(mask, Shape(shape.begin(), shape.end() - 2)), x);
     return std::vector<Value>{lower ? lax::select(which, x, zeros_like(x)) : lax::select(which, zeros_like(x), x)};
   })[0];
 }

@@ -240,6 +240,17 @@ std::vector<TypeSpec> concatenate_rule(const RuleContext& context, std::span<con
   return {first};
 }
 
+// The result shape as JAX's rule computed it: pad's shape rule sums numpy integers, which print as np.int64(10)
+// (numpy 2, which every JAX with sharding in types runs on); slicing's sizes are Python ints.
+std::string shape_as_computed(const Shape& shape, const std::string& what) {
+  if (what != "padding") return python_int_tuple(shape);
+  std::string text = "(";
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    text += (d == 0 ? "" : ", ") + std::string("np.int64(") + std::to_string(shape[d]) + ")";
+  }
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
 // Ops whose result shape differs from the operand's keep the operand's sharding where the new sizes still divide.
 TypeSpec varying_shape_spec(const RuleContext& context, const Aval& operand, const Shape& out_shape,
                             const std::string& what) {
@@ -254,7 +265,7 @@ TypeSpec varying_shape_spec(const RuleContext& context, const Aval& operand, con
       throw sharding_type_error(what + " on sharded dims where out dim (" + std::to_string(out_shape[d]) +
                                 ") is not divisible by mesh axes (" + std::to_string(parts) + ") with spec (" +
                                 entry_str(in.dims[d]) + ") is not implemented. Got input type=" + aval_short(operand) +
-                                " and output shape=" + python_int_tuple(out_shape));
+                                " and output shape=" + shape_as_computed(out_shape, what));
     }
   }
   return in;

@@ -204,3 +204,44 @@ def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
     return zeros_like(prototype, dtype, shape, device=device, out_sharding=out_sharding)
+
+
+def _explicit_context():
+    """The context mesh when it has Explicit axes (JAX's get_abstract_mesh()._any_axis_explicit), else None."""
+    import jax
+    mesh = jax.sharding.get_abstract_mesh()
+    kinds = getattr(mesh, 'axis_types', None) or ()
+    return mesh if any('Explicit' in str(kind) for kind in kinds) else None
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """jnp.repeat; under Explicit axes the result keeps the operand's sharding, and repeating along a sharded
+    axis (or a flattened array) needs out_sharding, as JAX's does."""
+    from jax._src.sharding_in_types import with_out_sharding
+    call = lambda x: _engine.repeat(x, repeats, axis, total_repeat_length=total_repeat_length)
+    if out_sharding is not None:
+        return with_out_sharding(call, out_sharding, a)
+    if _explicit_context() is not None:
+        import jax
+        spec = jax.typeof(_jnp().asarray(a)).sharding.spec
+        if axis is None or spec[axis] is not None:
+            raise ValueError('Please pass sharding to `jnp.repeat` via `out_sharding` parameter.')
+    return call(a)
+
+
+def tile(A, reps):
+    """jnp.tile; under Explicit axes a dim tiled more than once must be unsharded (JAX's tile rule)."""
+    import jax
+    a = _jnp().asarray(A)
+    reps_tuple = (reps,) if isinstance(reps, int) else tuple(reps)
+    if _explicit_context() is not None:
+        full_reps = (1,) * (a.ndim - len(reps_tuple)) + reps_tuple
+        typed = jax.typeof(a)
+        spec = typed.sharding.spec
+        if len(full_reps) == a.ndim:
+            for i, (r, part) in enumerate(zip(full_reps, spec)):
+                if r != 1 and part is not None:
+                    raise _shardscope.ShardingTypeError(
+                        f'Operand cannot be sharded on dimension {i} when the tiling is non-trivial. Got input type: '
+                        f'{typed} with reps: {full_reps}')
+    return _engine.tile(a, reps_tuple)
