@@ -134,3 +134,16 @@ TEST_CASE("zeros_like and full_like keep the operand's sharding; matmul and resh
                 "lax.select_n(jnp.array([2, 0, 1]), jnp.zeros(3), jnp.ones(3), jnp.full(3, 2.)))") ==
         "[0. 1. 1.] [2. 0. 1.]\n");
 }
+
+TEST_CASE("tile and repeat of a sharded dim raise JAX's errors under Explicit axes; triu keeps the sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(types(lambda a: jnp.tile(a, (2, 1)), a))") ==
+        "ShardingTypeError: Operand cannot be sharded on dimension 0 when the tiling is non-trivial. Got input "
+        "type: float32[8@x,8@y] with reps: (2, 1)\n");
+  CHECK(printed("print(types(lambda r: jnp.tile(r, (1, 2)), r))") == "['float32[8@x,16]']\n");
+  CHECK(printed("print(types(lambda a: jnp.repeat(a, 2, 0), a))") ==
+        "ValueError: Please pass sharding to `jnp.repeat` via `out_sharding` parameter.\n");
+  CHECK(printed("print(types(lambda a: jnp.repeat(a, 2, 0, out_sharding=P('x', None)), a))") ==
+        "['float32[16@x,8]']\n");
+  CHECK(printed("print(types(jnp.triu, a), types(jnp.tril, r))") == "['float32[8@x,8@y]'] ['float32[8@x,8]']\n");
+}
