@@ -73,6 +73,14 @@ def _validate_argnums(fun, argnums, what):
         raise ValueError(f'Jitted function has {what}={argnums}, but only accepts {count} positional arguments.')
 
 
+def _check_argument_ranks(leaves, shardings, names):
+    """pjit_check_aval_sharding on the arguments: a spec longer than an argument's rank names its key path."""
+    for i, (leaf, sharding) in enumerate(zip(leaves, shardings)):
+        if isinstance(sharding, _shardscope.NamedSharding) and hasattr(leaf, 'shape'):
+            name = names[i] if names and i < len(names) else f'args[{i}]'
+            _shardscope.check_annotation_rank('pjit arguments', name, sharding, len(leaf.shape))
+
+
 def _check_committed_arguments(leaves, shardings):
     """pjit's resolve_in_shardings: a committed array whose sharding differs from the one jit was given is an
     error, not a silent reshard."""
@@ -254,6 +262,7 @@ class _Jitted:
                                                                       if i in self._static_nums))
         in_shardings = _in_shardings_per_leaf(self._in_shardings, args, self._static_nums, len(leaves))
         if in_shardings:
+            _check_argument_ranks(leaves, in_shardings, self._leaf_names(args))
             _check_committed_arguments(leaves, in_shardings)
         out_shardings = _shardings_list(self._out_shardings, 1, 'out_shardings')
         fun, static_nums, out_store = self._fun, self._static_nums, [None]
