@@ -43,9 +43,11 @@ Sharding sharding_from_python(const py::handle& object) {
   throw type_error("expected a Sharding or a Device, got " + py::repr(object).cast<std::string>());
 }
 
-// JAX's device_put check (api._check_sharding): errors name "device_put args"; uneven shards quote the user's
-// source line, which 0.11 also prints.
-void check_device_put_sharding(const Sharding& sharding, const Shape& shape) {
+// JAX's checks of a sharding annotation against a value (api._check_sharding, pjit's output check): errors name
+// what is annotated ("device_put args", "pjit outputs") and its key path; uneven shards quote the user's source
+// line, which 0.11 also prints.
+void check_annotation_divisible(const std::string& what, const std::string& keypath, const Sharding& sharding,
+                                const Shape& shape) {
   std::string source;
   const auto* named = std::get_if<NamedSharding>(&sharding);
   const bool rank_fits = named == nullptr || named->spec.size() <= shape.size();
@@ -53,7 +55,11 @@ void check_device_put_sharding(const Sharding& sharding, const Shape& shape) {
     source = py::module_::import("jax._src.source_info").attr("summarize_current")().cast<std::string>();
     if (profile().has(JaxFeature::kIndivisibleErrorPrintsSource)) py::print(source);
   }
-  check_argument_divisible("device_put args", "", sharding, shape, profile(), source);
+  check_argument_divisible(what, keypath, sharding, shape, profile(), source);
+}
+
+void check_device_put_sharding(const Sharding& sharding, const Shape& shape) {
+  check_annotation_divisible("device_put args", "", sharding, shape);
 }
 
 SpecEntry spec_entry(const py::handle& entry) {
@@ -563,6 +569,10 @@ void bind_arrays(py::module_& m) {
     check_device_put_sharding(sharding, array.shape());
     return PyValue(api::Value::concrete(reshard(array, sharding, profile(), nullptr, "device_put")));
   });
+  m.def("check_annotation_divisible",
+        [](const std::string& what, const std::string& keypath, const py::object& sharding, const Shape& shape) {
+          check_annotation_divisible(what, keypath, sharding_from_python(sharding), shape);
+        });
   m.def("check_annotation_rank",
         [](const std::string& what, const std::string& keypath, const py::object& sharding, std::size_t rank) {
           check_annotation_rank(what, keypath, sharding_from_python(sharding), rank, profile());

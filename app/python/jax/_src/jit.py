@@ -163,6 +163,9 @@ def _check_output_ranks(out, shardings):
         if sharding is not None:
             _shardscope.check_annotation_rank('pjit outputs', 'result' + tree_util.keystr(path), sharding,
                                               len(getattr(leaf, 'shape', ())))
+            if isinstance(sharding, _shardscope.NamedSharding) and hasattr(leaf, 'shape'):
+                _shardscope.check_annotation_divisible('pjit outputs', 'result' + tree_util.keystr(path), sharding,
+                                                       tuple(leaf.shape))
 
 
 def _static_key(value, where, fun):
