@@ -18,6 +18,7 @@
 #include "exec/shard_map.h"
 #include "exec/thread_pool.h"
 #include "ir/axis_env.h"
+#include "ir/inline_calls.h"
 #include "ir/layout_constraint.h"
 #include "ir/primitive.h"
 #include "spmd/collectives.h"
@@ -42,6 +43,9 @@ const Mesh* find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const 
     if (i < options.in_shardings.size() && options.in_shardings[i]) {
       if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return &named->mesh;
     }
+    // An argument the program never reads is pruned before devices are assigned: it places nothing, so a
+    // program of constants runs on the default device (jax.jit(optimizer.init) gives single-device states).
+    if (!reads_argument(jaxpr, i)) continue;
     if (const auto* named = std::get_if<NamedSharding>(&args[i].sharding())) return &named->mesh;
   }
   for (const Eqn& eqn : jaxpr.eqns) {

@@ -35,7 +35,8 @@ std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeSt
     if (i < options.in_shardings.size() && options.in_shardings[i]) {
       if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return named->mesh;
     }
-    if (args[i].sharding) {
+    // An argument the program never reads is pruned before devices are assigned, as jit prunes it.
+    if (args[i].sharding && reads_argument(jaxpr, i)) {
       if (const auto* named = std::get_if<NamedSharding>(&*args[i].sharding)) return named->mesh;
     }
   }

@@ -285,4 +285,16 @@ InlinedProgram inline_calls(const Jaxpr& jaxpr) {
   return out;
 }
 
+bool reads_argument(const Jaxpr& jaxpr, std::size_t index) {
+  if (index >= jaxpr.invars.size()) return true;
+  const int64_t id = jaxpr.invars[index].id;
+  const auto is_it = [&](const Atom& atom) {
+    const auto* var = std::get_if<Var>(&atom);
+    return var != nullptr && var->id == id;
+  };
+  if (std::any_of(jaxpr.outvars.begin(), jaxpr.outvars.end(), is_it)) return true;
+  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(),
+                     [&](const Eqn& eqn) { return std::any_of(eqn.inputs.begin(), eqn.inputs.end(), is_it); });
+}
+
 }  // namespace shardscope

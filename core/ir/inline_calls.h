@@ -28,4 +28,8 @@ struct InlinedProgram {
 [[nodiscard]] InlinedProgram inline_calls(const Jaxpr& jaxpr);
 [[nodiscard]] bool rewritten_for_partitioning(const Jaxpr& jaxpr);
 
+// Whether the program reads its argument `index` at all. jit prunes the arguments it does not read before it
+// assigns devices (keep_unused=False), so they place nothing.
+[[nodiscard]] bool reads_argument(const Jaxpr& jaxpr, std::size_t index);
+
 }  // namespace shardscope

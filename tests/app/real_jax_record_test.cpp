@@ -178,6 +178,9 @@ TEST_CASE("probe control flow and gradients") {
 TEST_CASE("probe Auto-style programs on Explicit axes") {
   check_recording("probes_wave2_cpu8", "tests/data/real_jax/probes/p18_explicit_programs.py");
 }
+TEST_CASE("probe optimizer states of sharded parameters") {
+  check_recording("probes_wave2_cpu8", "tests/data/real_jax/probes/p19_optax_shardings.py");
+}
 TEST_CASE("scene flax_nnx on 8 CPU devices") { check_recording("lessons_cpu8", "scenes/flax_nnx.py"); }
 TEST_CASE("examples on 8 CPU devices") {
   check_recording("lessons_cpu8", "examples/tutorial.py");

@@ -79,3 +79,13 @@ TEST_CASE("a shard_map keeps only the results something reads, and its body lose
   CHECK(pruned->eqns[0].primitive->name == "cos");
   CHECK(param(call.params, "out_specs").get_if<ParamValue::Tuple>()->items.size() == 1);
 }
+
+TEST_CASE("an argument is read when an equation or an output uses it") {
+  Jaxpr program;
+  program.invars = {var(1), var(2), var(3)};
+  program.eqns.push_back(eqn("sin", {var(1)}, {var(4)}));
+  program.outvars = {var(4), var(3)};
+  CHECK(reads_argument(program, 0));
+  CHECK_FALSE(reads_argument(program, 1));  // jit prunes it: it places nothing
+  CHECK(reads_argument(program, 2));
+}
