@@ -135,7 +135,41 @@ Aval shard_map_global_aval(const Aval& local, const PartitionSpec& spec, const M
   return global;
 }
 
+void check_shard_map_out_ranks(const ShardMapSpec& spec, const std::vector<Aval>& body_out_avals) {
+  const JaxProfile profile;
+  const std::string& f = spec.function_name;
+  std::vector<std::string> messages;
+  bool any_scalar = false;
+  for (std::size_t i = 0; i < body_out_avals.size() && i < spec.out_specs.size(); ++i) {
+    const PartitionSpec& s = spec.out_specs[i];
+    Aval aval = body_out_avals[i];
+    if (s.size() <= aval.rank()) continue;
+    aval.varying.clear();  // the message shows the output's shape and dtype only
+    any_scalar = any_scalar || aval.rank() == 0;
+    const std::string key = out_path(spec, i).keypath;
+    messages.push_back("* out_specs" + key + " is " + s.repr(profile) + " which has length " +
+                       std::to_string(s.size()) + ", but " + f + "(*args)" + key + " has shape " +
+                       aval.str_short(false) + ", which has rank " + std::to_string(aval.rank()) + " (and " +
+                       std::to_string(aval.rank()) + " < " + std::to_string(s.size()) + ")");
+  }
+  if (messages.empty()) return;
+  std::string message = "shard_map applied to the function '" + f +
+                        "' was given an out_specs entry which is too long to be compatible with the corresponding "
+                        "output value from the function:\n\n" +
+                        joined_messages(messages) +
+                        "\n\nEntries in out_specs must be of length no greater than the number of axes in the "
+                        "corresponding output value.\n\nEither revise the spec to be shorter, or modify '" +
+                        f + "' so that its outputs have sufficient rank.";
+  if (any_scalar) {
+    message +=
+        "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where `P = "
+        "jax.sharding.PartitionSpec`.";
+  }
+  throw value_error(message);
+}
+
 void check_shard_map_outputs(const ShardMapSpec& spec, const std::vector<Aval>& body_out_avals) {
+  check_shard_map_out_ranks(spec, body_out_avals);
   if (!spec.check_vma) return;
   const JaxProfile profile;
   std::vector<std::string> messages;
@@ -191,6 +225,7 @@ std::vector<Array> run_shard_map(const Jaxpr& body, const ShardMapSpec& spec, co
   check_shard_map_args(spec, global_avals);
   std::vector<Aval> body_outs;
   for (const Atom& out : body.outvars) body_outs.push_back(atom_aval(out));
+  check_shard_map_out_ranks(spec, body_outs);
   // Eagerly, JAX matches each output to its out_spec with a nested shard_map of its `_rem_singleton` helper,
   // and it is that shard_map's check which fails: the error names the helper.
   ShardMapSpec matching = spec;

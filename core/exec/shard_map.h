@@ -40,6 +40,8 @@ void check_shard_map_args(const ShardMapSpec& spec, const std::vector<Aval>& glo
 [[nodiscard]] Aval shard_map_local_aval(const Aval& global, const PartitionSpec& spec, const Mesh& mesh,
                                         bool check_vma);
 
+// An out_specs entry longer than its output's rank: JAX's ValueError naming the function and each output.
+void check_shard_map_out_ranks(const ShardMapSpec& spec, const std::vector<Aval>& body_out_avals);
 // With check_vma: ValueError (JAX's text) when an output varies over an axis its out_spec leaves out.
 void check_shard_map_outputs(const ShardMapSpec& spec, const std::vector<Aval>& body_out_avals);
 

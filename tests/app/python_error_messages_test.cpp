@@ -291,3 +291,17 @@ TEST_CASE("vmap names arguments by parameter and checks in_axes against them; tr
             .starts_with("ValueError pytree structure error: different pytree metadata at key path\n    tree_map "
                          "tree\n"));
 }
+
+TEST_CASE("shard_map names the function and the output whose out_specs entry is longer than its rank") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  const std::string expected =
+      "ValueError shard_map applied to the function '<lambda>' was given an out_specs entry which is too long to be "
+      "compatible with the corresponding output value from the function:\n\nout_specs is P('data',) which has "
+      "length 1, but <lambda>(*args) has shape float32[], which has rank 0 (and 0 < 1)\n\nEntries in out_specs "
+      "must be of length no greater than the number of axes in the corresponding output value.\n\nEither revise "
+      "the spec to be shorter, or modify '<lambda>' so that its outputs have sufficient rank.\n\nFor scalar values "
+      "(rank 0), consider using an out_specs entry of `P()`, where `P = jax.sharding.PartitionSpec`.\n";
+  const std::string call = "jax.shard_map(lambda a: a.sum(), mesh=mesh, in_specs=P('data'), out_specs=P('data'))";
+  CHECK(attempt(call + "(jnp.ones(8))") == expected);
+  CHECK(attempt("jax.jit(" + call + ")(jnp.ones(8))") == expected);
+}
