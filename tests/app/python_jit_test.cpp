@@ -185,3 +185,11 @@ TEST_CASE("random samplers run on traced keys inside jit and agree with the eage
   const CellResult half = run_cell("jax.jit(lambda k: jax.random.uniform(k, (2,), jnp.float16))(k)");
   CHECK(half.error.find("NotImplementedError: jax.random.uniform of float16 on a traced key") != std::string::npos);
 }
+
+TEST_CASE("an eager with_sharding_constraint holds the sharding as given, trailing None included") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // JAX runs it as jit(identity, out_shardings=sharding), whose result carries that object.
+  CHECK(printed("auto = jax.make_mesh((2, 4), ('a', 'b'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+                "print(jax.lax.with_sharding_constraint(jnp.ones((8, 4)), NamedSharding(auto, P('b', None)))"
+                ".sharding.spec)") == "P('b', None)\n");
+}

@@ -12,8 +12,17 @@ def with_sharding_constraint(x, shardings):
     targets = [on_context_mesh(t, 'with_sharding_constraint') if isinstance(t, _shardscope.PartitionSpec) else t
                for t in targets]
     return tree_util.tree_unflatten(treedef, [
-        _shardscope.lax.with_sharding_constraint(leaf, to_engine_sharding(target, len(getattr(leaf, 'shape', ()))))
-        for leaf, target in zip(leaves, targets)])
+        _constrained(leaf, to_engine_sharding(target, len(getattr(leaf, 'shape', ())))) for leaf, target in zip(leaves, targets)])
+
+
+def _constrained(leaf, sharding):
+    """One leaf under with_sharding_constraint. Eagerly JAX runs jit(identity, out_shardings=sharding), so the result
+    holds the sharding object as given (P('model', None) keeps its trailing None)."""
+    out = _shardscope.lax.with_sharding_constraint(leaf, sharding)
+    if getattr(out, '_is_tracer', True) or not isinstance(sharding, _shardscope.NamedSharding):
+        return out
+    import jax
+    return jax.device_put(out, sharding)
 
 
 def _elementwise(primitive, *operands):
