@@ -39,13 +39,14 @@ Aval local_aval(const Aval& global, const Layout& layout, const Mesh& mesh) {
 
 // The mesh a run uses (borrowed from the arguments, options or program), or null when nothing names one.
 const Mesh* find_mesh(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options) {
+  const std::vector<bool> read = arguments_read(jaxpr);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i < options.in_shardings.size() && options.in_shardings[i]) {
       if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return &named->mesh;
     }
     // An argument the program never reads is pruned before devices are assigned: it places nothing, so a
     // program of constants runs on the default device (jax.jit(optimizer.init) gives single-device states).
-    if (!reads_argument(jaxpr, i)) continue;
+    if (i < read.size() && !read[i]) continue;
     if (const auto* named = std::get_if<NamedSharding>(&args[i].sharding())) return &named->mesh;
   }
   for (const Eqn& eqn : jaxpr.eqns) {

@@ -31,12 +31,13 @@ Aval local_under(const Aval& global, const Layout& layout, const Mesh& mesh) {
 
 std::optional<Mesh> find_mesh(const Jaxpr& jaxpr, const std::vector<ShapeDtypeStruct>& args,
                               const LoweringOptions& options) {
+  const std::vector<bool> read = arguments_read(jaxpr);
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i < options.in_shardings.size() && options.in_shardings[i]) {
       if (const auto* named = std::get_if<NamedSharding>(&*options.in_shardings[i])) return named->mesh;
     }
     // An argument the program never reads is pruned before devices are assigned, as jit prunes it.
-    if (args[i].sharding && reads_argument(jaxpr, i)) {
+    if (args[i].sharding && (i >= read.size() || read[i])) {
       if (const auto* named = std::get_if<NamedSharding>(&*args[i].sharding)) return named->mesh;
     }
   }

@@ -285,16 +285,19 @@ InlinedProgram inline_calls(const Jaxpr& jaxpr) {
   return out;
 }
 
-bool reads_argument(const Jaxpr& jaxpr, std::size_t index) {
-  if (index >= jaxpr.invars.size()) return true;
-  const int64_t id = jaxpr.invars[index].id;
-  const auto is_it = [&](const Atom& atom) {
-    const auto* var = std::get_if<Var>(&atom);
-    return var != nullptr && var->id == id;
+std::vector<bool> arguments_read(const Jaxpr& jaxpr) {
+  std::set<int64_t> read;
+  const auto note = [&](const Atom& atom) {
+    if (const auto* var = std::get_if<Var>(&atom)) read.insert(var->id);
   };
-  if (std::any_of(jaxpr.outvars.begin(), jaxpr.outvars.end(), is_it)) return true;
-  return std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(),
-                     [&](const Eqn& eqn) { return std::any_of(eqn.inputs.begin(), eqn.inputs.end(), is_it); });
+  for (const Atom& out : jaxpr.outvars) note(out);
+  for (const Eqn& eqn : jaxpr.eqns) {
+    for (const Atom& input : eqn.inputs) note(input);
+  }
+  std::vector<bool> result;
+  result.reserve(jaxpr.invars.size());
+  for (const Var& var : jaxpr.invars) result.push_back(read.count(var.id) != 0);
+  return result;
 }
 
 }  // namespace shardscope

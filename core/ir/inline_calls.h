@@ -28,8 +28,8 @@ struct InlinedProgram {
 [[nodiscard]] InlinedProgram inline_calls(const Jaxpr& jaxpr);
 [[nodiscard]] bool rewritten_for_partitioning(const Jaxpr& jaxpr);
 
-// Whether the program reads its argument `index` at all. jit prunes the arguments it does not read before it
-// assigns devices (keep_unused=False), so they place nothing.
-[[nodiscard]] bool reads_argument(const Jaxpr& jaxpr, std::size_t index);
+// Per argument, whether the program reads it at all (one pass over the equations). jit prunes the arguments it
+// does not read before it assigns devices (keep_unused=False), so they place nothing.
+[[nodiscard]] std::vector<bool> arguments_read(const Jaxpr& jaxpr);
 
 }  // namespace shardscope

@@ -160,15 +160,11 @@ def reshape(a, shape=None, order='C', *, copy=None, out_sharding=None):
 
 
 def _like_sharding(a, shape, weak):
-    """The sharding lax.full_like gives a new array made like `a`: a traced value's typed sharding (its Explicit
-    axes), or a committed concrete array's own sharding when the shapes agree and `a` is not weakly typed."""
+    """The sharding lax.full_like gives a new array made like a committed concrete array: its own, when the shapes
+    agree and `a` is not weakly typed. (A traced value's typed sharding the engine's *_like gives already.)"""
     if shape is not None and tuple(shape) != tuple(getattr(a, 'shape', ())):
         return None
-    if getattr(a, '_is_tracer', False):
-        import jax
-        typed = jax.typeof(a).sharding
-        return typed.spec if any(part is not None for part in typed.spec) else None
-    if weak or not hasattr(a, 'sharding') or not getattr(a, 'committed', False):
+    if getattr(a, '_is_tracer', False) or weak or not hasattr(a, 'sharding') or not getattr(a, 'committed', False):
         return None
     return a.sharding
 
