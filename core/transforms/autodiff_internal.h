@@ -35,8 +35,10 @@ void register_program_transpose_rules();
 // A rank-0 constant of `like`'s dtype, not weakly typed (JAX's _const).
 [[nodiscard]] Literal const_like(const Aval& like, double value);
 // Under an Explicit mesh context, the type sharding of `aval` with its dims taken in `order` (a value JAX
-// types like `aval`: a filled constant, a cotangent); None when the value is untyped or no mesh is set.
-[[nodiscard]] ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order);
+// types like `aval`: a filled constant, a cotangent); None when the value is untyped or no mesh is set,
+// unless `even_if_replicated` asks for an all-None spec under an Explicit mesh.
+[[nodiscard]] ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order,
+                                              bool even_if_replicated = false);
 
 // lax.full_like(x, value): a literal for scalars, broadcast_in_dim of one otherwise.
 [[nodiscard]] Atom full_like(JaxprBuilder& b, const Aval& like, double value);
@@ -61,8 +63,9 @@ void register_program_transpose_rules();
 [[nodiscard]] Atom compare(JaxprBuilder& b, const std::string& name, const Atom& x, const Atom& y);
 [[nodiscard]] Atom convert(JaxprBuilder& b, const Atom& x, DType dtype, bool weak_type);
 [[nodiscard]] Atom reduce_sum(JaxprBuilder& b, const Atom& x, const std::vector<int64_t>& axes);
+// `sharding` is the result's type under an Explicit mesh (typed_sharding_param), None to derive it.
 [[nodiscard]] Atom broadcast_in_dim(JaxprBuilder& b, const Atom& x, const Shape& shape,
-                                    const std::vector<int64_t>& dims);
+                                    const std::vector<int64_t>& dims, ParamValue sharding = ParamValue::None{});
 [[nodiscard]] Atom reshape(JaxprBuilder& b, const Atom& x, const Shape& shape);
 [[nodiscard]] Atom transpose(JaxprBuilder& b, const Atom& x, const std::vector<int64_t>& permutation);
 // x broadcast to `shape` (numpy rules for equal-rank or scalar operands), or x itself.

@@ -11,10 +11,16 @@ bool has_tangent_space(DType dtype) { return is_floating(dtype); }
 
 Literal const_like(const Aval& like, double value) { return scalar_literal(value, like.dtype, false); }
 
-ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order) {
+ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order, bool even_if_replicated) {
   const bool typed =
       std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
-  if (!typed || aval.dim_axes.size() != aval.rank() || is_empty(get_abstract_mesh())) return ParamValue::None{};
+  const AbstractMesh mesh = get_abstract_mesh();
+  if (is_empty(mesh) || aval.dim_axes.size() != aval.rank()) return ParamValue::None{};
+  // A replicated type is spelled out only where some axis is Explicit: there `None` would let the sharding rule
+  // derive (or refuse) the type, while Auto axes leave the layout to propagation either way.
+  const bool explicit_mesh =
+      std::any_of(mesh.axis_types.begin(), mesh.axis_types.end(), [](AxisType t) { return t == AxisType::kExplicit; });
+  if (!typed && !(even_if_replicated && explicit_mesh)) return ParamValue::None{};
   std::vector<SpecEntry> entries;
   for (const int64_t d : order) entries.push_back(SpecEntry::of_axes(aval.dim_axes.at(static_cast<std::size_t>(d))));
   return PartitionSpec(std::move(entries));
@@ -27,14 +33,7 @@ Atom full_like(JaxprBuilder& b, const Aval& like, double value) {
   // sharding), so selects and adds with it type-check.
   std::vector<int64_t> dims(like.rank());
   for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
-  ParamValue sharding = typed_sharding_param(like, dims);
-  if (!sharding.is_none()) {
-    return b.bind1("broadcast_in_dim", {scalar},
-                   {{"broadcast_dimensions", ParamValue::int_tuple({})},
-                    {"shape", ParamValue::int_tuple(like.shape)},
-                    {"sharding", std::move(sharding)}});
-  }
-  return broadcast_in_dim(b, scalar, like.shape, {});
+  return broadcast_in_dim(b, scalar, like.shape, {}, typed_sharding_param(like, dims));
 }
 
 Atom zeros_like(JaxprBuilder& b, const Aval& like) { return full_like(b, like, 0.0); }
@@ -93,11 +92,12 @@ Atom reduce_sum(JaxprBuilder& b, const Atom& x, const std::vector<int64_t>& axes
   return b.bind1("reduce_sum", {x}, {{"axes", ParamValue::int_tuple(axes)}, {"out_sharding", ParamValue::None{}}});
 }
 
-Atom broadcast_in_dim(JaxprBuilder& b, const Atom& x, const Shape& shape, const std::vector<int64_t>& dims) {
+Atom broadcast_in_dim(JaxprBuilder& b, const Atom& x, const Shape& shape, const std::vector<int64_t>& dims,
+                      ParamValue sharding) {
   return b.bind1("broadcast_in_dim", {x},
                  {{"broadcast_dimensions", ParamValue::int_tuple(dims)},
                   {"shape", ParamValue::int_tuple(shape)},
-                  {"sharding", ParamValue::None{}}});
+                  {"sharding", std::move(sharding)}});
 }
 
 Atom reshape(JaxprBuilder& b, const Atom& x, const Shape& shape) {

@@ -64,7 +64,9 @@ Atom dot_transpose_lhs(JaxprBuilder& b, const Atom& g, const Aval& x_aval, const
     if (key == "dimension_numbers") {
       dot_params.emplace_back(key, dot_dimension_numbers_param(ans_y, y_kept, ans_batch, y_batch));
     } else if (key == "out_sharding") {
-      dot_params.emplace_back(key, typed_sharding_param(x_aval, unsorted));
+      // JAX always types the transposed product like the primal operand, so two contracting dims sharded on
+      // one axis (x.T @ g for a batch-sharded x) reduce into it instead of being refused as ambiguous.
+      dot_params.emplace_back(key, typed_sharding_param(x_aval, unsorted, /*even_if_replicated=*/true));
     } else {
       dot_params.emplace_back(key, value);
     }
@@ -124,7 +126,9 @@ void register_shape_ops() {
   register_transpose_rule("reduce_sum", single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto, auto avals,
                                                                    const Params& params) {
                             const std::vector<int64_t> axes = ints(params, "axes");
-                            return Cts{broadcast_in_dim(b, ct, avals[0].shape, remaining(avals[0].rank(), axes, {}))};
+                            // Typed like the summed operand, as JAX's rule passes out_sharding=operand's sharding.
+                            return Cts{broadcast_in_dim(b, ct, avals[0].shape, remaining(avals[0].rank(), axes, {}),
+                                                        typed_sharding_param(avals[0], iota_vector(avals[0].rank())))};
                           }));
   register_transpose_rule(
       "cumsum", single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto, auto, const Params& params) {
