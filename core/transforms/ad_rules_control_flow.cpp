@@ -246,9 +246,14 @@ JaxprPtr transposed_program(const Jaxpr& body, const std::vector<bool>& linear, 
   }
   JaxprBuilder b;
   std::vector<Atom> nonlinear;
+  std::vector<bool> unknowns;
   for (std::size_t i = 0; i < linear.size(); ++i) {
-    if (!linear[i]) nonlinear.emplace_back(b.arg(body.invars[i].aval));
+    if (!linear[i]) {
+      nonlinear.emplace_back(b.arg(body.invars[i].aval));
+      unknowns.push_back(false);
+    }
   }
+  unknowns.resize(linear.size(), true);
   Cts cts;
   for (std::size_t o = 0; o < body.outvars.size(); ++o) {
     if (with_ct[o]) {
@@ -257,7 +262,17 @@ JaxprPtr transposed_program(const Jaxpr& body, const std::vector<bool>& linear, 
       cts.emplace_back();
     }
   }
-  const Cts linear_cts = backward_pass(b, reordered, nonlinear, cts);
+  // A jvp body mixes primal and tangent work, and a nested call (a jitted relu) can return both at once: split
+  // it as JAX's remat/cond transposes do, running the primal half first and transposing only the linear half.
+  const PartialEvalResult split = partial_eval_jaxpr(reordered, unknowns);
+  const std::vector<Atom> known_outs = inline_jaxpr(b, *split.known, nonlinear);
+  const std::vector<Atom> residuals(known_outs.end() - static_cast<std::ptrdiff_t>(split.num_residuals),
+                                    known_outs.end());
+  Cts linear_out_cts;
+  for (std::size_t o = 0; o < body.outvars.size(); ++o) {
+    if (split.out_unknowns[o]) linear_out_cts.push_back(cts[o]);
+  }
+  const Cts linear_cts = backward_pass(b, *split.unknown, residuals, linear_out_cts);
   std::vector<Atom> outs;
   std::size_t next = 0;
   for (std::size_t i = 0; i < linear.size(); ++i) {

@@ -280,15 +280,17 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     if check_rep is not None:
         check_vma = check_rep
     mesh_from_context = mesh is None
-    if mesh is None:
-        from jax._src.mesh_context import concrete_mesh
-        mesh = concrete_mesh()
-        if mesh is None:
-            raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh '
-                             'context')
 
     @functools.wraps(f)
     def mapped(*args):
+        # JAX looks the context mesh up at the first call, not at decoration, and keeps it for later calls.
+        nonlocal mesh
+        if mesh is None:
+            from jax._src.mesh_context import concrete_mesh
+            mesh = concrete_mesh()
+            if mesh is None:
+                raise ValueError('The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh '
+                                 'context')
         leaves, in_tree = tree_util.tree_flatten((args, {}))
         manual = tuple(axis_names) if axis_names else tuple(mesh.axis_names)
         if in_specs is None:

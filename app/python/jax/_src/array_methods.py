@@ -234,6 +234,8 @@ def _install():
     A.__str__ = _str
     A.__format__ = _format
     A.__array__ = _array
+    from jax._src.array import reduce_array
+    A.__reduce__ = reduce_array
     A.__array_priority__ = 100
     A.__float__ = _scalar(float)
     A.__int__ = _scalar(int)
