@@ -114,12 +114,11 @@ DType dtype_from_python(const py::handle& object) {
   if (!dtype) {
     // Complex dtypes, which JAX has and the engine does not simulate, are a missing feature, said as such;
     // anything else (object, strings, unknown names) is the TypeError JAX gives too.
+    // A name numpy does not know raises numpy's own TypeError ("data type 'floaty' not understood"), as JAX's
+    // np.dtype call does.
     std::string known;
-    try {
-      const py::object numpy_type = numpy().attr("dtype")(candidate);
-      if (numpy_type.attr("kind").cast<std::string>() == "c") known = py::str(numpy_type.attr("name"));
-    } catch (const py::error_already_set&) {
-    }
+    const py::object numpy_type = numpy().attr("dtype")(candidate);
+    if (numpy_type.attr("kind").cast<std::string>() == "c") known = py::str(numpy_type.attr("name"));
     if (!known.empty()) {
       throw not_implemented_error("arrays of dtype " + known +
                                   " are not supported by shardscope yet (it simulates bool, integer and floating "

@@ -316,3 +316,20 @@ TEST_CASE("all_gather(to='invarying') gathers into a value typed invariant over 
   CHECK(printed("err(lambda: lax.all_gather(x, 'i', to='sideways'))")
             .starts_with("ValueError: Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: "));
 }
+
+TEST_CASE("shard_map without a mesh takes the context mesh at its first call and keeps it") {
+  REQUIRE(run_cell("import jax, jax.numpy as jnp\n"
+                   "@jax.shard_map(in_specs=jax.P('stages'), out_specs=jax.P())\n"
+                   "def total(x):\n    return jax.lax.psum(x.sum(), 'stages')\n")
+              .ok());
+  // Decorated before any mesh is set (JAX checks the context at the call, not at decoration).
+  CHECK(printed("auto = (jax.sharding.AxisType.Auto,)\n"
+                "jax.set_mesh(jax.make_mesh((2,), ('stages',), axis_types=auto))\nprint(total(jnp.arange(8.)))") ==
+        "28.0\n");
+  CHECK(printed("jax.set_mesh(jax.make_mesh((4,), ('other',), axis_types=auto))\n"
+                "print(total(jnp.arange(8.)))") == "28.0\n");
+  CHECK(printed("jax.set_mesh(None)\n"
+                "try:\n    jax.shard_map(lambda x: x, out_specs=jax.P())(jnp.ones(2))\n"
+                "except ValueError as e:\n    print(e)") ==
+        "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh context\n");
+}

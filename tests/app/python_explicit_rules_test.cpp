@@ -147,3 +147,26 @@ TEST_CASE("tile and repeat of a sharded dim raise JAX's errors under Explicit ax
         "['float32[16@x,8]']\n");
   CHECK(printed("print(types(jnp.triu, a), types(jnp.tril, r))") == "['float32[8@x,8@y]'] ['float32[8@x,8]']\n");
 }
+
+TEST_CASE("grad of a batch-sharded matmul reduces the weight's cotangent into its replicated type") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "xmesh = jax.make_mesh((2,), ('X',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+                   "with jax.set_mesh(xmesh):\n"
+                   "    bx = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P('X', None))\n"
+                   "    bw = jax.device_put(jnp.arange(4 * 2.).reshape(4, 2) / 10., jax.P(None, None))\n"
+                   "def sq_loss(w, x):\n    return jnp.sum((x @ w) ** 2)\n")
+              .ok());
+  // x.T @ g contracts two dims sharded on 'X': JAX's transpose types the product like w (replicated) instead of
+  // leaving the sharding rule to refuse the ambiguous contraction, and the sum's cotangent is typed like x @ w.
+  CHECK(printed("with jax.set_mesh(xmesh):\n"
+                "    dw, dx = jax.grad(sq_loss, argnums=(0, 1))(bw, bx)\n"
+                "    print(jax.typeof(dw), jax.typeof(dx))\n"
+                "    xn, wn = np.asarray(bx), np.asarray(bw)\n"
+                "    print(np.allclose(dw, 2 * xn.T @ (xn @ wn)), np.allclose(dx, 2 * (xn @ wn) @ wn.T))") ==
+        "float32[4,2] float32[8@X,4]\nTrue True\n");
+  const std::string jaxpr = printed(
+      "with jax.set_mesh(xmesh):\n"
+      "    print(jax.jit(jax.grad(sq_loss)).trace(bw, bx).jaxpr)");
+  CHECK(jaxpr.find("g:f32[8@X,2] = broadcast_in_dim f\n") != std::string::npos);
+  CHECK(jaxpr.find("i:f32[2,4] = dot_general[") != std::string::npos);
+}

@@ -123,3 +123,15 @@ TEST_CASE("shardscope run of a plain script shows nothing at plt.show(), even wi
   std::filesystem::remove(script);
   std::filesystem::remove(png);
 }
+
+TEST_CASE("jax arrays copy and pickle as JAX's do, so pyplot can plot them") {
+  CHECK(printed("import copy, pickle\nimport jax, jax.numpy as jnp\n"
+                "x = jax.device_put(jnp.arange(8.), jax.sharding.NamedSharding(jax.make_mesh((8,), ('x',)), "
+                "jax.P('x')))\n"
+                "y = pickle.loads(pickle.dumps(x))\n"
+                "print(repr(copy.copy(x)), repr(copy.deepcopy(jnp.arange(3))), type(y.sharding).__name__)") ==
+        "Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32) Array([0, 1, 2], dtype=int32) "
+        "SingleDeviceSharding\n");
+  CHECK(printed("import matplotlib.pyplot as plt\nplt.close('all')\n"
+                "print(len(plt.plot(jnp.arange(4.), jnp.sin(jnp.arange(4.)))))\nplt.close('all')") == "1\n");
+}

@@ -188,11 +188,17 @@ def _grad_impl(fun, argnums, has_aux, with_value):
                 value, aux = out
                 aux_leaves, aux_tree = tree_util.tree_flatten(aux)
                 out_store[0] = aux_tree
+                _check_scalar_output(value)
                 return [value] + aux_leaves
+            _check_scalar_output(out)
             return [out]
 
         flat_nums = [start + k for n in nums for start, count in [positions[n]] for k in range(count)]
-        outs = _shardscope.grad_call(flat, flat_args, flat_nums, has_aux, with_value, _name(fun))
+        try:
+            outs = _shardscope.grad_call(flat, flat_args, flat_nums, has_aux, with_value, _name(fun))
+        except _NonArrayOutput as error:
+            raise _non_array_output_error(
+                error, lambda: fun(*args, **kwargs)[0] if has_aux else fun(*args, **kwargs)) from None
         n_grads = len(flat_nums)
         if with_value:
             value = outs[0]
@@ -212,6 +218,33 @@ def _grad_impl(fun, argnums, has_aux, with_value):
             return ((value, aux), grad) if has_aux else (value, grad)
         return (grad, aux) if has_aux else grad
     return wrapped
+
+
+class _NonArrayOutput(TypeError):
+    """Raised inside the trace for an output that is no array at all; grad reports it once the trace is left."""
+
+    def __init__(self, out):
+        super().__init__(f'Gradient only defined for scalar-output functions. Output was {out}.')
+
+
+def _check_scalar_output(out):
+    """grad's _check_scalar for an output that is no array at all (a tuple, a dict, None)."""
+    import numpy as np
+    if out is None or isinstance(out, (tuple, list, dict, str)) or not (hasattr(out, 'dtype') or np.isscalar(out)):
+        raise _NonArrayOutput(out)
+
+
+def _non_array_output_error(error, concrete_output):
+    """JAX quotes the output's concrete values when grad is called eagerly (its primal values are concrete there);
+    shardscope traces, so it runs the function once more, outside any trace, to quote the same."""
+    if not _shardscope.debug.in_trace():
+        try:
+            shown = concrete_output()
+        except Exception:  # noqa: BLE001 - the error below is the one to report
+            shown = None
+        if shown is not None:
+            return TypeError(f'Gradient only defined for scalar-output functions. Output was {shown}.')
+    return TypeError(str(error))
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):

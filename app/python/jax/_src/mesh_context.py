@@ -67,10 +67,16 @@ _shardscope.Mesh.__enter__ = _enter_mesh
 _shardscope.Mesh.__exit__ = _exit_mesh
 
 
-def on_context_mesh(spec, api_name):
-    """A bare PartitionSpec as a NamedSharding on the mesh of `with mesh:` / set_mesh (JAX's error without one)."""
+def on_context_mesh(spec, api_name, name='in_shardings or out_shardings'):
+    """A bare PartitionSpec as a NamedSharding on the mesh of `with mesh:` / set_mesh (JAX's error without one;
+    from 0.7.1 it names the argument, `name`, and points at jax.set_mesh)."""
     mesh = _shardscope.get_concrete_mesh()
     if mesh is None:
+        version = tuple(int(p) for p in _shardscope.jax_version().split('.')[:3])
+        if version >= (0, 7, 1):
+            raise RuntimeError(f'{api_name} requires a non-empty mesh in context if you are passing `PartitionSpec`s to '
+                               f'{name}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, '
+                               f'provide `Sharding`s to {name} and then the mesh context manager is not required.')
         raise RuntimeError(f'{api_name} requires a non-empty mesh if you are passing `PartitionSpec`s or `None` to '
                            'in_shardings or out_shardings. Are you sure you are inside a mesh context? '
                            f'Got {spec}')

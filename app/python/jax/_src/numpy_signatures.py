@@ -109,16 +109,49 @@ def _created(result, device, out_sharding):
     return place_out_sharding(result, device if device is not None else out_sharding)
 
 
+def canonicalize_shape(shape):
+    """jnp's canonicalize_shape: a scalar stands for a one-dim shape; every entry must be a concrete integer, else
+    JAX's TypeError quoting the shape (with the jit hint and each tracer's origin when one is traced)."""
+    import operator
+    import types
+    import numpy as np
+    if isinstance(shape, types.GeneratorType):
+        raise TypeError('expected sequence object with len >= 0 or a single integer')
+    if not isinstance(shape, (tuple, list)) and (getattr(shape, 'ndim', None) == 0 or np.ndim(shape) == 0):
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        pass
+    message = f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.'
+    traced = [d for d in shape if getattr(d, '_is_tracer', False) and getattr(d, '_known_value', None) is None]
+    if traced:
+        from jax import errors
+        message += ('\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.'
+                    + ''.join(errors._origin_msg(d) for d in traced))
+    raise TypeError(message)
+
+
+def _check_forgot_shape_tuple(name, shape, dtype):
+    """jnp.zeros(2, 3): JAX's hint that the shape wanted a tuple."""
+    if isinstance(dtype, int) and isinstance(shape, int):
+        raise TypeError(f"Cannot interpret '{dtype}' as a data type.\n\nDid you accidentally write "
+                        f"`jax.numpy.{name}({shape}, {dtype})` when you meant `jax.numpy.{name}(({shape}, {dtype}))`, "
+                        "i.e. with a single tuple argument for the shape?")
+
+
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
-    return _created(_engine.zeros(shape, dtype), device, out_sharding)
+    _check_forgot_shape_tuple('zeros', shape, dtype)
+    return _created(_engine.zeros(canonicalize_shape(shape), dtype), device, out_sharding)
 
 
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
-    return _created(_engine.ones(shape, dtype), device, out_sharding)
+    _check_forgot_shape_tuple('ones', shape, dtype)
+    return _created(_engine.ones(canonicalize_shape(shape), dtype), device, out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
-    return _created(_engine.full(shape, fill_value, dtype), device, out_sharding)
+    return _created(_engine.full(canonicalize_shape(shape), fill_value, dtype), device, out_sharding)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):

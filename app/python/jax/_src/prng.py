@@ -254,8 +254,27 @@ class PRNGKeyArray:
         raise TypeError(f'{self.dtype.name} arrays do not support arithmetic; use jax.random.key_data to reach the '
                         'key bits')
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = _arith
-    __lt__ = __le__ = __gt__ = __ge__ = __neg__ = __invert__ = __and__ = __or__ = __xor__ = _arith
+    def _mixed(jnp_name, reflected=False):
+        """A binary operator as jnp's promote_args checks it: a key beside another dtype names both (JAX's
+        check_for_prngkeys); two keys reach the engine's own refusal."""
+        def operator(self, other):
+            import numpy as np
+            import jax.numpy as jnp
+            other_dtype = other.dtype if is_key_array(other) else jnp.asarray(other).dtype
+            if str(other_dtype) != str(self.dtype):
+                names = [str(self.dtype), str(np.dtype(other_dtype)) if not is_key_array(other) else str(other_dtype)]
+                raise TypeError(f"{jnp_name} does not accept dtypes {', '.join(reversed(names) if reflected else names)}.")
+            return self._arith()
+        return operator
+
+    __add__, __radd__ = _mixed('add'), _mixed('add', True)
+    __sub__, __rsub__ = _mixed('subtract'), _mixed('subtract', True)
+    __mul__, __rmul__ = _mixed('multiply'), _mixed('multiply', True)
+    __truediv__, __floordiv__ = _mixed('true_divide'), _mixed('floor_divide')
+    __lt__, __le__, __gt__, __ge__ = _mixed('less'), _mixed('less_equal'), _mixed('greater'), _mixed('greater_equal')
+    __and__, __or__, __xor__ = _mixed('bitwise_and'), _mixed('bitwise_or'), _mixed('bitwise_xor')
+    __neg__ = __invert__ = _arith
+    del _mixed
 
 
 class _KeyShapedArray:

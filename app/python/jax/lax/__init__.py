@@ -9,8 +9,14 @@ def with_sharding_constraint(x, shardings):
     from jax._src.mesh_context import on_context_mesh
     leaves, treedef = tree_util.tree_flatten(x)
     targets = tree_util.broadcast_target(shardings, x)
-    targets = [on_context_mesh(t, 'with_sharding_constraint') if isinstance(t, _shardscope.PartitionSpec) else t
-               for t in targets]
+    targets = [on_context_mesh(t, 'with_sharding_constraint', 'shardings')
+               if isinstance(t, _shardscope.PartitionSpec) else t for t in targets]
+    for leaf, target in zip(leaves, targets):
+        # pjit_check_aval_sharding with uneven shardings allowed: only a spec longer than the value's rank fails.
+        spec = getattr(target, 'spec', None)
+        if isinstance(target, _shardscope.NamedSharding) and len(spec) > len(getattr(leaf, 'shape', ())):
+            _shardscope.check_annotation_divisible('with_sharding_constraint arguments', '', target,
+                                                   tuple(getattr(leaf, 'shape', ())))
     return tree_util.tree_unflatten(treedef, [
         _constrained(leaf, to_engine_sharding(target, len(getattr(leaf, 'shape', ())))) for leaf, target in zip(leaves, targets)])
 

@@ -131,8 +131,11 @@ def identity(n, dtype=None):
     return _engine.eye(n, dtype=dtype)
 
 
-def empty(shape, dtype=None, device=None):
-    return _engine.zeros(shape, dtype)
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    # XLA has no uninitialised buffers: jnp.empty is zeros, as in JAX.
+    from jax._src import numpy_signatures
+    numpy_signatures._check_forgot_shape_tuple('empty', shape, dtype)
+    return numpy_signatures.zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
 def moveaxis(a, source, destination):
