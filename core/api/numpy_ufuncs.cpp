@@ -10,8 +10,8 @@
 namespace shardscope::api::jnp {
 namespace {
 
-// jnp's binary ufuncs are jitted functions of (x1, x2) in JAX: when their committed arrays live on different
-// device assignments, JAX's error names the function (`jax.numpy.add`) and those parameters, not the primitive.
+// jnp's binary ufuncs are jitted functions in JAX: when their committed arrays live on different device
+// assignments, JAX's error names the function and its parameters, not the primitive.
 void check_ufunc_devices(const std::string& name, const std::vector<Value>& values) {
   const JaxProfile& profile = session().profile;
   if (!profile.has(JaxFeature::kDeviceMismatchNamesArguments) || values.size() != 2) return;
@@ -25,10 +25,13 @@ void check_ufunc_devices(const std::string& name, const std::vector<Value>& valu
       first_devices = &named->mesh.devices();
       first = i;
     } else if (*first_devices != named->mesh.devices()) {
+      // Until 0.4.36 the ufunc was jax.numpy.<name>(x1, x2); from then on it is <name>(x, y).
+      const bool modern = profile.has(JaxFeature::kUfuncMismatchNamesAdd);
       const auto placed = [&](std::size_t k, const std::vector<Device>& devices) {
-        return PlacedArgument{"x" + std::to_string(k + 1), argument_aval(values[k]), devices};
+        const std::string argument = modern ? std::string(k == 0 ? "x" : "y") : "x" + std::to_string(k + 1);
+        return PlacedArgument{argument, argument_aval(values[k]), devices};
       };
-      throw_device_assignment_mismatch("jax.numpy." + name, placed(first, *first_devices),
+      throw_device_assignment_mismatch(modern ? name : "jax.numpy." + name, placed(first, *first_devices),
                                        placed(i, named->mesh.devices()), profile);
     }
   }

@@ -96,6 +96,8 @@ enum class JaxFeature {
   kSplitErrorNamesRest,        // an uneven jnp.split says `... equal division: rest is r`
   kIndexErrorArrayIsNDimensional,  // `Too many indices: array is 2-dimensional, but 3 were indexed`
   kStackErrorListsShapes,          // jnp.stack of unequal shapes lists them: `... same shape. Got (2,), (3,).`
+  kUfuncMismatchNamesAdd,          // a jnp ufunc's device mismatch names `add` and its (x, y), not jax.numpy.add's x1
+  kDeviceMismatchWithDeviceIds,    // device-mismatch errors say `... with device ids [..] on platform CPU`
   kCount
 };
 

@@ -28,7 +28,8 @@ void throw_device_assignment_mismatch(const std::string& function_name, const Pl
   }
   const auto describe = [&](const PlacedArgument& argument) {
     return "argument " + argument.name + " of " + function_name + " with shape " + argument.aval.str_short(false) +
-           " and device ids " + ids_and_platform(argument.devices);
+           (profile.has(JaxFeature::kDeviceMismatchWithDeviceIds) ? " and with device ids " : " and device ids ") +
+           ids_and_platform(argument.devices);
   };
   throw value_error("Received incompatible devices for jitted computation. Got " + describe(first) + " and " +
                     describe(second));

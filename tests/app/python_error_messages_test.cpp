@@ -305,3 +305,19 @@ TEST_CASE("shard_map names the function and the output whose out_specs entry is 
   CHECK(attempt(call + "(jnp.ones(8))") == expected);
   CHECK(attempt("jax.jit(" + call + ")(jnp.ones(8))") == expected);
 }
+
+TEST_CASE("an eager ufunc over arrays committed to different devices names its arguments in each era's words") {
+  const std::string mixed =
+      "on = lambda i: NamedSharding(jax.make_mesh((1,), ('x',), devices=[jax.devices()[i]]), P())\n"
+      "attempt(lambda: jax.device_put(1.0, on(0)) + jax.device_put(2.0, on(1)))";
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(printed(mixed) ==
+        "ValueError Received incompatible devices for jitted computation. Got argument x of add with shape float32[] "
+        "and with device ids [0] on platform CPU and argument y of add with shape float32[] and with device ids [1] "
+        "on platform CPU\n");
+  REQUIRE(run_cell(prelude("0.4.31")).ok());
+  CHECK(printed(mixed) ==
+        "ValueError Received incompatible devices for jitted computation. Got argument x1 of jax.numpy.add with shape "
+        "float32[] and device ids [0] on platform CPU and argument x2 of jax.numpy.add with shape float32[] and "
+        "device ids [1] on platform CPU\n");
+}
