@@ -75,6 +75,96 @@ SpecEntry spec_entry(const py::handle& entry) {
                    py::repr(entry).cast<std::string>());
 }
 
+// JAX's _canonicalize_ur: unreduced/reduced are sets (or frozensets) of mesh axis names.
+std::vector<std::string> axis_set(const char* name, const py::handle& value) {
+  if (!py::isinstance<py::set>(value) && !py::isinstance<py::frozenset>(value)) {
+    throw type_error(std::string(name) + " argument of PartitionSpec should of type `frozenset` or `set`. Got type " +
+                     py::str(py::type::of(value)).cast<std::string>());
+  }
+  std::vector<std::string> axes;
+  for (const py::handle axis : value) {
+    if (axis.is_none()) {
+      throw value_error(std::string(name) + " cannot contain None. All elements in " + name +
+                        " should refer to the mesh axes.");
+    }
+    axes.push_back(py::str(axis).cast<std::string>());
+  }
+  // A Python set has no order of its own; sorting keeps repr and equality independent of insertion order.
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+const char* unreduced_kind_python_name(UnreducedKind kind) {
+  switch (kind) {
+    case UnreducedKind::kSum: return "sum";
+    case UnreducedKind::kMax: return "max";
+    case UnreducedKind::kMin: return "min";
+  }
+  return "sum";
+}
+
+// P(..., unreduced=..., reduced=..., unreduced_kind=...) with partition_spec._check's errors.
+void apply_unreduced_keywords(PartitionSpec& spec, const py::kwargs& keywords) {
+  std::vector<std::string> unreduced;
+  std::vector<std::string> reduced;
+  py::object kind = py::none();
+  for (const auto& [key, value] : keywords) {
+    const std::string name = py::str(key);
+    if (name == "unreduced") {
+      unreduced = axis_set("unreduced", value);
+    } else if (name == "reduced") {
+      reduced = axis_set("reduced", value);
+    } else if (name == "unreduced_kind") {
+      kind = py::reinterpret_borrow<py::object>(value);
+    } else {
+      throw type_error("PartitionSpec.__new__() got an unexpected keyword argument '" + name + "'");
+    }
+  }
+  const auto as_set = [](const std::vector<std::string>& axes) {
+    return py::repr(py::frozenset(py::cast(axes))).cast<std::string>();
+  };
+  for (const std::string& axis : unreduced) {
+    if (std::find(reduced.begin(), reduced.end(), axis) != reduced.end()) {
+      throw value_error("`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: " +
+                        as_set(unreduced) + " and reduced: " + as_set(reduced));
+    }
+  }
+  UnreducedKind parsed_kind = UnreducedKind::kSum;
+  if (!kind.is_none()) {
+    const py::object enum_type = py::module_::import("jax.sharding").attr("UnreducedKind");
+    if (!py::isinstance(kind, enum_type)) {
+      throw type_error("Expected unreduced_kind to be of type `jax.sharding.UnreducedKind` but got " +
+                       py::str(py::type::of(kind)).cast<std::string>());
+    }
+    if (unreduced.empty()) {
+      throw value_error("`unreduced_kind` should be `None` when `unreduced` is an empty set. Got unreduced_kind=" +
+                        py::repr(kind).cast<std::string>() + " and unreduced=" + as_set(unreduced));
+    }
+    const std::string kind_name = kind.attr("name").cast<std::string>();
+    parsed_kind = kind_name == "max"   ? UnreducedKind::kMax
+                  : kind_name == "min" ? UnreducedKind::kMin
+                                       : UnreducedKind::kSum;
+  }
+  for (const std::string& axis : spec.mentioned_axes()) {
+    const bool in_unreduced = std::find(unreduced.begin(), unreduced.end(), axis) != unreduced.end();
+    if (in_unreduced || std::find(reduced.begin(), reduced.end(), axis) != reduced.end()) {
+      const char* which = in_unreduced ? "unreduced" : "reduced";
+      throw value_error(std::string("partitions cannot overlap with ") + which +
+                        " axes passed to PartitionSpec. Got partitions: " + spec.tuple_repr() + " and " + which +
+                        " axes: " + as_set(in_unreduced ? unreduced : reduced));
+    }
+  }
+  if (!unreduced.empty()) spec.set_unreduced(std::move(unreduced), parsed_kind);
+  if (!reduced.empty()) spec.set_reduced(std::move(reduced));
+}
+
+// pspec[...] and *pspec read positions only, which would drop the unreduced/reduced sets.
+void refuse_positional_use(const PartitionSpec& spec, const char* form, const char* instead) {
+  if (spec.unreduced().empty() && spec.reduced().empty()) return;
+  throw value_error(std::string("Using ") + form +
+                    " is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use " + instead);
+}
+
 py::tuple spec_entries(const PartitionSpec& spec) {
   py::tuple out(spec.size());
   for (std::size_t i = 0; i < spec.size(); ++i) {
@@ -331,24 +421,51 @@ void bind_meshes(py::module_& m) {
 
 void bind_shardings(py::module_& m) {
   py::class_<PartitionSpec>(m, "PartitionSpec")
-      .def(py::init([](const py::args& entries) {
+      .def(py::init([](const py::args& entries, const py::kwargs& keywords) {
         std::vector<SpecEntry> parsed;
         for (const py::handle entry : entries) parsed.push_back(spec_entry(entry));
-        return PartitionSpec(std::move(parsed));
+        PartitionSpec spec(std::move(parsed));
+        apply_unreduced_keywords(spec, keywords);
+        return spec;
       }))
       .def("__repr__", [](const PartitionSpec& spec) { return spec.repr(profile()); })
       .def("__len__", &PartitionSpec::size)
-      .def("__iter__", [](const PartitionSpec& spec) { return py::iter(spec_entries(spec)); })
+      .def("__iter__",
+           [](const PartitionSpec& spec) {
+             refuse_positional_use(spec, "*pspec", "*spec.partitions");
+             return py::iter(spec_entries(spec));
+           })
       // The item is read before the entries' tuple goes away (an accessor into the temporary would dangle).
       .def("__getitem__",
-           [](const PartitionSpec& spec, const py::object& key) { return py::object(spec_entries(spec)[key]); })
+           [](const PartitionSpec& spec, const py::object& key) {
+             refuse_positional_use(spec, "pspec[...]", "spec.partitions[...]");
+             return py::object(spec_entries(spec)[key]);
+           })
+      .def_property_readonly("partitions", [](const PartitionSpec& spec) { return spec_entries(spec); })
+      .def_property_readonly("unreduced",
+                             [](const PartitionSpec& spec) { return py::frozenset(py::cast(spec.unreduced())); })
+      .def_property_readonly("reduced",
+                             [](const PartitionSpec& spec) { return py::frozenset(py::cast(spec.reduced())); })
+      .def_property_readonly("unreduced_kind",
+                             [](const PartitionSpec& spec) -> py::object {
+                               if (spec.unreduced().empty()) return py::none();
+                               return py::module_::import("jax.sharding")
+                                   .attr("UnreducedKind")
+                                   .attr(unreduced_kind_python_name(spec.unreduced_kind()));
+                             })
       .def("__eq__",
            [](const PartitionSpec& a, const py::object& b) {
              if (py::isinstance<PartitionSpec>(b)) return a == b.cast<PartitionSpec>();
-             if (py::isinstance<py::tuple>(b)) return spec_entries(a).equal(b);
+             if (py::isinstance<py::tuple>(b))
+               return a.unreduced().empty() && a.reduced().empty() && spec_entries(a).equal(b);
              return false;
            })
-      .def("__hash__", [](const PartitionSpec& spec) { return py::hash(spec_entries(spec)); });
+      .def("__hash__", [](const PartitionSpec& spec) {
+        // A spec without unreduced/reduced axes equals its tuple of entries, so it hashes as that tuple.
+        if (spec.unreduced().empty() && spec.reduced().empty()) return py::hash(spec_entries(spec));
+        return py::hash(py::make_tuple(spec_entries(spec), py::frozenset(py::cast(spec.unreduced())),
+                                       py::frozenset(py::cast(spec.reduced()))));
+      });
   py::class_<NamedSharding> named(m, "NamedSharding");
   named
       .def(py::init([](const Mesh& mesh, const PartitionSpec& spec, std::optional<std::string> memory_kind) {
@@ -474,7 +591,10 @@ void bind_arrays(py::module_& m) {
                                  entries.push_back(axes.empty() ? SpecEntry::none() : SpecEntry::of_axes(axes));
                                }
                                entries.resize(v.value().aval().rank(), SpecEntry::none());
-                               return PartitionSpec(std::move(entries));
+                               PartitionSpec spec(std::move(entries));
+                               if (!v.value().aval().unreduced.empty()) spec.set_unreduced(v.value().aval().unreduced);
+                               if (!v.value().aval().reduced.empty()) spec.set_reduced(v.value().aval().reduced);
+                               return spec;
                              })
       // The manual axes the value varies over (its type's vma), in mesh order.
       .def_property_readonly("_varying_axes", [](const PyValue& v) { return v.value().aval().varying; })

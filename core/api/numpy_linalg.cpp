@@ -202,7 +202,10 @@ Value contract_pair(const Value& x, const std::string& la, const Value& y, const
       entries.push_back(at != std::string::npos && at < out_spec->entries().size() ? out_spec->entries()[at]
                                                                                    : SpecEntry{});
     }
-    out_sharding = PartitionSpec(std::move(entries));
+    PartitionSpec product(std::move(entries));
+    // The partial sums a contraction leaves unreduced belong to the product, whatever its dim order.
+    if (!out_spec->unreduced().empty()) product.set_unreduced(out_spec->unreduced(), out_spec->unreduced_kind());
+    out_sharding = std::move(product);
   }
   return contract(x, y, dims, std::nullopt, out_sharding);
 }

@@ -204,9 +204,15 @@ class PartitionedRun {
       });
     }
     switch (plan.mode) {
-      case EquationMode::kLayoutMove:
-        bind(eqn.outputs[0], moved(read(eqn.inputs[0]), atom_aval(eqn.inputs[0]), plan.produced.at(0), plan.reason));
+      case EquationMode::kLayoutMove: {
+        Placed value = read(eqn.inputs[0]);
+        // Leaving an unreduced type sums the devices' partial values first (EquationPlan::reductions).
+        for (std::size_t k = 0; k < plan.reductions.size(); ++k) {
+          value.buffers = partial_results_reduced(plan, k, value.buffers, ReduceOp::kSum, eqn.primitive->name);
+        }
+        bind(eqn.outputs[0], moved(value, atom_aval(eqn.inputs[0]), plan.produced.at(0), plan.reason));
         return;
+      }
       case EquationMode::kManual: execute_manual(eqn, plan); return;
       case EquationMode::kBlocked: execute_blocked(eqn, plan); return;
       case EquationMode::kWhole: execute_replicated(eqn, plan); return;
@@ -536,7 +542,10 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
       // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
       std::vector<SpecEntry> entries;
       for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
-      sharding = NamedSharding{mesh, PartitionSpec(entries), memory_kind};
+      PartitionSpec spec(entries);
+      if (!aval.unreduced.empty()) spec.set_unreduced(aval.unreduced);
+      if (!aval.reduced.empty()) spec.set_reduced(aval.reduced);
+      sharding = NamedSharding{mesh, std::move(spec), memory_kind};
     } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout &&
                (aval.memory != MemorySpace::kHost || reference->memory_kind == memory_kind)) {
       sharding = *reference;  // JAX hands back the input's own sharding object when equivalent

@@ -514,10 +514,49 @@ EquationPlan plan_equation(const Eqn& eqn, const LayoutMap& layouts, const Mesh&
   return local_plan(eqn, layouts, mesh);
 }
 
+namespace {
+
+bool contains(const std::vector<std::string>& axes, const std::string& axis) {
+  return std::find(axes.begin(), axes.end(), axis) != axes.end();
+}
+
+// Unreduced types (JAX's P(unreduced=...)): a result typed unreduced over an axis keeps each device's partial sum
+// there, so the all-reduce the contraction would take over it is not run; a value leaving an unreduced type
+// (reshard to a reduced or sharded spec) is summed over the axes it drops, the one all-reduce such programs take.
+void keep_unreduced_partial_sums(const Eqn& eqn, EquationPlan& plan) {
+  if (eqn.outputs.size() != 1) return;
+  const std::vector<std::string>& kept = eqn.outputs[0].aval.unreduced;
+  if (plan.mode == EquationMode::kLayoutMove) {
+    if (eqn.inputs.empty()) return;
+    std::vector<std::string> summed;
+    for (const std::string& axis : atom_aval(eqn.inputs[0]).unreduced) {
+      if (!contains(kept, axis)) summed.push_back(axis);
+    }
+    if (!summed.empty()) {
+      plan.reduced_axes = summed;
+      plan.reductions.push_back(std::move(summed));
+    }
+    return;
+  }
+  if (kept.empty()) return;
+  for (std::vector<std::string>& axes : plan.reductions) {
+    axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const std::string& a) { return contains(kept, a); }),
+               axes.end());
+  }
+  plan.reductions.erase(std::remove_if(plan.reductions.begin(), plan.reductions.end(),
+                                       [](const std::vector<std::string>& axes) { return axes.empty(); }),
+                        plan.reductions.end());
+}
+
+}  // namespace
+
 std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh) {
   std::vector<EquationPlan> plans;
   plans.reserve(jaxpr.eqns.size());
-  for (const Eqn& eqn : jaxpr.eqns) plans.push_back(plan_equation(eqn, layouts, mesh));
+  for (const Eqn& eqn : jaxpr.eqns) {
+    plans.push_back(plan_equation(eqn, layouts, mesh));
+    keep_unreduced_partial_sums(eqn, plans.back());
+  }
   plan_rotations(jaxpr, layouts, mesh, plans);
   combine_all_reduces(jaxpr, mesh, plans);
   return plans;

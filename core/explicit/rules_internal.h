@@ -17,10 +17,11 @@ namespace shardscope::explicit_rules {
 
 using DimSpec = std::vector<std::string>;  // mesh axes of one dimension, major to minor; empty: None
 
-// A result type's sharding: the partitions and the unreduced axes.
+// A result type's sharding: the partitions, the unreduced axes and the reduced ones.
 struct TypeSpec {
   std::vector<DimSpec> dims;
   std::vector<std::string> unreduced;
+  std::vector<std::string> reduced = {};
 };
 
 struct RuleContext {
@@ -67,6 +68,10 @@ void register_indexing_rules();    // the scatter family, sort, top_k
                                                      const std::string& key, std::size_t rank);
 // A NamedSharding's spec restricted to the Explicit axes of its mesh, padded to `rank` (ValueError if longer).
 [[nodiscard]] TypeSpec explicit_spec_of(const NamedSharding& sharding, std::size_t rank, const JaxProfile& profile);
+
+// The reduced axes of an op's result (JAX's default_nary_reduced_rule, with reshard and dot_general's own).
+[[nodiscard]] std::vector<std::string> result_reduced(const std::string& name, std::span<const Aval> inputs,
+                                                      const TypeSpec& spec);
 
 // JAX's default unreduced rules: unreduced operands are refused by ops that have no rule of their own.
 void refuse_unreduced_unary(const std::string& name, std::span<const Aval> inputs);

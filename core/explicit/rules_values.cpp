@@ -271,10 +271,46 @@ std::vector<TypeSpec> cumulative_rule(const RuleContext& context, std::span<cons
 
 }  // namespace
 
+// mul is bilinear: an unreduced partial sum may only be scaled by a value reduced over the same axes (the same on
+// every device of the group), and the product stays unreduced (JAX's _mul_ur_rule).
+std::vector<TypeSpec> mul_rule(const RuleContext& context, std::span<const Aval> inputs, const Params&,
+                               std::span<const Aval>) {
+  TypeSpec spec{broadcast_dims(context.name, inputs), {}};
+  const Aval& x = inputs[0];
+  const Aval& y = inputs.size() > 1 ? inputs[1] : inputs[0];
+  const auto same = [](std::vector<std::string> a, std::vector<std::string> b) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    return a == b;
+  };
+  if (!x.unreduced.empty() && !y.unreduced.empty()) {
+    throw sharding_type_error("lhs and rhs to `mul` cannot be unreduced since mul is bilinear. Got lhs=" +
+                              frozenset_repr(x.unreduced) + ", rhs=" + frozenset_repr(y.unreduced));
+  }
+  if (!x.unreduced.empty() || !y.unreduced.empty()) {
+    const bool lhs_unreduced = !x.unreduced.empty();
+    const Aval& partial = lhs_unreduced ? x : y;
+    const Aval& scale = lhs_unreduced ? y : x;
+    if (!same(partial.unreduced, scale.reduced)) {
+      throw sharding_type_error(std::string(lhs_unreduced ? "RHS" : "LHS") + " should be reduced along the same axes " +
+                                (lhs_unreduced ? "LHS" : "RHS") + " is unreduced on. Got lhs=" +
+                                aval_text(x, context.profile) + " and rhs=" + aval_text(y, context.profile));
+    }
+    spec.unreduced = partial.unreduced;
+    spec.reduced = {};
+  }
+  return {spec};
+}
+
 void register_value_rules() {
+  add_rule("mul", mul_rule);
   add_rule("%unary", unary_rule);
   add_rule("%nary", nary_rule);
   add_rule("add", add_op_rule);
+  // add_any (cotangent accumulation) types its result as its first operand, unreduced partial sums included.
+  add_rule("add_any", [](const RuleContext&, std::span<const Aval> inputs, const Params&, std::span<const Aval>) {
+    return std::vector<TypeSpec>{spec_of(inputs[0])};
+  });
   add_rule("select_n", select_n_rule);
   add_rule("clamp", clamp_rule);
   add_rule("convert_element_type", convert_element_type_rule);

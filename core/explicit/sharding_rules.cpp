@@ -29,7 +29,7 @@ const Rule* find_rule(const std::string& name) {
 }
 
 bool carries_sharding(const Aval& aval) {
-  return !aval.unreduced.empty() ||
+  return !aval.unreduced.empty() || !aval.reduced.empty() ||
          std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const DimSpec& d) { return !d.empty(); });
 }
 
@@ -38,6 +38,7 @@ std::string result_short(const Aval& shape_only, const TypeSpec& spec) {
   Aval shown = Aval::of(shape_only.shape, shape_only.dtype);
   shown.dim_axes = spec.dims;
   shown.unreduced = spec.unreduced;
+  shown.reduced = spec.reduced;
   return shown.str_short(true);
 }
 
@@ -91,7 +92,7 @@ int64_t RuleContext::axes_size(const DimSpec& axes) const {
 }
 
 TypeSpec spec_of(const Aval& aval) {
-  TypeSpec spec{aval.dim_axes, aval.unreduced};
+  TypeSpec spec{aval.dim_axes, aval.unreduced, aval.reduced};
   spec.dims.resize(aval.rank());
   return spec;
 }
@@ -132,6 +133,7 @@ PartitionSpec partition_spec(const TypeSpec& spec) {
   for (const DimSpec& d : spec.dims) entries.push_back(SpecEntry::of_axes(d));
   PartitionSpec out(std::move(entries));
   if (!spec.unreduced.empty()) out.set_unreduced(spec.unreduced);
+  if (!spec.reduced.empty()) out.set_reduced(spec.reduced);
   return out;
 }
 
@@ -157,6 +159,9 @@ TypeSpec explicit_spec_of(const NamedSharding& sharding, std::size_t rank, const
   }
   for (const std::string& axis : sharding.spec.unreduced()) {
     if (is_explicit(axis)) spec.unreduced.push_back(axis);
+  }
+  for (const std::string& axis : sharding.spec.reduced()) {
+    if (is_explicit(axis)) spec.reduced.push_back(axis);
   }
   if (spec.dims.size() > rank) {
     // Trailing Nones beyond the rank are tolerated only on meshes without Explicit axes.
@@ -193,6 +198,9 @@ std::optional<TypeSpec> sharding_param(const RuleContext& context, const Params&
     for (const std::string& axis : spec->unreduced()) {
       if (axis_type_of(*context.mesh, axis) == AxisType::kExplicit) out.unreduced.push_back(axis);
     }
+    for (const std::string& axis : spec->reduced()) {
+      if (axis_type_of(*context.mesh, axis) == AxisType::kExplicit) out.reduced.push_back(axis);
+    }
     if (out.dims.size() > rank) {
       throw value_error("Length of sharding.spec (" + std::to_string(out.dims.size()) +
                         ") must be equal to aval's ndim (" + std::to_string(rank) + "). Got sharding.spec " +
@@ -203,6 +211,64 @@ std::optional<TypeSpec> sharding_param(const RuleContext& context, const Params&
     return out;
   }
   return std::nullopt;
+}
+
+// JAX's reduced rules: a reshard (or mesh_cast) takes its target's reduced axes; dot_general's result is never
+// reduced; every other op keeps the reduced axes its operands share (default_nary_reduced_rule), refusing operands
+// reduced over different axes and operands sharded, varying or replicated over an axis another is reduced on.
+std::vector<std::string> result_reduced(const std::string& name, std::span<const Aval> inputs, const TypeSpec& spec) {
+  if (name == "reshard" || name == "mesh_cast" || !spec.reduced.empty()) return spec.reduced;
+  if (name == "dot_general") return {};
+  std::vector<std::string> reduced;
+  std::vector<std::vector<std::string>> distinct;
+  for (const Aval& a : inputs) {
+    if (a.reduced.empty()) continue;
+    std::vector<std::string> sorted = a.reduced;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::find(distinct.begin(), distinct.end(), sorted) == distinct.end()) distinct.push_back(sorted);
+    reduced = a.reduced;
+  }
+  if (distinct.size() > 1) {
+    std::vector<std::string> shown;
+    for (const auto& set : distinct) shown.push_back(frozenset_repr(set));
+    throw sharding_type_error("All inputs should be reduced across the same mesh axes. Got specs: {" +
+                              join(shown, ", ") + "}");
+  }
+  if (reduced.empty()) return {};
+  for (const Aval& a : inputs) {
+    if (a.rank() == 0 && a.reduced.empty()) continue;  // literals and scalars broadcast without communication
+    bool sharded_on_reduced = false;
+    for (const auto& dim : a.dim_axes) {
+      for (const std::string& axis : dim) {
+        sharded_on_reduced = sharded_on_reduced || std::find(reduced.begin(), reduced.end(), axis) != reduced.end();
+      }
+    }
+    for (const std::string& axis : a.varying) {
+      sharded_on_reduced = sharded_on_reduced || std::find(reduced.begin(), reduced.end(), axis) != reduced.end();
+    }
+    if (sharded_on_reduced) {
+      throw sharding_type_error(
+          "Inputs cannot be sharded/varying on the same axes that another input is reduced on. Reshard the input "
+          "which is reduced to be sharded on the mesh axes it is reduced on via `jax.sharding.reshard(inp, "
+          "jax.P(...))`. Got input type: " +
+          a.str_short(false) + " and reduced spec: " + frozenset_repr(reduced));
+    }
+    // Axes the input neither shards, varies over, nor holds reduced or unreduced: it is replicated there.
+    const bool replicated_on_reduced = std::any_of(reduced.begin(), reduced.end(), [&](const std::string& axis) {
+      const auto in = [&](const std::vector<std::string>& axes) {
+        return std::find(axes.begin(), axes.end(), axis) != axes.end();
+      };
+      return !in(a.reduced) && !in(a.unreduced);
+    });
+    if (replicated_on_reduced) {
+      throw sharding_type_error(
+          "Inputs cannot be replicated on the same axes that another input is reduced on. Got "
+          "input type: " +
+          a.str_short(false) + " and reduced spec: " + frozenset_repr(reduced));
+    }
+  }
+  // A result unreduced over the axes (mul's partial sum scaled by a reduced value) is not also reduced there.
+  return spec.unreduced.empty() ? reduced : std::vector<std::string>{};
 }
 
 void refuse_unreduced_unary(const std::string& name, std::span<const Aval> inputs) {
@@ -246,6 +312,7 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
       for (Aval& out : outputs) {
         out.dim_axes.assign(out.rank(), {});
         out.unreduced.clear();
+        out.reduced.clear();
       }
     }
     return;
@@ -283,6 +350,7 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
     check_divisible(context, outputs[r], spec);
     outputs[r].dim_axes = spec.dims;
     outputs[r].unreduced = spec.unreduced;
+    outputs[r].reduced = result_reduced(primitive.name, inputs, spec);
   }
 }
 
@@ -300,6 +368,7 @@ Aval placed_array_aval(const Aval& aval, const NamedSharding& sharding, const Ja
   TypeSpec spec = explicit_spec_of(sharding, aval.rank(), profile);
   out.dim_axes = std::move(spec.dims);
   out.unreduced = std::move(spec.unreduced);
+  out.reduced = std::move(spec.reduced);
   return out;
 }
 
@@ -310,6 +379,7 @@ Aval typed_aval(const Aval& aval, const NamedSharding& sharding, const JaxProfil
   check_divisible(context, aval, spec);
   out.dim_axes = spec.dims;
   out.unreduced = spec.unreduced;
+  out.reduced = spec.reduced;
   return out;
 }
 

@@ -23,6 +23,7 @@ std::string Aval::str_short(bool short_dtypes) const {
   std::vector<std::string> annotations;
   if (!varying.empty()) annotations.push_back("V:" + axes_text(varying));
   if (!unreduced.empty()) annotations.push_back("U:" + axes_text(unreduced));
+  if (!reduced.empty()) annotations.push_back("R:" + axes_text(reduced));
   if (!annotations.empty()) out += "{" + join(annotations, ", ") + "}";
   return out;
 }

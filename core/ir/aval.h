@@ -17,11 +17,12 @@ struct Aval {
   // Explicit mesh axes sharding each dimension (empty list: unsharded); empty vector: no sharding in the type.
   std::vector<std::vector<std::string>> dim_axes;
   std::vector<std::string> unreduced;  // explicit axes the value is an unreduced partial sum over
+  std::vector<std::string> reduced;    // explicit axes the value is replicated over and whose cotangent is unreduced
   std::vector<std::string> varying;    // manual axes the value varies over (vma), in mesh order
   MemorySpace memory = MemorySpace::kDevice;
 
   static Aval of(Shape shape, DType dtype, bool weak_type = false) {
-    return {std::move(shape), dtype, weak_type, {}, {}, {}, MemorySpace::kDevice};
+    return {std::move(shape), dtype, weak_type, {}, {}, {}, {}, MemorySpace::kDevice};
   }
   [[nodiscard]] std::size_t rank() const { return shape.size(); }
   [[nodiscard]] ShapedArray shaped() const { return {shape, dtype, weak_type}; }

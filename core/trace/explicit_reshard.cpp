@@ -97,6 +97,7 @@ Atom reshard(JaxprBuilder& builder, const Atom& x, const NamedSharding& sharding
   if (entries.size() < rank) entries.resize(rank);
   PartitionSpec spec(entries);
   if (!sharding.spec.unreduced().empty()) spec.set_unreduced(sharding.spec.unreduced(), sharding.spec.unreduced_kind());
+  if (!sharding.spec.reduced().empty()) spec.set_reduced(sharding.spec.reduced());
   padded.spec = spec;
   padded.memory_kind.reset();
   return builder.bind1("reshard", {x}, {{"dst_sharding", padded}});

@@ -32,13 +32,17 @@ void register_program_transpose_rules();
 // Whether values of this dtype carry tangents (floating point); others get symbolic zeros.
 [[nodiscard]] bool has_tangent_space(DType dtype);
 
+// The type spec of `aval`'s cotangent, its dims taken in `order` (all, in order, when empty): JAX's to_ct_spec swaps
+// reduced and unreduced axes (a reduced weight's gradient comes back as an unreduced partial sum).
+[[nodiscard]] PartitionSpec cotangent_spec(const Aval& aval, const std::vector<int64_t>& order = {});
+
 // A rank-0 constant of `like`'s dtype, not weakly typed (JAX's _const).
 [[nodiscard]] Literal const_like(const Aval& like, double value);
 // Under an Explicit mesh context, the type sharding of `aval` with its dims taken in `order` (a value JAX
 // types like `aval`: a filled constant, a cotangent); None when the value is untyped or no mesh is set,
-// unless `even_if_replicated` asks for an all-None spec under an Explicit mesh.
+// unless `as_cotangent` asks for the cotangent's type (cotangent_spec), spelled out even when replicated.
 [[nodiscard]] ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order,
-                                              bool even_if_replicated = false);
+                                              bool as_cotangent = false);
 
 // lax.full_like(x, value): a literal for scalars, broadcast_in_dim of one otherwise.
 [[nodiscard]] Atom full_like(JaxprBuilder& b, const Aval& like, double value);

@@ -11,7 +11,7 @@ bool has_tangent_space(DType dtype) { return is_floating(dtype); }
 
 Literal const_like(const Aval& like, double value) { return scalar_literal(value, like.dtype, false); }
 
-ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order, bool even_if_replicated) {
+ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& order, bool as_cotangent) {
   const bool typed =
       std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
   const AbstractMesh mesh = get_abstract_mesh();
@@ -20,10 +20,24 @@ ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& or
   // derive (or refuse) the type, while Auto axes leave the layout to propagation either way.
   const bool explicit_mesh =
       std::any_of(mesh.axis_types.begin(), mesh.axis_types.end(), [](AxisType t) { return t == AxisType::kExplicit; });
-  if (!typed && !(even_if_replicated && explicit_mesh)) return ParamValue::None{};
+  const bool ur = !aval.unreduced.empty() || !aval.reduced.empty();
+  if (!typed && !ur && !(as_cotangent && explicit_mesh)) return ParamValue::None{};
+  if (as_cotangent) return cotangent_spec(aval, order);
   std::vector<SpecEntry> entries;
   for (const int64_t d : order) entries.push_back(SpecEntry::of_axes(aval.dim_axes.at(static_cast<std::size_t>(d))));
   return PartitionSpec(std::move(entries));
+}
+
+PartitionSpec cotangent_spec(const Aval& aval, const std::vector<int64_t>& order) {
+  std::vector<SpecEntry> entries;
+  for (std::size_t i = 0; i < aval.rank(); ++i) {
+    const std::size_t d = order.empty() ? i : static_cast<std::size_t>(order.at(i));
+    entries.push_back(d < aval.dim_axes.size() ? SpecEntry::of_axes(aval.dim_axes[d]) : SpecEntry::none());
+  }
+  PartitionSpec spec(std::move(entries));
+  if (!aval.reduced.empty()) spec.set_unreduced(aval.reduced);
+  if (!aval.unreduced.empty()) spec.set_reduced(aval.unreduced);
+  return spec;
 }
 
 Atom full_like(JaxprBuilder& b, const Aval& like, double value) {

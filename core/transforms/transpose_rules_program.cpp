@@ -87,9 +87,25 @@ Cts jit_transpose(JaxprBuilder& b, std::span<const std::optional<Atom>> cts,
   return result;
 }
 
+// reshard's transpose moves the cotangent to its operand's type in cotangent space (JAX's
+// _reshard_transpose_fancy): a reduced operand's cotangent arrives unreduced and the other way round.
+Cts reshard_transpose(JaxprBuilder& b, std::span<const std::optional<Atom>> cts,
+                      std::span<const std::optional<Atom>> primals, std::span<const Aval> avals, const Params& params) {
+  Cts out(primals.size());
+  if (primals.empty() || primals[0] || cts.empty() || !cts[0] || !has_tangent_space(avals[0].dtype)) return out;
+  const auto* target = param(params, "dst_sharding").get_if<NamedSharding>();
+  if (target == nullptr) throw type_error("reshard equation without a NamedSharding dst_sharding");
+  NamedSharding back = *target;
+  back.spec = cotangent_spec(avals[0]);
+  out[0] = b.bind1("reshard", {*cts[0]}, replaced(params, {{"dst_sharding", back}}));
+  return out;
+}
+
 }  // namespace
 
 void register_program_transpose_rules() {
+  register_transpose_rule("reshard", reshard_transpose);
+  register_transpose_rule("mesh_cast", reshard_transpose);
   register_transpose_rule("jit", jit_transpose);
   register_transpose_rule("sharding_constraint",
                           collective_transpose("sharding_constraint", [](const Params& p) { return p; }));

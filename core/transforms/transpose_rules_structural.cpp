@@ -66,7 +66,7 @@ Atom dot_transpose_lhs(JaxprBuilder& b, const Atom& g, const Aval& x_aval, const
     } else if (key == "out_sharding") {
       // JAX always types the transposed product like the primal operand, so two contracting dims sharded on
       // one axis (x.T @ g for a batch-sharded x) reduce into it instead of being refused as ambiguous.
-      dot_params.emplace_back(key, typed_sharding_param(x_aval, unsorted, /*even_if_replicated=*/true));
+      dot_params.emplace_back(key, typed_sharding_param(x_aval, unsorted, /*as_cotangent=*/true));
     } else {
       dot_params.emplace_back(key, value);
     }

@@ -170,3 +170,79 @@ TEST_CASE("grad of a batch-sharded matmul reduces the weight's cotangent into it
   CHECK(jaxpr.find("g:f32[8@X,2] = broadcast_in_dim f\n") != std::string::npos);
   CHECK(jaxpr.find("i:f32[2,4] = dot_general[") != std::string::npos);
 }
+
+TEST_CASE("PartitionSpec takes unreduced and reduced axis sets with JAX's checks and repr") {
+  REQUIRE(run_cell("import jax\nfrom jax.sharding import PartitionSpec as P\n").ok());
+  CHECK(printed("print(P(None, None, unreduced={'X'}), P(reduced={'i'}), P('x', unreduced={'y'}).partitions)") ==
+        "P(None, None, unreduced={'X'}, unreduced_kind=sum) P(reduced={'i'}) ('x',)\n");
+  CHECK(printed("s = P('x', unreduced={'y'})\nprint(s.unreduced, s.reduced, s.unreduced_kind, s == P('x'))") ==
+        "frozenset({'y'}) frozenset() UnreducedKind.sum False\n");
+  CHECK(printed("try:\n    P('x', unreduced={'x'})\nexcept ValueError as e:\n    print(e)") ==
+        "partitions cannot overlap with unreduced axes passed to PartitionSpec. Got partitions: ('x',) and "
+        "unreduced axes: frozenset({'x'})\n");
+  CHECK(printed("try:\n    P(unreduced=['x'])\nexcept TypeError as e:\n    print(e)") ==
+        "unreduced argument of PartitionSpec should of type `frozenset` or `set`. Got type <class 'list'>\n");
+  CHECK(printed("try:\n    P(unreduced={'x'})[0]\nexcept ValueError as e:\n    print(e)") ==
+        "Using pspec[...] is dangerous when PartitionSpec has non-empty unreduced/reduced set. Please use "
+        "spec.partitions[...]\n");
+}
+
+TEST_CASE("an unreduced contraction keeps each device's partial sum until a reshard adds them up") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "umesh = jax.make_mesh((2,), ('X',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+                   "with jax.set_mesh(umesh):\n"
+                   "    ua = jax.device_put(jnp.arange(4.).reshape(2, 2), jax.P(None, 'X'))\n"
+                   "    ub = jax.device_put(jnp.arange(4., 8.).reshape(2, 2), jax.P('X', None))\n"
+                   "U = jax.P(None, None, unreduced={'X'})\n")
+              .ok());
+  CHECK(printed("with jax.set_mesh(umesh):\n"
+                "    c = jnp.einsum('ij,jk->ik', ua, ub, out_sharding=U)\n"
+                "    print(jax.typeof(c), c.sharding.spec)\n"
+                "    for s in c.addressable_shards:\n"
+                "        print(s.device.id, np.asarray(s.data).tolist())\n"
+                "    print(jax.reshard(c, jax.P(None, None)).tolist(), jax.typeof(c + c))") ==
+        "float32[2,2]{U:X} P(None, None, unreduced={'X'}, unreduced_kind=sum)\n"
+        "0 [[0.0, 0.0], [8.0, 10.0]]\n1 [[6.0, 7.0], [18.0, 21.0]]\n"
+        "[[6.0, 7.0], [26.0, 31.0]] float32[2,2]{U:X}\n");
+  CHECK(printed("with jax.set_mesh(umesh):\n"
+                "    try:\n        jnp.cos(c)\n    except NotImplementedError as e:\n        print(e)") ==
+        "unreduced rule for cos is not implemented. Please file an issue at https://github.com/jax-ml/jax/issues\n");
+  CHECK(printed(
+            "with jax.set_mesh(umesh):\n"
+            "    try:\n        c + jnp.ones((2, 2))\n    except Exception as e:\n        print(type(e).__name__, e)") ==
+        "ShardingTypeError lhs is unreduced while rhs is not. `add` operation does not allow this because there will "
+        "be implicit communication. Please reduce lhs via `reshard` before calling `add`.\n");
+  // mul is bilinear: a partial sum scales only by a value reduced over the same axes, and stays unreduced.
+  CHECK(printed("with jax.set_mesh(umesh):\n"
+                "    try:\n        2 * c\n    except Exception as e:\n        print(type(e).__name__, e)\n"
+                "    half = jax.reshard(jnp.full((2, 2), 0.5), jax.P(None, None, reduced={'X'}))\n"
+                "    print(jax.typeof(c * half), jax.reshard(c * half, jax.P(None, None)).tolist())") ==
+        "ShardingTypeError LHS should be reduced along the same axes RHS is unreduced on. Got lhs=float32[] and "
+        "rhs=float32[2,2]{U:X}\n"
+        "float32[2,2]{U:X} [[3.0, 3.5], [13.0, 15.5]]\n");
+}
+
+TEST_CASE("a reduced weight's gradient comes back unreduced and is summed by its reshard's transpose") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "rmesh = jax.make_mesh((2,), ('X',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+                   "with jax.set_mesh(rmesh):\n"
+                   "    rx = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P('X', None))\n"
+                   "    rw = jax.device_put(jnp.arange(4 * 2.).reshape(4, 2) / 10., jax.P(None, None))\n"
+                   "def reduced_loss(w, x):\n"
+                   "    w = jax.reshard(w, jax.P(None, None, reduced={'X'}))\n"
+                   "    return jnp.sum((x @ w) ** 2)\n")
+              .ok());
+  CHECK(printed("with jax.set_mesh(rmesh):\n"
+                "    print(jax.typeof(jax.reshard(rw, jax.P(None, None, reduced={'X'}))))") == "float32[4,2]{R:X}\n");
+  const std::string jaxpr = printed(
+      "with jax.set_mesh(rmesh):\n"
+      "    print(jax.jit(jax.grad(reduced_loss)).trace(rw, rx).jaxpr)");
+  CHECK(jaxpr.find("c:f32[4,2]{R:X} = reshard a\n") != std::string::npos);
+  CHECK(jaxpr.find("j:f32[2,4]{U:X} = dot_general[") != std::string::npos);
+  CHECK(jaxpr.find("k:f32[4,2]{U:X} = transpose[permutation=(1, 0)] j\n    l:f32[4,2] = reshard k\n") !=
+        std::string::npos);
+  CHECK(printed("with jax.set_mesh(rmesh):\n"
+                "    g = jax.jit(jax.grad(reduced_loss))(rw, rx)\n"
+                "xn, wn = np.arange(32.).reshape(8, 4), np.arange(8.).reshape(4, 2) / 10.\n"
+                "print(jax.typeof(g), np.allclose(g, 2 * xn.T @ (xn @ wn)))") == "float32[4,2] True\n");
+}

@@ -1,4 +1,6 @@
 # jax.sharding: meshes, specs and shardings from the engine.
+import enum
+
 import _shardscope
 from jax._src.mesh_context import set_mesh, get_abstract_mesh  # noqa: F401
 from jax._src.sharding_in_types import reshard, auto_axes, explicit_axes  # noqa: F401
@@ -10,6 +12,13 @@ SingleDeviceSharding = _shardscope.SingleDeviceSharding
 PartitionSpec = _shardscope.PartitionSpec
 AxisType = _shardscope.AxisType
 AbstractMesh = _shardscope.AbstractMesh
+
+
+class UnreducedKind(enum.Enum):
+    """How an unreduced value's per-device parts combine (jax.sharding.UnreducedKind)."""
+    sum = enum.auto()
+    max = enum.auto()
+    min = enum.auto()
 
 
 class _Unconstrained:

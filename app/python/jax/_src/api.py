@@ -409,7 +409,7 @@ def _check_specs_name_manual_axes(prefix, specs, mesh, manual):
                         f'Check the {prefix}_specs values passed to shard_map.')
     msgs = []
     for key, spec in paths:
-        for names in spec:
+        for names in spec.partitions:
             names = names if isinstance(names, tuple) else (names,)
             msgs.extend(f'  {prefix}_specs{keystr(key)} refers to {name!r}' for name in names
                         if name is not None and name not in manual)

@@ -490,13 +490,14 @@ def _explicit_axes_only(spec, mesh):
     if all(t.endswith('Explicit') for t in types.values()):
         return spec
     kept = []
-    for part in spec:
+    for part in spec.partitions:
         if part is None:
             kept.append(None)
             continue
         names = tuple(n for n in (part if isinstance(part, tuple) else (part,)) if types.get(n, '').endswith('Explicit'))
         kept.append(None if not names else (names if isinstance(part, tuple) and len(names) > 1 else names[0]))
-    return type(spec)(*kept)
+    explicit = lambda axes: {n for n in axes if types.get(n, '').endswith('Explicit')}
+    return type(spec)(*kept, unreduced=explicit(spec.unreduced), reduced=explicit(spec.reduced))
 
 
 def _shapedarray(x):

@@ -66,7 +66,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise ValueError(f"scan got value with no leading axis to scan over: {bad}.")
     # Only Explicit axes live in an array's type: a leading dim sharded over Auto axes scans as JAX scans it.
     typed_specs = [_typed_spec(x) for x in xs_leaves]
-    if any(spec is not None and len(spec) and spec[0] is not None for spec in typed_specs):
+    if any(spec is not None and len(spec) and spec.partitions[0] is not None for spec in typed_specs):
         raise ValueError('0th dimension of all xs should be replicated. Got '
                          + ', '.join(str(spec) for spec in typed_specs))
     if length is not None:

@@ -253,7 +253,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
     if _explicit_context() is not None:
         import jax
         spec = jax.typeof(_jnp().asarray(a)).sharding.spec
-        if axis is None or spec[axis] is not None:
+        if axis is None or spec.partitions[axis] is not None:
             raise ValueError('Please pass sharding to `jnp.repeat` via `out_sharding` parameter.')
     return call(a)
 

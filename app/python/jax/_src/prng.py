@@ -145,7 +145,7 @@ class PRNGKeyArray:
         spec = getattr(sharding, 'spec', None)
         if spec is not None and len(spec) > self.ndim:
             from jax.sharding import NamedSharding, PartitionSpec
-            return NamedSharding(sharding.mesh, PartitionSpec(*tuple(spec)[:self.ndim]),
+            return NamedSharding(sharding.mesh, PartitionSpec(*spec.partitions[:self.ndim]),
                                  memory_kind=sharding.memory_kind)
         return sharding
 

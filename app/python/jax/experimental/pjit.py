@@ -20,7 +20,7 @@ def _hlo_sharding_text(sharding, ndim):
     mesh, spec = sharding.mesh, sharding.spec
     names = list(mesh.axis_names)
     sizes = dict(zip(names, mesh.devices.shape))
-    entries = list(spec) + [None] * (ndim - len(spec))
+    entries = list(spec.partitions) + [None] * (ndim - len(spec))
     used, tiles = [], []
     for entry in entries:
         axes = () if entry is None else (tuple(entry) if isinstance(entry, (tuple, list)) else (entry,))
