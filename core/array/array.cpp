@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "array/unreduced.h"
 #include "base/error.h"
 
 namespace shardscope {
@@ -30,6 +31,12 @@ Array Array::from_host(const BufferPtr& host, Sharding sharding, const JaxProfil
     BufferPtr& block = blocks[entry.index];
     // A block that is the whole value shares the (immutable) host buffer instead of copying it.
     if (!block) block = covers_whole(entry.index) ? host : slice_block(*host, entry.index);
+    // An unreduced sharding gives each device of a group its part of the value, which sum back to it.
+    if (const auto place = unreduced_place(sharding, entry.device)) {
+      const BufferPtr partial = replicated_to_unreduced(block, std::get<NamedSharding>(sharding).spec, *place);
+      shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, partial});
+      continue;
+    }
     shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, block});
   }
   return Array({host->shape(), host->dtype(), weak_type}, std::move(sharding), std::move(shards));
@@ -81,6 +88,14 @@ bool Array::is_abstract() const { return shards().empty() || shards().front().da
 
 BufferPtr Array::gather() const {
   if (is_abstract()) throw value_error("An abstract array " + aval().str_short(false) + " has no values to fetch");
+  if (unreduced_place(sharding(), shards().front().device)) {
+    // The value of an unreduced array is the sum of its groups' partial values.
+    auto global = std::make_shared<Buffer>(aval().dtype, aval().shape);
+    for (const Shard& shard : shards()) {
+      if (unreduced_place(sharding(), shard.device)->first_replica) add_block(*global, shard.index, *shard.data);
+    }
+    return global;
+  }
   for (const Shard& shard : shards()) {
     if (covers_whole(shard.index)) return shard.data;  // one block holds everything: nothing to assemble
   }

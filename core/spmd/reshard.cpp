@@ -259,6 +259,11 @@ Array reshard(const Array& array, const Sharding& target, const JaxProfile& prof
   }
   const auto& source_named = std::get<NamedSharding>(array.sharding());
   const auto& target_named = std::get<NamedSharding>(target);
+  if (source_named.spec.unreduced() != target_named.spec.unreduced()) {
+    // Into or out of an unreduced sharding: the partial values are summed (gather) and the value placed anew,
+    // split into the target's partial values where it is unreduced.
+    return Array::from_host(array.gather(), target, profile, array.aval().weak_type);
+  }
   const std::size_t rank = array.shape().size();
   const Layout from = dim_axes_of(source_named, rank);
   const Layout to = dim_axes_of(target_named, rank);

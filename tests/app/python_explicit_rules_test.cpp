@@ -246,3 +246,19 @@ TEST_CASE("a reduced weight's gradient comes back unreduced and is summed by its
                 "xn, wn = np.arange(32.).reshape(8, 4), np.arange(8.).reshape(4, 2) / 10.\n"
                 "print(jax.typeof(g), np.allclose(g, 2 * xn.T @ (xn @ wn)))") == "float32[4,2] True\n");
 }
+
+TEST_CASE("device_put to an unreduced sharding splits the value into partial parts that sum back to it") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "pmesh = jax.make_mesh((4, 2), ('X', 'Y'), axis_types=(jax.sharding.AxisType.Explicit,) * 2)\n")
+              .ok());
+  // Each 'Y' pair splits its rows' columns: device Y=0 keeps the first half, Y=1 the second, zeros elsewhere.
+  CHECK(printed("with jax.set_mesh(pmesh):\n"
+                "    y = jax.device_put(jnp.arange(32.).reshape(8, 4), jax.P('X', None, unreduced={'Y'}))\n"
+                "print(y.sharding.spec, jax.typeof(y))\n"
+                "for s in y.addressable_shards[:2]:\n"
+                "    print(s.device.id, np.asarray(s.data).tolist())\n"
+                "with jax.set_mesh(pmesh):\n"
+                "    print(jax.reshard(y, jax.P('X', None)).tolist() == np.arange(32.).reshape(8, 4).tolist())") ==
+        "P('X', None, unreduced={'Y'}, unreduced_kind=sum) float32[8@X,4]{U:Y}\n"
+        "0 [[0.0, 1.0, 0.0, 0.0], [4.0, 5.0, 0.0, 0.0]]\n1 [[0.0, 0.0, 2.0, 3.0], [0.0, 0.0, 6.0, 7.0]]\nTrue\n");
+}
