@@ -524,7 +524,10 @@ Value pcast(const Value& x, const std::vector<std::string>& axes, const std::str
   }
   const std::string from = any_varying ? "varying" : "invarying";
   if (from == "invarying" && to == "varying") return pvary(x, axes);
-  if ((from == "invarying" && to == "reduced") || (from == "varying" && to == "unreduced")) {
+  if (from == "varying" && to == "unreduced") {
+    return bind("vary_unreduced_cast_p", {x}, {{"axes", axes_param(in_binding_order(axes))}}).at(0);
+  }
+  if (from == "invarying" && to == "reduced") {
     throw not_implemented_error("jax.lax.pcast(..., to='" + to +
                                 "') is not supported by shardscope (reduced and unreduced manual types)");
   }

@@ -76,8 +76,14 @@ constexpr const char* kSimpleReductions[] = {"reduce_sum", "reduce_prod", "reduc
 constexpr const char* kAllReduces[] = {"psum", "psum2", "psum_invariant", "pmax", "pmin"};
 
 // Values that vanish in lowering (identity casts, sharding annotations the partitioner consumes).
-constexpr const char* kFree[] = {"pvary",   "sharding_constraint", "device_put",
-                                 "reshard", "mesh_cast",           "optimization_barrier"};
+constexpr const char* kFree[] = {"pvary",
+                                 "sharding_constraint",
+                                 "device_put",
+                                 "reshard",
+                                 "mesh_cast",
+                                 "optimization_barrier",
+                                 "vary_unreduced_cast_p",
+                                 "reduced_vary_cast_p"};
 
 double result_elements(const CostInputs& in) { return in.results.empty() ? 0.0 : aval_elements(in.results[0]); }
 

@@ -123,12 +123,18 @@ Aval shard_map_local_aval(const Aval& global, const PartitionSpec& spec, const M
     used.insert(used.end(), names.begin(), names.end());
   }
   if (check_vma) local.varying = in_mesh_order(mesh, used);
+  // Inside the body the unreduced and reduced axes of the spec are manual ones: a device holds its partial
+  // value ({U:i}) or the value every device of the axis holds alike ({R:i}).
+  local.unreduced = in_mesh_order(mesh, spec.unreduced());
+  local.reduced = in_mesh_order(mesh, spec.reduced());
   return local;
 }
 
 Aval shard_map_global_aval(const Aval& local, const PartitionSpec& spec, const Mesh& mesh) {
   Aval global = local;
   global.varying.clear();
+  global.unreduced = in_mesh_order(mesh, spec.unreduced());
+  global.reduced = in_mesh_order(mesh, spec.reduced());
   for (std::size_t d = 0; d < spec.size() && d < global.rank(); ++d) {
     global.shape[d] *= mesh.axes_size(spec.entries()[d].axes);
   }

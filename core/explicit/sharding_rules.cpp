@@ -296,7 +296,8 @@ using namespace explicit_rules;
 void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> inputs, const Params& params,
                              std::vector<Aval>& outputs) {
   // Nested programs and manual collectives type their results themselves.
-  if (primitive.collective_impl || primitive.name == "pvary" || find_param(params, "jaxpr") != nullptr ||
+  if (primitive.collective_impl || primitive.name == "pvary" || primitive.name == "vary_unreduced_cast_p" ||
+      primitive.name == "reduced_vary_cast_p" || find_param(params, "jaxpr") != nullptr ||
       find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin" ||
       primitive.name == "pure_callback" || primitive.name == "io_callback") {
     return;

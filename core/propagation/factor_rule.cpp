@@ -428,9 +428,20 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
 // Primitives the partitioner handles without a factor rule: layout moves, manual computations and calls
 // inlined into their caller (exec/partition_plan.cpp, ir/inline_calls.cpp), shard_map-only collectives.
 bool partitioned_elsewhere(const std::string& name) {
-  static const std::set<std::string> names = {
-      "sharding_constraint", "device_put",      "reshard",         "mesh_cast", "shard_map", "jit", "pjit", "remat2",
-      "checkpoint",          "custom_jvp_call", "custom_vjp_call", "pvary"};
+  static const std::set<std::string> names = {"sharding_constraint",
+                                              "device_put",
+                                              "reshard",
+                                              "mesh_cast",
+                                              "shard_map",
+                                              "jit",
+                                              "pjit",
+                                              "remat2",
+                                              "checkpoint",
+                                              "custom_jvp_call",
+                                              "custom_vjp_call",
+                                              "pvary",
+                                              "vary_unreduced_cast_p",
+                                              "reduced_vary_cast_p"};
   return names.count(name) != 0;
 }
 

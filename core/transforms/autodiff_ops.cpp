@@ -122,6 +122,8 @@ Atom reshape(JaxprBuilder& b, const Atom& x, const Shape& shape) {
 }
 
 Atom transpose(JaxprBuilder& b, const Atom& x, const std::vector<int64_t>& permutation) {
+  // lax.transpose returns an identity permutation's operand as it is (tracers are jax.Arrays too).
+  if (permutation == iota_vector(permutation.size())) return x;
   return b.bind1("transpose", {x}, {{"permutation", ParamValue::int_tuple(permutation)}});
 }
 

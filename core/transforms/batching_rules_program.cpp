@@ -260,7 +260,7 @@ std::vector<BatchedValue> passthrough_rule(const std::string& name, JaxprBuilder
                                            std::span<const BatchedValue> args, const Params& params,
                                            const BatchAxis& axis) {
   Params updated = params;
-  if (name == "pvary" && axis.name) {
+  if ((name == "pvary" || name == "vary_unreduced_cast_p" || name == "reduced_vary_cast_p") && axis.name) {
     const std::vector<std::string> axes = axis_names(params, "axes");
     updated = with_param(params, "axes", ParamValue::name_tuple(without_frame(axes, axis)));
   }
@@ -287,7 +287,8 @@ void register_program_batch_rules() {
       return reduction_collective_rule(primitive, builder, args, params, axis);
     });
   }
-  for (const char* name : {"sharding_constraint", "device_put", "pvary", "reshard", "mesh_cast"}) {
+  for (const char* name : {"sharding_constraint", "device_put", "pvary", "reshard", "mesh_cast",
+                           "vary_unreduced_cast_p", "reduced_vary_cast_p"}) {
     const std::string primitive = name;
     register_batch_rule(primitive, [primitive](JaxprBuilder& builder, std::span<const BatchedValue> args,
                                                const Params& params, const BatchAxis& axis) {

@@ -83,7 +83,9 @@ void register_program_jvp_rules() {
   }
   register_jvp_rule("axis_index", zero_jvp("axis_index"));
   // Sharding casts move values without changing them; PRNG primitives produce keys and bits.
-  for (const char* name : {"mesh_cast", "reshard", "device_put"}) register_jvp_rule(name, linear_multi(name));
+  for (const char* name : {"mesh_cast", "reshard", "device_put", "vary_unreduced_cast_p", "reduced_vary_cast_p"}) {
+    register_jvp_rule(name, linear_multi(name));
+  }
   for (const char* name : {"random_bits", "random_fold_in", "random_seed", "random_split", "random_unwrap",
                            "random_wrap", "threefry2x32"}) {
     register_jvp_rule(name, zero_jvp(name));

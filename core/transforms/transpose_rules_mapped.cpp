@@ -52,6 +52,19 @@ struct Layout {
   std::vector<PartitionSpec> out_specs;
 };
 
+// A spec in cotangent space: its unreduced axes become reduced and its reduced ones unreduced (JAX's to_ct_spec).
+PartitionSpec cotangent_partition_spec(const PartitionSpec& spec) {
+  PartitionSpec swapped(spec.entries());
+  if (!spec.reduced().empty()) swapped.set_unreduced(spec.reduced());
+  if (!spec.unreduced().empty()) swapped.set_reduced(spec.unreduced());
+  return swapped;
+}
+
+ParamValue cotangent_layout(const ParamValue& entry) {
+  const auto* spec = entry.get_if<PartitionSpec>();
+  return spec == nullptr ? entry : ParamValue(cotangent_partition_spec(*spec));
+}
+
 Layout layout_of(const std::string& primitive, const Params& params) {
   Layout layout{mapped_style(primitive), primitive == "shard_map", Mesh(), false, {}, {}};
   if (layout.is_shard_map) {
@@ -70,7 +83,7 @@ Atom body_cotangent(JaxprBuilder& tb, const Layout& layout, const Jaxpr& body, s
   const Aval& primal = atom_aval(body.outvars[j]);
   if (!layout.is_shard_map) return tb.arg(primal);
   const PartitionSpec& spec = layout.out_specs.at(j);
-  Aval local = shard_map_local_aval(global, spec, layout.mesh, layout.check_vma);
+  Aval local = shard_map_local_aval(global, cotangent_partition_spec(spec), layout.mesh, layout.check_vma);
   local.weak_type = primal.weak_type;
   const Atom ct = tb.arg(local);
   if (layout.check_vma) return sum_extra_variance(tb, ct, primal.varying);
@@ -156,7 +169,7 @@ TransposeRule mapped_transpose(const std::string& primitive) {
           for (const std::size_t i : nonlinear_inputs) residuals.push_back(items.at(i));
           std::vector<ParamValue> entries;
           for (const std::size_t j : nonzero_cts) {
-            entries.push_back(key == style.input_layout_key ? out_layouts.at(j)
+            entries.push_back(key == style.input_layout_key ? cotangent_layout(out_layouts.at(j))
                                                             : style.residual_entry(key, atom_aval(*cts[j]), params));
           }
           entries.insert(cts_first ? entries.end() : entries.begin(), residuals.begin(), residuals.end());
@@ -166,7 +179,7 @@ TransposeRule mapped_transpose(const std::string& primitive) {
           // A broadcast operand's cotangent comes back stacked per instance and is summed below.
           std::vector<ParamValue> entries;
           for (const std::size_t i : linear_inputs) {
-            entries.push_back(in_layouts.at(i).is_none() ? ParamValue(int64_t{0}) : in_layouts.at(i));
+            entries.push_back(in_layouts.at(i).is_none() ? ParamValue(int64_t{0}) : cotangent_layout(in_layouts.at(i)));
           }
           return entries;
         });

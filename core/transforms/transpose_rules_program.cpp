@@ -105,6 +105,11 @@ Cts reshard_transpose(JaxprBuilder& b, std::span<const std::optional<Atom>> cts,
 
 void register_program_transpose_rules() {
   register_transpose_rule("reshard", reshard_transpose);
+  // Casting a varying value to an unreduced partial sum transposes to taking a reduced cotangent as varying.
+  register_transpose_rule("vary_unreduced_cast_p",
+                          collective_transpose("reduced_vary_cast_p", [](const Params& p) { return p; }));
+  register_transpose_rule("reduced_vary_cast_p",
+                          collective_transpose("vary_unreduced_cast_p", [](const Params& p) { return p; }));
   register_transpose_rule("mesh_cast", reshard_transpose);
   register_transpose_rule("jit", jit_transpose);
   register_transpose_rule("sharding_constraint",

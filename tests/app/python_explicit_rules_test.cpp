@@ -262,3 +262,40 @@ TEST_CASE("device_put to an unreduced sharding splits the value into partial par
         "P('X', None, unreduced={'Y'}, unreduced_kind=sum) float32[8@X,4]{U:Y}\n"
         "0 [[0.0, 1.0, 0.0, 0.0], [4.0, 5.0, 0.0, 0.0]]\n1 [[0.0, 0.0, 2.0, 3.0], [0.0, 0.0, 6.0, 7.0]]\nTrue\n");
 }
+
+TEST_CASE("shard_map takes and returns unreduced and reduced values, and differentiates through their casts") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "smesh = jax.make_mesh((2,), ('X',), axis_types=(jax.sharding.AxisType.Explicit,))\n"
+                   "with jax.set_mesh(smesh):\n"
+                   "    sa = jax.device_put(jnp.arange(4.).reshape(2, 2), jax.P(None, 'X'))\n"
+                   "    sb = jax.device_put(jnp.arange(4., 8.).reshape(2, 2), jax.P('X', None))\n"
+                   "    @jax.shard_map(in_specs=(jax.P(None, 'X'), jax.P('X', None)),\n"
+                   "                   out_specs=jax.P(None, None, unreduced={'X'}))\n"
+                   "    def partial_matmul(a, b):\n"
+                   "        return jax.lax.pcast(a @ b, 'X', to='unreduced')\n")
+              .ok());
+  CHECK(printed("with jax.set_mesh(smesh):\n"
+                "    c = partial_matmul(sa, sb)\n"
+                "    print(jax.typeof(c), [np.asarray(s.data).tolist() for s in c.addressable_shards])\n"
+                "    print(jax.reshard(c, jax.P(None, None)).tolist())") ==
+        "float32[2,2]{U:X} [[[0.0, 0.0], [8.0, 10.0]], [[6.0, 7.0], [18.0, 21.0]]]\n[[6.0, 7.0], [26.0, 31.0]]\n");
+  // Inside a body the spec's unreduced and reduced axes type the local values.
+  CHECK(printed("with jax.set_mesh(smesh):\n"
+                "    ur = jax.reshard(jnp.arange(4.), jax.P(reduced={'X'}))\n"
+                "    @jax.shard_map(in_specs=(jax.P(unreduced={'X'}), jax.P(reduced={'X'})), out_specs=jax.P())\n"
+                "    def show(u, r):\n"
+                "        print(jax.typeof(u), jax.typeof(r))\n"
+                "        return r\n"
+                "    _ = show(c, ur)") == "float32[2,2]{U:X} float32[4]{R:X}\n");
+  // The cast transposes to reduced_vary_cast_p on the reduced cotangent; gradients equal the plain matmul's.
+  const std::string jaxpr = printed(
+      "def loss(a, b):\n    return jnp.sum(jax.reshard(partial_matmul(a, b), jax.P(None, None)))\n"
+      "with jax.set_mesh(smesh):\n    print(jax.jit(jax.grad(loss, argnums=(0, 1))).trace(sa, sb).jaxpr)");
+  CHECK(jaxpr.find("k:f32[2,2]{R:X} = reshard j\n") != std::string::npos);
+  CHECK(jaxpr.find("in_specs=(P(None, None, reduced={'X'}), P('X', None), P(None, 'X'))") != std::string::npos);
+  CHECK(jaxpr.find("q:f32[2,2]{V:X} = reduced_vary_cast_p[axes=('X',)] n\n") != std::string::npos);
+  CHECK(printed("with jax.set_mesh(smesh):\n"
+                "    ga, gb = jax.grad(loss, argnums=(0, 1))(sa, sb)\n"
+                "print(np.asarray(ga).tolist(), np.asarray(gb).tolist())") ==
+        "[[9.0, 13.0], [9.0, 13.0]] [[2.0, 2.0], [4.0, 4.0]]\n");
+}

@@ -278,6 +278,9 @@ void program_samples(std::vector<Sample>& out) {
       });
   add(out, "pvary", "no axes", Family::kProgram, {f32({4, 8})},
       single("pvary", {{"axes", ParamValue::name_tuple({})}}));
+  for (const char* cast : {"vary_unreduced_cast_p", "reduced_vary_cast_p"}) {
+    add(out, cast, "no axes", Family::kProgram, {f32({4, 8})}, single(cast, {{"axes", ParamValue::name_tuple({})}}));
+  }
   add(out, "reshard", "identity", Family::kProgram, {f32({4, 8})}, single("reshard", {}));
   add(out, "mesh_cast", "identity", Family::kProgram, {f32({4, 8})}, single("mesh_cast", {}));
 }
