@@ -2,7 +2,10 @@
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "api/explicit_axes.h"
+#include "explicit/mesh_context.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 
@@ -25,7 +28,32 @@ api::ReshardTarget reshard_target(const py::object& target) {
 
 }  // namespace
 
+// `with _shardscope.axes_typed(axes, AxisType.Auto):` — the abstract mesh in effect with `axes` (all of them
+// when empty) switched to the type, as eager auto_axes and explicit_axes run their function under it.
+class AxesTypedScope {
+ public:
+  AxesTypedScope(std::vector<std::string> axes, AxisType type) : axes_(std::move(axes)), type_(type) {}
+  void enter() {
+    const AbstractMesh current = get_abstract_mesh();
+    const std::vector<std::string> chosen = axes_.empty() ? current.axis_names : axes_;
+    scope_.emplace(with_axis_types(current, chosen, type_));
+  }
+  void exit() { scope_.reset(); }
+
+ private:
+  std::vector<std::string> axes_;
+  AxisType type_;
+  std::optional<AbstractMeshScope> scope_;
+};
+
 void bind_explicit(py::module_& m) {
+  py::class_<AxesTypedScope>(m, "axes_typed")
+      .def(py::init<std::vector<std::string>, AxisType>())
+      .def("__enter__", [](AxesTypedScope& scope) { scope.enter(); })
+      .def("__exit__", [](AxesTypedScope& scope, const py::args&) {
+        scope.exit();
+        return false;
+      });
   m.def("reshard", [](const py::object& x, const py::object& target) {
     return from_value(api::reshard(to_value(x), reshard_target(target)));
   });

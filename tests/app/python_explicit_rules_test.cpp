@@ -299,3 +299,27 @@ TEST_CASE("shard_map takes and returns unreduced and reduced values, and differe
                 "print(np.asarray(ga).tolist(), np.asarray(gb).tolist())") ==
         "[[9.0, 13.0], [9.0, 13.0]] [[2.0, 2.0], [4.0, 4.0]]\n");
 }
+
+TEST_CASE("auto_axes called eagerly runs its function on concrete arrays typed under the Auto axes") {
+  REQUIRE(run_cell("import numpy as np\nimport jax, jax.numpy as jnp\n"
+                   "amesh = jax.make_mesh((4, 2), ('X', 'Y'), axis_types=(jax.sharding.AxisType.Explicit,) * 2)\n"
+                   "@jax.sharding.auto_axes\n"
+                   "def inspect(x):\n"
+                   "    print(jax.sharding.get_abstract_mesh().axis_types, jax.typeof(x).sharding.spec)\n"
+                   "    try:\n"
+                   "        print(x.sharding.spec)\n"
+                   "    except Exception:\n"
+                   "        pass  # a traced value has no concrete layout\n"
+                   "    return x * 2\n")
+              .ok());
+  // The concrete value keeps its layout; its type names no Auto axis; the result is placed as asked.
+  CHECK(printed("with jax.set_mesh(amesh):\n"
+                "    a = jax.device_put(jnp.arange(8.), jax.P('X'))\n"
+                "    out = inspect(a, out_sharding=jax.P('X'))\n"
+                "print(out.sharding.spec, jax.typeof(out), out.tolist()[:3])") ==
+        "(Auto, Auto) P(None,)\nP('X',)\nP('X',) float32[8@X] [0.0, 2.0, 4.0]\n");
+  // Under jit it is traced as before.
+  CHECK(printed("with jax.set_mesh(amesh):\n"
+                "    print(jax.typeof(jax.jit(lambda a: inspect(a, out_sharding=jax.P(('X', 'Y'))))(a)))") ==
+        "(Auto, Auto) P(None,)\nfloat32[8@(X,Y)]\n");
+}

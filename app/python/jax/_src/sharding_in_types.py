@@ -51,10 +51,61 @@ def _mode_switch(engine_call, sharding_keyword, fun, axes, default_shardings):
     return wrapper
 
 
+def _eager_auto_axes(fun, axes, out_sharding, args, kwargs):
+    """auto_axes called outside any trace on placed arrays: as JAX does eagerly, the function runs on concrete
+    arrays mesh_cast onto the mesh with the axes made Auto (their values stay, their types lose those axes), under
+    that abstract mesh; its results are placed as out_sharding says on the original mesh."""
+    import jax
+    from jax.sharding import AxisType, Mesh, NamedSharding
+    mesh = jax.sharding.get_abstract_mesh()
+    names = _axes_list(axes) or list(mesh.axis_names)
+
+    def auto_mesh_of(concrete):
+        types = tuple(AxisType.Auto if n in names else t for n, t in zip(concrete.axis_names, concrete.axis_types))
+        return Mesh(concrete.devices, concrete.axis_names, axis_types=types)
+
+    def cast(leaf):
+        sharding = getattr(leaf, 'sharding', None)
+        if not isinstance(sharding, NamedSharding) or getattr(leaf, '_is_tracer', False):
+            return leaf
+        return jax.device_put(leaf, NamedSharding(auto_mesh_of(sharding.mesh), sharding.spec))
+
+    args, kwargs = tree_util.tree_map(cast, (args, kwargs))
+    with _shardscope.axes_typed(names, AxisType.Auto):
+        out = fun(*args, **kwargs)
+    leaves, treedef = tree_util.tree_flatten(out)
+    targets = tree_util.broadcast_target(out_sharding, out)
+    placed = []
+    for leaf, target in zip(leaves, targets):
+        if isinstance(target, _shardscope.PartitionSpec):
+            target = NamedSharding(_shardscope.get_concrete_mesh(), target)
+        placed.append(jax.device_put(leaf, target))
+    return tree_util.tree_unflatten(treedef, placed)
+
+
+def _eager(leaves):
+    """No trace is running and every array argument is a concrete, placed value."""
+    if _shardscope.debug.in_trace():
+        return False
+    arrays = [leaf for leaf in leaves if hasattr(leaf, 'sharding') or getattr(leaf, '_is_tracer', False)]
+    return bool(arrays) and not any(getattr(leaf, '_is_tracer', False) for leaf in arrays)
+
+
 def auto_axes(fun=None, *, axes=None, out_sharding=None):
     if fun is None:
         return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
-    return _mode_switch(_shardscope.auto_axes_call, 'out_sharding', fun, axes, out_sharding)
+    traced = _mode_switch(_shardscope.auto_axes_call, 'out_sharding', fun, axes, out_sharding)
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        shardings = kwargs.pop('out_sharding', out_sharding)
+        import jax
+        if (shardings is not None and _eager(tree_util.tree_leaves((args, kwargs)))
+                and len(jax.sharding.get_abstract_mesh().axis_names) > 0
+                and _shardscope.get_concrete_mesh() is not None):
+            return _eager_auto_axes(fun, axes, shardings, args, kwargs)
+        return traced(*args, out_sharding=shardings, **kwargs)
+    return wrapper
 
 
 def explicit_axes(fun=None, *, axes=None, in_sharding=None):
@@ -74,4 +125,5 @@ def with_out_sharding(fun, out_sharding, *args):
         mesh = jax.sharding.get_abstract_mesh()
     kinds = getattr(mesh, 'axis_types', None)
     axes = None if kinds is None else [n for n, kind in zip(mesh.axis_names, kinds) if 'Explicit' in str(kind)]
-    return auto_axes(fun, axes=axes, out_sharding=out_sharding)(*args)
+    # Traced even on concrete operands: the op's own partitioning (a contraction left unreduced) must run.
+    return _mode_switch(_shardscope.auto_axes_call, 'out_sharding', fun, axes, out_sharding)(*args)
