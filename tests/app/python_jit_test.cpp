@@ -193,3 +193,31 @@ TEST_CASE("an eager with_sharding_constraint holds the sharding as given, traili
                 "print(jax.lax.with_sharding_constraint(jnp.ones((8, 4)), NamedSharding(auto, P('b', None)))"
                 ".sharding.spec)") == "P('b', None)\n");
 }
+
+TEST_CASE("array refs: a jitted function's writes to an outside ref land on every call; inner refs are pure") {
+  REQUIRE(run_cell("import jax, jax.numpy as jnp\n").ok());
+  CHECK(printed("counts = jax.new_ref(jnp.zeros(3))\n"
+                "@jax.jit\n"
+                "def bump():\n"
+                "    counts[1] += 1.\n"
+                "print(counts)\nbump()\nbump()\nprint(counts)") ==
+        "Ref([0., 0., 0.], dtype=float32)\nRef([0., 2., 0.], dtype=float32)\n");
+  // A ref made inside the differentiated function is just state there.
+  CHECK(printed("def through_ref(x):\n"
+                "    r = jax.new_ref(0.)\n"
+                "    r[...] = jnp.sin(x)\n"
+                "    return r[...]\n"
+                "print(jax.grad(through_ref)(1.0))") == "0.5403023\n");
+  // Indexed reads and writes, then freeze.
+  CHECK(printed("grid = jax.new_ref(jnp.arange(12.).reshape(3, 4))\n"
+                "grid[1] = grid[0]\n"
+                "grid[2, 3] = grid[1, 2]\n"
+                "grid[jnp.array([1, 2]), jnp.array([0, 0])] = grid[jnp.array([0, 0]), jnp.array([1, 2])]\n"
+                "print(jax.freeze(grid).tolist())") ==
+        "[[0.0, 1.0, 2.0, 3.0], [1.0, 1.0, 2.0, 3.0], [2.0, 9.0, 10.0, 2.0]]\n");
+  CHECK(printed("shared = jax.new_ref(0.0)\n"
+                "def write(x):\n    shared[...] = x\n"
+                "try:\n    jax.vmap(write)(jnp.arange(3.0))\nexcept Exception as e:\n    print(e)") ==
+        "performing a set/swap operation with vmapped value on an unbatched array reference of type "
+        "Ref{float32[]}. Move the array reference to be an argument to the vmapped function?\n");
+}

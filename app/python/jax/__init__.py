@@ -201,6 +201,12 @@ def __getattr__(name):
             warnings.warn('jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer) or '
                           'jax.tree_util.tree_map (any JAX version).', DeprecationWarning, stacklevel=2)
         return _tree_map
+    # Array refs (mutable arrays) became jax.new_ref / jax.freeze in 0.8.0.
+    if name in ('new_ref', 'freeze', 'Ref'):
+        version = tuple(int(part) for part in __version__.split('.')[:3])
+        if version >= (0, 8, 0):
+            from jax._src import ref
+            return getattr(ref, name)
     raise AttributeError(f"module 'jax' has no attribute '{name}'")
 
 

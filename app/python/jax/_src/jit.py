@@ -241,6 +241,8 @@ class _Jitted:
         return dynamic, dyn_kwargs, static_kwargs, statics
 
     def __call__(self, *args, **kwargs):
+        if getattr(self, '_runs_eagerly', False):
+            return self._fun(*args, **kwargs)
         if self._has_static:
             dynamic, dyn_kwargs, static_kwargs, statics = self._split(args, kwargs)
         else:
@@ -253,7 +255,15 @@ class _Jitted:
         key = (in_tree, statics)
         hit = self._cache.call(key, leaves)
         if hit is None:
-            return self._trace_and_run(args, key, leaves, in_tree, static_kwargs)
+            from jax._src.ref import RefEffectEscape
+            try:
+                return self._trace_and_run(args, key, leaves, in_tree, static_kwargs)
+            except RefEffectEscape:
+                if _shardscope.debug.in_trace():
+                    raise  # an enclosing trace decides
+                # The function reads or writes a ref made outside it: its effects must happen on every call.
+                self._runs_eagerly = True
+                return self._fun(*args, **kwargs)
         out_tree, outs = hit
         return outs[0] if out_tree is _SINGLE_LEAF else tree_util.tree_unflatten(out_tree, outs)
 
@@ -290,7 +300,12 @@ class _Jitted:
             out_store[0] = out_tree
             return out_leaves
 
-        program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings)
+        from jax._src import ref
+        ref.jit_depth[0] += 1
+        try:
+            program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings)
+        finally:
+            ref.jit_depth[0] -= 1
         out_tree = out_store[0]
         single = out_tree.kind == 'leaf'
         self._cache.insert(key, leaves, program, _SINGLE_LEAF if single else out_tree)
