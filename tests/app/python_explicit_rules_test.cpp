@@ -204,6 +204,11 @@ TEST_CASE("an unreduced contraction keeps each device's partial sum until a resh
         "float32[2,2]{U:X} P(None, None, unreduced={'X'}, unreduced_kind=sum)\n"
         "0 [[0.0, 0.0], [8.0, 10.0]]\n1 [[6.0, 7.0], [18.0, 21.0]]\n"
         "[[6.0, 7.0], [26.0, 31.0]] float32[2,2]{U:X}\n");
+  // Printing shows the layout, not the partial values.
+  CHECK(printed("print(c)") ==
+        "Array(shape=(2, 2), dtype=float32, sharding=NamedSharding(mesh=Mesh('X': 2, "
+        "axis_types=(Explicit,)), spec=P(None, None, unreduced={'X'}, unreduced_kind=sum), "
+        "memory_kind=device))\n");
   CHECK(printed("with jax.set_mesh(umesh):\n"
                 "    try:\n        jnp.cos(c)\n    except NotImplementedError as e:\n        print(e)") ==
         "unreduced rule for cos is not implemented. Please file an issue at https://github.com/jax-ml/jax/issues\n");

@@ -58,6 +58,9 @@ def _repr(self):
     dtype_str = f'dtype={self._dtype_name}'
     if self.weak_type:
         dtype_str += ', weak_type=True'
+    if _unreduced(self):
+        # Its devices hold partial values: JAX shows the layout rather than fetch them.
+        return f'Array(shape={self.shape}, {dtype_str}, sharding={self.sharding})'
     line_width = np.get_printoptions()['linewidth']
     if self.size == 0:
         s = f'[], shape={self.shape}'
@@ -87,8 +90,13 @@ def _element_formatter(self):
     return {'float_kind': lambda x: '%g' % x}
 
 
+def _unreduced(self):
+    spec = getattr(getattr(self, 'sharding', None), 'spec', None)
+    return spec is not None and bool(getattr(spec, 'unreduced', None))
+
+
 def _str(self):
-    if self._is_tracer:
+    if self._is_tracer or _unreduced(self):
         return _repr(self)
     formatter = _element_formatter(self)
     if formatter is not None and self.size > 0:
