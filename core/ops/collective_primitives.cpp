@@ -214,39 +214,21 @@ Primitive pvary_primitive() {
   return p;
 }
 
-// pcast(x, axes, to='unreduced'): a value varying over the axes becomes the partial value of an unreduced sum
-// there (JAX's vary_unreduced_cast_p, printed with its _p); only the type changes.
-Primitive vary_unreduced_cast_primitive() {
+// A cast between manual types that moves the named axes from one of an aval's axis sets to another; only the type
+// changes, no data moves.
+using AxisSet = std::vector<std::string> Aval::*;
+Primitive manual_type_cast(const std::string& name, AxisSet from, AxisSet to) {
   Primitive p;
-  p.name = "vary_unreduced_cast_p";
-  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
+  p.name = name;
+  p.abstract_eval = [from, to](std::span<const Aval> in, const Params& params) {
     Aval out = in[0];
     for (const std::string& axis : axis_names_param(params, "axes")) {
-      out.varying.erase(std::remove(out.varying.begin(), out.varying.end(), axis), out.varying.end());
-      if (std::find(out.unreduced.begin(), out.unreduced.end(), axis) == out.unreduced.end())
-        out.unreduced.push_back(axis);
+      std::vector<std::string>& source = out.*from;
+      std::vector<std::string>& target = out.*to;
+      source.erase(std::remove(source.begin(), source.end(), axis), source.end());
+      if (std::find(target.begin(), target.end(), axis) == target.end()) target.push_back(axis);
     }
-    out.unreduced = in_binding_order(out.unreduced);
-    return std::vector<Aval>{out};
-  };
-  p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
-    return std::vector<BufferPtr>(in.begin(), in.end());
-  };
-  return p;
-}
-
-// The transpose of that cast: a value reduced over the axes (alike on every device) is taken as varying there
-// (JAX's reduced_vary_cast_p); only the type changes.
-Primitive reduced_vary_cast_primitive() {
-  Primitive p;
-  p.name = "reduced_vary_cast_p";
-  p.abstract_eval = [](std::span<const Aval> in, const Params& params) {
-    Aval out = in[0];
-    for (const std::string& axis : axis_names_param(params, "axes")) {
-      out.reduced.erase(std::remove(out.reduced.begin(), out.reduced.end(), axis), out.reduced.end());
-      if (std::find(out.varying.begin(), out.varying.end(), axis) == out.varying.end()) out.varying.push_back(axis);
-    }
-    out.varying = in_binding_order(out.varying);
+    out.*to = in_binding_order(out.*to);
     return std::vector<Aval>{out};
   };
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params&) {
@@ -258,8 +240,10 @@ Primitive reduced_vary_cast_primitive() {
 }  // namespace
 
 void register_collective_primitives() {
-  register_primitive(vary_unreduced_cast_primitive());
-  register_primitive(reduced_vary_cast_primitive());
+  // pcast(x, axes, to='unreduced'): a varying value becomes the partial value of an unreduced sum (JAX's
+  // vary_unreduced_cast_p, printed with its _p); its transpose takes a reduced value as varying.
+  register_primitive(manual_type_cast("vary_unreduced_cast_p", &Aval::varying, &Aval::unreduced));
+  register_primitive(manual_type_cast("reduced_vary_cast_p", &Aval::reduced, &Aval::varying));
   register_primitive(reduction_collective("psum", ReduceOp::kSum, true));
   register_primitive(reduction_collective("psum_invariant", ReduceOp::kSum, true));
   register_primitive(reduction_collective("psum2", ReduceOp::kSum, true));
