@@ -33,7 +33,12 @@ Array Array::from_host(const BufferPtr& host, Sharding sharding, const JaxProfil
     if (!block) block = covers_whole(entry.index) ? host : slice_block(*host, entry.index);
     // An unreduced sharding gives each device of a group its part of the value, which sum back to it.
     if (const auto place = unreduced_place(sharding, entry.device)) {
-      const BufferPtr partial = replicated_to_unreduced(block, std::get<NamedSharding>(sharding).spec, *place);
+      const PartitionSpec& spec = std::get<NamedSharding>(sharding).spec;
+      if (spec.unreduced_kind() != UnreducedKind::kSum) {
+        // JAX places values only as partial sums (its device_put raises a bare NotImplementedError).
+        throw not_implemented_error("device_put to an unreduced sharding whose unreduced_kind is not sum");
+      }
+      const BufferPtr partial = replicated_to_unreduced(block, spec, *place);
       shards.push_back({std::move(entry.device), std::move(entry.index), entry.replica_id, partial});
       continue;
     }

@@ -65,3 +65,11 @@ TEST_CASE("device_put into an unreduced sharding and gather back give the value 
   add_block(target, {DimSlice{}, DimSlice{}}, *iota_f32({2, 2}));
   CHECK(values_of(target) == std::vector<float>{0, 2, 4, 6});
 }
+
+TEST_CASE("only partial sums can be placed: an unreduced max or min sharding is refused") {
+  const Mesh mesh = make_mesh({2, 4}, {"x", "y"}, make_device_preset("cpu:8").devices, JaxProfile());
+  PartitionSpec spec;
+  spec.set_unreduced({"y"}, UnreducedKind::kMax);
+  CHECK_THROWS_WITH(Array::from_host(iota_f32({4}), make_named_sharding(mesh, spec, JaxProfile()), JaxProfile()),
+                    doctest::Contains("unreduced_kind is not sum"));
+}
