@@ -220,4 +220,8 @@ TEST_CASE("array refs: a jitted function's writes to an outside ref land on ever
                 "try:\n    jax.vmap(write)(jnp.arange(3.0))\nexcept Exception as e:\n    print(e)") ==
         "performing a set/swap operation with vmapped value on an unbatched array reference of type "
         "Ref{float32[]}. Move the array reference to be an argument to the vmapped function?\n");
+  // A ref passed to vmap is mapped along its leading axis: each instance writes its own row.
+  CHECK(printed("out = jax.new_ref(jnp.zeros(3))\n"
+                "def scale_into(x, out_ref):\n    out_ref[...] = 2.0 * x\n"
+                "jax.vmap(scale_into)(jnp.arange(3.0), out)\nprint(out[...])") == "[0. 2. 4.]\n");
 }

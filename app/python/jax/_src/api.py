@@ -96,6 +96,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                              f'positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, '
                              f'len(args)={len(args)}.')
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        from jax._src.ref import Ref, vmap_over_refs
+        if any(isinstance(leaf, Ref) for leaf in leaves) and not _shardscope.debug.in_trace():
+            return vmap_over_refs(fun, in_axes, out_axes, args, kwargs)
         axes = in_axes if isinstance(in_axes, (int, type(None))) else tuple(in_axes)
         flat_axes = tree_util.broadcast_prefix((axes, 0), (args, kwargs)) if not isinstance(axes, tuple) or \
             len(axes) == len(args) else tree_util.broadcast_prefix((axes, 0), (args, kwargs))

@@ -49,6 +49,9 @@ class Ref:
     def size(self):
         return self._value.size
 
+    def __len__(self):
+        return self._value.shape[0]
+
     def _live(self, writing=False, update=None):
         if self._frozen:
             raise ValueError('Cannot use a ref after it was frozen with jax.freeze.')
@@ -97,3 +100,56 @@ def freeze(ref):
     value = ref._live()
     ref._frozen = True
     return value
+
+
+class _RefRow:
+    """Instance `index` of a ref mapped along its leading axis: reads and writes address that row of the parent."""
+    __slots__ = ('_parent', '_index')
+
+    def __init__(self, parent, index):
+        self._parent, self._index = parent, index
+
+    def _key(self, index):
+        if index is Ellipsis:
+            return self._index
+        return (self._index,) + (index if isinstance(index, tuple) else (index,))
+
+    def __getitem__(self, index):
+        return self._parent[self._key(index)]
+
+    def __setitem__(self, index, update):
+        self._parent[self._key(index)] = update
+
+    @property
+    def shape(self):
+        return self._parent.shape[1:]
+
+    @property
+    def dtype(self):
+        return self._parent.dtype
+
+
+def vmap_over_refs(fun, in_axes, out_axes, args, kwargs):
+    """vmap of a function given refs, run eagerly one instance at a time: a mapped ref gives each instance its
+    row (so each writes its own entry, as JAX's batched refs do); arrays are sliced along their in_axes."""
+    import jax.numpy as jnp
+    from jax._src import tree as tree_util
+    axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+    if kwargs or out_axes != 0 or any(a not in (0, None) for a in axes):
+        raise NotImplementedError('vmap with array-ref arguments is simulated for in_axes of 0 or None, out_axes=0 '
+                                  'and positional arguments only')
+    sizes = {len(leaf) if isinstance(leaf, Ref) else leaf.shape[0]
+             for arg, axis in zip(args, axes) if axis == 0
+             for leaf in tree_util.tree_leaves(arg, is_leaf=lambda x: isinstance(x, Ref))}
+    if len(sizes) != 1:
+        raise ValueError(f'vmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}')
+    size = sizes.pop()
+    results = []
+    for i in range(size):
+        instance = [arg if axis is None else tree_util.tree_map(
+            lambda leaf: _RefRow(leaf, i) if isinstance(leaf, Ref) else leaf[i], arg,
+            is_leaf=lambda x: isinstance(x, Ref)) for arg, axis in zip(args, axes)]
+        results.append(fun(*instance))
+    if all(r is None for r in results):
+        return None
+    return tree_util.tree_map(lambda *xs: jnp.stack(xs), *results)
