@@ -225,3 +225,16 @@ TEST_CASE("array refs: a jitted function's writes to an outside ref land on ever
                 "def scale_into(x, out_ref):\n    out_ref[...] = 2.0 * x\n"
                 "jax.vmap(scale_into)(jnp.arange(3.0), out)\nprint(out[...])") == "[0. 2. 4.]\n");
 }
+
+TEST_CASE("linear_transpose transposes a linear function given example shapes and dtypes") {
+  REQUIRE(run_cell("import jax, jax.numpy as jnp\n").ok());
+  CHECK(printed("scalar = jax.ShapeDtypeStruct(shape=(), dtype=jnp.float32)\n"
+                "print(jax.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, scalar, scalar)(1.0))") ==
+        "(Array(0.5, dtype=float32), Array(-0.5, dtype=float32))\n");
+  CHECK(printed("m = jnp.arange(6.).reshape(2, 3)\n"
+                "print(jax.linear_transpose(lambda v: m @ v, jnp.ones(3))(jnp.ones(2))[0].tolist())") ==
+        "[3.0, 5.0, 7.0]\n");
+  CHECK(printed("try:\n    jax.linear_transpose(lambda v: v, jnp.ones(3) > 0)\nexcept TypeError as e:\n    print(e)") ==
+        "linear_transpose only supports [float or complex] -> [float or complex], and integer -> integer functions, "
+        "but got [dtype('bool')] -> [dtype('bool')].\n");
+}

@@ -26,7 +26,7 @@ from jax._src import array_methods as _array_methods  # noqa: E402  (installs ja
 from jax._src import memories as _memories  # noqa: E402,F401  (installs Device.default_memory etc.)
 from jax._src import xla_bridge as _xla_bridge  # noqa: E402
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map,  # noqa: E402,F401
-                          vjp, linearize, jacfwd, jacrev, jacobian, hessian)
+                          vjp, linearize, jacfwd, jacrev, jacobian, hessian, linear_transpose)
 from jax._src.custom_derivatives import custom_jvp, custom_vjp, custom_gradient  # noqa: E402,F401
 from jax._src.callback import pure_callback  # noqa: E402,F401
 from jax._src.mesh_context import set_mesh  # noqa: E402

@@ -617,3 +617,29 @@ def jacobian(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """jax.hessian: jacfwd of jacrev."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """jax.linear_transpose: the transpose of a linear function, given example arguments (only their shapes and
+    dtypes count). A linear function's vjp at any point is its transpose; shardscope takes it at zeros."""
+    import numpy as np
+    import jax.numpy as jnp
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    zeros = [jnp.zeros(np.shape(x), getattr(x, 'dtype', None) or jnp.asarray(x).dtype) for x in leaves]
+    zero_primals = tree_util.tree_unflatten(in_tree, zeros)
+    from jax._src.jit import eval_shape
+    out_shape = eval_shape(fun, *zero_primals)
+    out_leaves, out_tree = tree_util.tree_flatten(out_shape)
+    in_dtypes = [np.dtype(z.dtype) for z in zeros]
+    out_dtypes = [np.dtype(o.dtype) for o in out_leaves]
+    if not (all(d.kind in 'fc' for d in in_dtypes + out_dtypes) or all(d.kind in 'iu' for d in in_dtypes + out_dtypes)):
+        raise TypeError('linear_transpose only supports [float or complex] -> [float or complex], and integer -> '
+                        f'integer functions, but got {in_dtypes} -> {out_dtypes}.')
+
+    def transposed_fun(out_cotangent):
+        cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f'cotangent tree does not match function output, expected {out_tree} but got {ct_tree}')
+        _, f_vjp = vjp(fun, *zero_primals)
+        return f_vjp(out_cotangent)
+    return transposed_fun
