@@ -152,7 +152,8 @@ void collect_leaves(const py::handle& x, std::vector<Value>& leaves) {
 Value stack_nested(const py::handle& x, DType dtype) {
   if (!is_sequence(x)) return jnp::asarray(to_value(x), dtype);
   std::vector<Value> elements;
-  for (const py::handle item : x) elements.push_back(stack_nested(item, dtype));
+  // Leaves convert where they are expanded, one after the other, as JAX's jaxprs show them.
+  for (const py::handle item : x) elements.push_back(is_sequence(item) ? stack_nested(item, dtype) : to_value(item));
   return jnp::array_from_elements(elements, dtype);
 }
 

@@ -416,8 +416,35 @@ Value dynamic_slice_index(const Value& x, const std::vector<IndexItem>& raw_inde
 
 }  // namespace
 
+namespace {
+
+// A static integer index outside its dim cannot be a slice (rewriting_take's _is_valid_integer_index_for_slice):
+// JAX gathers it as an index array instead, so `mode='fill'` fills where a slice would clamp.
+std::optional<std::vector<IndexItem>> out_of_bounds_ints_as_arrays(const Value& x,
+                                                                   const std::vector<IndexItem>& index) {
+  const Shape& shape = shape_of(x);
+  if (index.size() > shape.size()) return std::nullopt;
+  bool any = false;
+  std::vector<IndexItem> rewritten = index;
+  for (std::size_t d = 0; d < index.size(); ++d) {
+    const IndexItem& item = index[d];
+    if (item.kind != IndexItem::Kind::kInt && item.kind != IndexItem::Kind::kSlice) return std::nullopt;
+    if (item.kind == IndexItem::Kind::kInt && (item.index < -shape[d] || item.index >= shape[d])) {
+      rewritten[d] =
+          IndexItem::of_array(asarray(make_buffer<int32_t>(DType::kInt32, {}, {static_cast<int32_t>(item.index)})));
+      any = true;
+    }
+  }
+  return any ? std::optional(rewritten) : std::nullopt;
+}
+
+}  // namespace
+
 Value getitem_general(const Value& x, const std::vector<IndexItem>& index, const IndexOptions& options) {
   // rewriting_take's strategies in order: a static slice, a dynamic slice for scalar array indices, a gather.
+  if (options.mode && !has_array(index)) {
+    if (const auto gathered = out_of_bounds_ints_as_arrays(x, index)) return gather_index(x, *gathered, options);
+  }
   if (!has_array(index)) return getitem(x, index);
   if (dynamic_slice_applies(index, options)) return dynamic_slice_index(x, index, options.normalize_indices);
   return gather_index(x, index, options);

@@ -243,3 +243,16 @@ TEST_CASE("Explicit mode: JAX's sharding rules and errors for sort, top_k, scatt
         "ShardingTypeError The input should be unsharded over the axis along which to compute the top_k values. Got "
         "input type=float32[8@x,8@y] and axis=1\n");
 }
+
+TEST_CASE("an out-of-bounds static index with mode='fill' gathers and fills, where a plain index clamps") {
+  REQUIRE(run_cell("import jax, jax.numpy as jnp\n").ok());
+  CHECK(printed("x = jnp.arange(12.).reshape(3, 4)\n"
+                "print(x.at[5, 1].get(mode='fill', fill_value=-1), x.at[1, 9].get(mode='fill'), x[5, 1])") ==
+        "-1.0 nan 9.0\n");
+  CHECK(printed("print(x.at[-4].get(mode='fill', fill_value=0).tolist(), x.at[2].get(mode='fill').tolist())") ==
+        "[0.0, 0.0, 0.0, 0.0] [8.0, 9.0, 10.0, 11.0]\n");
+  // jnp.array of traced scalars converts each where it is expanded, as JAX's jaxpr shows.
+  const std::string jaxpr = printed("print(jax.make_jaxpr(lambda a, b: jnp.array([a, b]))(1, 2))");
+  CHECK(jaxpr.find("c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
+                   "    d:i32[1] = broadcast_in_dim c\n") != std::string::npos);
+}
