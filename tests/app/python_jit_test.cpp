@@ -238,3 +238,16 @@ TEST_CASE("linear_transpose transposes a linear function given example shapes an
         "linear_transpose only supports [float or complex] -> [float or complex], and integer -> integer functions, "
         "but got [dtype('bool')] -> [dtype('bool')].\n");
 }
+
+TEST_CASE("jit names a namedtuple field in its non-array argument error, and jnp.array refuses None") {
+  REQUIRE(run_cell("import collections\nimport jax, jax.numpy as jnp\n"
+                   "Box = collections.namedtuple('Box', ['name', 'a'])\n")
+              .ok());
+  const std::string error = printed(
+      "try:\n    jax.jit(lambda x: x.a)(Box('box', 1.0))\nexcept TypeError as e:\n"
+      "    print(e)");
+  CHECK(error.find("was passed to the function at path x.name") != std::string::npos);
+  CHECK(printed("for make in (lambda: jnp.array([1.0, None]), lambda: jnp.asarray(None)):\n"
+                "    try:\n        make()\n    except ValueError as e:\n        print(e)") ==
+        "None is not a valid value for jnp.array\nNone is not a valid value for jnp.array\n");
+}

@@ -543,6 +543,8 @@ def _leaf_paths(tree):
         return [f'[{i}]' + rest for i, child in enumerate(tree) for rest in _leaf_paths(child)]
     if isinstance(tree, dict):
         return [f'[{key!r}]' + rest for key in sorted(tree) for rest in _leaf_paths(tree[key])]
+    if isinstance(tree, tuple) and hasattr(tree, '_fields'):  # a namedtuple's children are its attributes
+        return [f'.{name}' + rest for name, child in zip(tree._fields, tree) for rest in _leaf_paths(child)]
     leaves = tree_util.tree_leaves(tree)
     if len(leaves) == 1 and leaves[0] is tree:
         return ['']

@@ -75,10 +75,19 @@ amax = _reduction('amax', None, lambda jnp, a, b: jnp.maximum(a, b))
 amin = _reduction('amin', None, lambda jnp, a, b: jnp.minimum(a, b))
 
 
+def _holds_none(object):
+    """A None anywhere in the (nested) lists and tuples jnp.array reads."""
+    if object is None:
+        return True
+    return isinstance(object, (list, tuple)) and any(_holds_none(item) for item in object)
+
+
 def array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None, out_sharding=None):
     """JAX's jnp.array: copy has no effect on immutable arrays; ndmin adds leading axes; device places it."""
     if order is not None and order != 'K':
         raise NotImplementedError("Only implemented for order='K'")
+    if _holds_none(object):
+        raise ValueError('None is not a valid value for jnp.array')
     result = _engine.array(object, dtype)
     return _finish(result, ndmin, device, out_sharding)
 
@@ -86,6 +95,8 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None, out
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     if order is not None and order != 'K':
         raise NotImplementedError("Only implemented for order='K'")
+    if _holds_none(a):
+        raise ValueError('None is not a valid value for jnp.array')
     return _finish(_engine.asarray(a, dtype), 0, device, out_sharding)
 
 

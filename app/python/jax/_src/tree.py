@@ -129,7 +129,7 @@ def _sorted_keys(mapping):
     try:
         return sorted(mapping)
     except TypeError as e:
-        raise ValueError('Comparator raised exception while sorting pytree dictionary keys.') from e
+        raise ValueError('Comparator raised exception while sorting pytree dictionary keys.') from None
 
 
 def _flatten(tree, is_leaf, leaves):
