@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "api/debug_nans.h"
 #include "api/numpy.h"
 #include "api/session.h"
 #include "api/transforms.h"
@@ -317,6 +318,7 @@ void bind_devices(py::module_& m) {
   m.def("set_jax_version",
         [](const std::string& version) { api::session().profile = JaxProfile(JaxVersion::parse(version)); });
   m.def("set_enable_x64", [](bool on) { api::session().enable_x64 = on; });
+  m.def("set_debug_nans", [](bool on) { api::set_debug_nans(on); });
   m.def("set_threefry_partitionable", [](bool on) { api::session().threefry_partitionable = on; });
   m.def("enable_x64", [] { return api::session().enable_x64; });
 }

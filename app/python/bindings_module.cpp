@@ -50,6 +50,12 @@ void register_exceptions(py::module_& m) {
       } else {
         type = py::module_::import("builtins").attr("RuntimeError");
       }
+      if (error.python_type() == "FloatingPointError") {
+        // jax_debug_nans: JAX's jnp functions are jitted, so their NaN is first reported at the jit's output.
+        py::print(
+            "Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized "
+            "version.");
+      }
       PyErr_SetString(type.ptr(), error.what());
     } catch (const std::bad_alloc&) {
       // Every device's shard lives in this process: an array too large for memory is a Python error.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "api/debug_nans.h"
 #include "api/session.h"
 #include "base/error.h"
 #include "exec/interpreter.h"
@@ -166,6 +167,7 @@ std::vector<Value> run_eagerly(const std::string& primitive, const std::vector<V
   options.name = primitive;
   options.default_device = default_device();
   JitRun run = run_jit(*program, arrays, options, session().profile);
+  if (debug_nans()) check_for_nans(primitive, run.outputs);
   std::vector<Value> outputs;
   for (Array& out : run.outputs) outputs.push_back(Value::concrete(std::move(out)));
   return outputs;

@@ -251,3 +251,20 @@ TEST_CASE("jit names a namedtuple field in its non-array argument error, and jnp
                 "    try:\n        make()\n    except ValueError as e:\n        print(e)") ==
         "None is not a valid value for jnp.array\nNone is not a valid value for jnp.array\n");
 }
+
+TEST_CASE("jax_debug_nans: a NaN from an eager op raises; a jitted one reruns its function op by op to find it") {
+  REQUIRE(run_cell("import jax, jax.numpy as jnp\n"
+                   "def log_of_negative(x):\n    return jnp.log(-3 * jnp.square(x))\n")
+              .ok());
+  CHECK(printed("jax.config.update('jax_debug_nans', True)\n"
+                "try:\n    log_of_negative(5.)\nexcept FloatingPointError as e:\n    print(type(e).__name__, e)") ==
+        "Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized version.\n"
+        "FloatingPointError invalid value (nan) encountered in log\n");
+  CHECK(printed("try:\n    jax.jit(log_of_negative)(5.)\nexcept FloatingPointError as e:\n    print(e)") ==
+        "Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized version.\n"
+        "Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized version.\n"
+        "invalid value (nan) encountered in log\n");
+  CHECK(printed("with jax.debug_nans(False):\n    print(jax.jit(log_of_negative)(5.))\n"
+                "print(jax.config.jax_debug_nans)\njax.config.update('jax_debug_nans', False)\n"
+                "print(log_of_negative(5.))") == "nan\nTrue\nnan\n");
+}

@@ -35,6 +35,21 @@ from jax._src import tree as _tree  # noqa: E402
 from jax import config as _config_module  # noqa: E402
 
 config = _config_module.config
+
+
+class debug_nans:
+    """`with jax.debug_nans(False):` — jax_debug_nans set for the block, then restored (a config context)."""
+
+    def __init__(self, new_val=True):
+        self._new, self._previous = bool(new_val), None
+
+    def __enter__(self):
+        self._previous = config.jax_debug_nans
+        config.update('jax_debug_nans', self._new)
+
+    def __exit__(self, *exc):
+        config.update('jax_debug_nans', bool(self._previous))
+        return False
 Array = _array_methods.ArrayImpl
 Device = _shardscope.Device  # jax.Device: the type of jax.devices()'s entries
 

@@ -66,6 +66,8 @@ class _Config:
             raise AttributeError(f"Unrecognized config option: {name}")
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
+        elif name == 'jax_debug_nans':
+            _shardscope.set_debug_nans(bool(value))
         elif name == 'jax_threefry_partitionable':
             _shardscope.set_threefry_partitionable(bool(value))
         elif name == 'jax_default_prng_impl' and value != 'threefry2x32':

@@ -183,6 +183,17 @@ def _valid_output(x):
     return _shardscope.invalid_jit_leaf([x]) < 0
 
 
+def _holds_nan(out):
+    """Whether a jitted function's concrete floating outputs hold a NaN (jax_debug_nans checks them)."""
+    import numpy as np
+    for leaf in tree_util.tree_leaves(out):
+        if getattr(leaf, '_is_tracer', False) or not hasattr(leaf, 'dtype') or leaf.dtype.kind != 'f':
+            continue
+        if np.isnan(np.asarray(leaf)).any():
+            return True
+    return False
+
+
 def arg_leaf_names(fun, args, static_nums=()):
     """JAX's debug names of the dynamic argument leaves: the parameter name, then the path inside it."""
     params = _parameters(fun)
@@ -243,6 +254,16 @@ class _Jitted:
     def __call__(self, *args, **kwargs):
         if getattr(self, '_runs_eagerly', False):
             return self._fun(*args, **kwargs)
+        out = self._call(*args, **kwargs)
+        from jax import config
+        if config.jax_debug_nans and not _shardscope.debug.in_trace() and _holds_nan(out):
+            # JAX's debug_nans: report the jit's NaN, then run the function op by op so the op that made it raises.
+            print('Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized '
+                  'version.')
+            return self._fun(*args, **kwargs)
+        return out
+
+    def _call(self, *args, **kwargs):
         if self._has_static:
             dynamic, dyn_kwargs, static_kwargs, statics = self._split(args, kwargs)
         else:
