@@ -586,18 +586,7 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("_aval_short", [](const PyValue& v) { return v.value().aval().str_short(true); })
       .def_property_readonly("_typeof_str", [](const PyValue& v) { return api::typeof_text(v.value(), profile()); })
       // The spec of the value's type (jax.typeof(x).sharding.spec): the mesh axes each dimension is sharded over.
-      .def_property_readonly("_type_spec",
-                             [](const PyValue& v) {
-                               std::vector<SpecEntry> entries;
-                               for (const auto& axes : v.value().aval().dim_axes) {
-                                 entries.push_back(axes.empty() ? SpecEntry::none() : SpecEntry::of_axes(axes));
-                               }
-                               entries.resize(v.value().aval().rank(), SpecEntry::none());
-                               PartitionSpec spec(std::move(entries));
-                               if (!v.value().aval().unreduced.empty()) spec.set_unreduced(v.value().aval().unreduced);
-                               if (!v.value().aval().reduced.empty()) spec.set_reduced(v.value().aval().reduced);
-                               return spec;
-                             })
+      .def_property_readonly("_type_spec", [](const PyValue& v) { return type_partition_spec(v.value().aval()); })
       // The manual axes the value varies over (its type's vma), in mesh order.
       .def_property_readonly("_varying_axes", [](const PyValue& v) { return v.value().aval().varying; })
       // The AbstractMesh of the value's type: a placed array's mesh, or (for a tracer) the mesh in effect.

@@ -17,6 +17,7 @@
 #include "exec/program_cache.h"
 #include "exec/shard_map.h"
 #include "exec/thread_pool.h"
+#include "explicit/sharding_rules.h"
 #include "ir/axis_env.h"
 #include "ir/inline_calls.h"
 #include "ir/layout_constraint.h"
@@ -540,12 +541,7 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
       sharding = *options.out_shardings[o];
     } else if (explicit_mesh && aval.dim_axes.size() == aval.rank()) {
       // Explicit mode: the output's sharding is its type's, one spec entry per dimension.
-      std::vector<SpecEntry> entries;
-      for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
-      PartitionSpec spec(entries);
-      if (!aval.unreduced.empty()) spec.set_unreduced(aval.unreduced);
-      if (!aval.reduced.empty()) spec.set_reduced(aval.reduced);
-      sharding = NamedSharding{mesh, std::move(spec), memory_kind};
+      sharding = NamedSharding{mesh, type_partition_spec(aval), memory_kind};
     } else if (reference && reference_rank == aval.rank() && dim_axes_of(*reference, aval.rank()) == layout &&
                (aval.memory != MemorySpace::kHost || reference->memory_kind == memory_kind)) {
       sharding = *reference;  // JAX hands back the input's own sharding object when equivalent

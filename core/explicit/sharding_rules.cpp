@@ -296,8 +296,7 @@ using namespace explicit_rules;
 void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> inputs, const Params& params,
                              std::vector<Aval>& outputs) {
   // Nested programs and manual collectives type their results themselves.
-  if (primitive.collective_impl || primitive.name == "pvary" || primitive.name == "vary_unreduced_cast_p" ||
-      primitive.name == "reduced_vary_cast_p" || find_param(params, "jaxpr") != nullptr ||
+  if (primitive.collective_impl || is_manual_type_cast(primitive.name) || find_param(params, "jaxpr") != nullptr ||
       find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin" ||
       primitive.name == "pure_callback" || primitive.name == "io_callback") {
     return;
@@ -353,6 +352,12 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
     outputs[r].unreduced = spec.unreduced;
     outputs[r].reduced = result_reduced(primitive.name, inputs, spec);
   }
+}
+
+PartitionSpec type_partition_spec(const Aval& aval) { return partition_spec(spec_of(aval)); }
+
+bool is_manual_type_cast(const std::string& primitive) {
+  return primitive == "pvary" || primitive == "vary_unreduced_cast_p" || primitive == "reduced_vary_cast_p";
 }
 
 std::string typeof_str(const Aval& aval, const JaxProfile& profile) {

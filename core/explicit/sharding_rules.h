@@ -19,6 +19,14 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
                              std::vector<Aval>& outputs);
 
 // str(jax.typeof(x)) for the profile: `ShapedArray(int32[4@X,2])` before JAX 0.6.1, `int32[4@X,2]` after
+// The PartitionSpec of a value's type (jax.typeof(x).sharding.spec): one entry per dimension, then the unreduced
+// and reduced axes.
+[[nodiscard]] PartitionSpec type_partition_spec(const Aval& aval);
+
+// pvary and pcast's casts set the varying, unreduced and reduced axes of their results themselves: neither the
+// sharding rules nor the varying-axes union of ordinary ops apply to them.
+[[nodiscard]] bool is_manual_type_cast(const std::string& primitive);
+
 // (`~` in front of weak types).
 [[nodiscard]] std::string typeof_str(const Aval& aval, const JaxProfile& profile);
 // repr(jax.typeof(x)): `ShapedArray(int32[4@X,2])`, `ShapedArray(float32[], weak_type=True)`.

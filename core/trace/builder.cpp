@@ -94,8 +94,7 @@ std::vector<Atom> JaxprBuilder::bind(const std::string& name, std::vector<Atom> 
   std::vector<Aval> out_avals = primitive->abstract_eval(in_avals, params);
   // Explicit mode: the result types' shardings come from the primitive's sharding rule (or its error).
   apply_explicit_sharding(*primitive, in_avals, params, out_avals);
-  if (!primitive->collective_impl && primitive->name != "pvary" && primitive->name != "vary_unreduced_cast_p" &&
-      primitive->name != "reduced_vary_cast_p") {
+  if (!primitive->collective_impl && !is_manual_type_cast(primitive->name)) {
     // An ordinary op's result varies over every manual axis any input varies over.
     std::vector<std::string> varying;
     for (const Aval& aval : in_avals) varying.insert(varying.end(), aval.varying.begin(), aval.varying.end());

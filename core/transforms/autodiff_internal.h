@@ -35,6 +35,8 @@ void register_program_transpose_rules();
 // The type spec of `aval`'s cotangent, its dims taken in `order` (all, in order, when empty): JAX's to_ct_spec swaps
 // reduced and unreduced axes (a reduced weight's gradient comes back as an unreduced partial sum).
 [[nodiscard]] PartitionSpec cotangent_spec(const Aval& aval, const std::vector<int64_t>& order = {});
+// A spec in cotangent space: its unreduced axes become reduced and its reduced ones unreduced.
+[[nodiscard]] PartitionSpec cotangent_spec(const PartitionSpec& spec);
 
 // A rank-0 constant of `like`'s dtype, not weakly typed (JAX's _const).
 [[nodiscard]] Literal const_like(const Aval& like, double value);

@@ -28,6 +28,13 @@ ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& or
   return PartitionSpec(std::move(entries));
 }
 
+PartitionSpec cotangent_spec(const PartitionSpec& spec) {
+  PartitionSpec swapped(spec.entries());
+  if (!spec.reduced().empty()) swapped.set_unreduced(spec.reduced());
+  if (!spec.unreduced().empty()) swapped.set_reduced(spec.unreduced());
+  return swapped;
+}
+
 PartitionSpec cotangent_spec(const Aval& aval, const std::vector<int64_t>& order) {
   std::vector<SpecEntry> entries;
   for (std::size_t i = 0; i < aval.rank(); ++i) {
@@ -35,9 +42,9 @@ PartitionSpec cotangent_spec(const Aval& aval, const std::vector<int64_t>& order
     entries.push_back(d < aval.dim_axes.size() ? SpecEntry::of_axes(aval.dim_axes[d]) : SpecEntry::none());
   }
   PartitionSpec spec(std::move(entries));
-  if (!aval.reduced.empty()) spec.set_unreduced(aval.reduced);
-  if (!aval.unreduced.empty()) spec.set_reduced(aval.unreduced);
-  return spec;
+  if (!aval.unreduced.empty()) spec.set_unreduced(aval.unreduced);
+  if (!aval.reduced.empty()) spec.set_reduced(aval.reduced);
+  return cotangent_spec(spec);
 }
 
 Atom full_like(JaxprBuilder& b, const Aval& like, double value) {

@@ -52,17 +52,9 @@ struct Layout {
   std::vector<PartitionSpec> out_specs;
 };
 
-// A spec in cotangent space: its unreduced axes become reduced and its reduced ones unreduced (JAX's to_ct_spec).
-PartitionSpec cotangent_partition_spec(const PartitionSpec& spec) {
-  PartitionSpec swapped(spec.entries());
-  if (!spec.reduced().empty()) swapped.set_unreduced(spec.reduced());
-  if (!spec.unreduced().empty()) swapped.set_reduced(spec.unreduced());
-  return swapped;
-}
-
 ParamValue cotangent_layout(const ParamValue& entry) {
   const auto* spec = entry.get_if<PartitionSpec>();
-  return spec == nullptr ? entry : ParamValue(cotangent_partition_spec(*spec));
+  return spec == nullptr ? entry : ParamValue(cotangent_spec(*spec));
 }
 
 Layout layout_of(const std::string& primitive, const Params& params) {
@@ -83,7 +75,7 @@ Atom body_cotangent(JaxprBuilder& tb, const Layout& layout, const Jaxpr& body, s
   const Aval& primal = atom_aval(body.outvars[j]);
   if (!layout.is_shard_map) return tb.arg(primal);
   const PartitionSpec& spec = layout.out_specs.at(j);
-  Aval local = shard_map_local_aval(global, cotangent_partition_spec(spec), layout.mesh, layout.check_vma);
+  Aval local = shard_map_local_aval(global, cotangent_spec(spec), layout.mesh, layout.check_vma);
   local.weak_type = primal.weak_type;
   const Atom ct = tb.arg(local);
   if (layout.check_vma) return sum_extra_variance(tb, ct, primal.varying);

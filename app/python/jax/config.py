@@ -67,7 +67,9 @@ class _Config:
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
         elif name == 'jax_debug_nans':
+            from jax._src import jit
             _shardscope.set_debug_nans(bool(value))
+            jit.debug_nans[0] = bool(value)
         elif name == 'jax_threefry_partitionable':
             _shardscope.set_threefry_partitionable(bool(value))
         elif name == 'jax_default_prng_impl' and value != 'threefry2x32':

@@ -183,6 +183,10 @@ def _valid_output(x):
     return _shardscope.invalid_jit_leaf([x]) < 0
 
 
+# jax_debug_nans as jax.config.update sets it, read on every jitted call without a config lookup.
+debug_nans = [False]
+
+
 def _holds_nan(out):
     """Whether a jitted function's concrete floating outputs hold a NaN (jax_debug_nans checks them)."""
     import numpy as np
@@ -222,6 +226,9 @@ def _shared_cache(fun, params):
 
 
 class _Jitted:
+    # Set when the function touches an array ref made outside it: it then runs eagerly on every call.
+    _runs_eagerly = False
+
     def __init__(self, fun, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None):
         if not callable(fun):
             raise TypeError(f'Expected a callable value, got {fun!r}')
@@ -252,11 +259,10 @@ class _Jitted:
         return dynamic, dyn_kwargs, static_kwargs, statics
 
     def __call__(self, *args, **kwargs):
-        if getattr(self, '_runs_eagerly', False):
+        if self._runs_eagerly:
             return self._fun(*args, **kwargs)
         out = self._call(*args, **kwargs)
-        from jax import config
-        if config.jax_debug_nans and not _shardscope.debug.in_trace() and _holds_nan(out):
+        if debug_nans[0] and not _shardscope.debug.in_trace() and _holds_nan(out):
             # JAX's debug_nans: report the jit's NaN, then run the function op by op so the op that made it raises.
             print('Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized '
                   'version.')

@@ -75,12 +75,7 @@ def _eager_auto_axes(fun, axes, out_sharding, args, kwargs):
         out = fun(*args, **kwargs)
     leaves, treedef = tree_util.tree_flatten(out)
     targets = tree_util.broadcast_target(out_sharding, out)
-    placed = []
-    for leaf, target in zip(leaves, targets):
-        if isinstance(target, _shardscope.PartitionSpec):
-            target = NamedSharding(_shardscope.get_concrete_mesh(), target)
-        placed.append(jax.device_put(leaf, target))
-    return tree_util.tree_unflatten(treedef, placed)
+    return tree_util.tree_unflatten(treedef, [place_out_sharding(leaf, t) for leaf, t in zip(leaves, targets)])
 
 
 def _eager(leaves):
