@@ -204,6 +204,14 @@ TEST_CASE("an unreduced contraction keeps each device's partial sum until a resh
         "float32[2,2]{U:X} P(None, None, unreduced={'X'}, unreduced_kind=sum)\n"
         "0 [[0.0, 0.0], [8.0, 10.0]]\n1 [[6.0, 7.0], [18.0, 21.0]]\n"
         "[[6.0, 7.0], [26.0, 31.0]] float32[2,2]{U:X}\n");
+  // The compiled programs: no all-reduce while the product stays unreduced, one where the reshard sums it.
+  CHECK(printed("def reduces(f):\n"
+                "    with jax.set_mesh(umesh):\n"
+                "        text = jax.jit(f).lower(ua, ub).compile().as_text()\n"
+                "    return sum(' all-reduce(' in line for line in text.splitlines())\n"
+                "unreduced = lambda a, b: jnp.einsum('ij,jk->ik', a, b, out_sharding=U)\n"
+                "print(reduces(unreduced), reduces(lambda a, b: jax.reshard(unreduced(a, b), jax.P(None, None))))") ==
+        "0 1\n");
   // Printing shows the layout, not the partial values.
   CHECK(printed("print(c)") ==
         "Array(shape=(2, 2), dtype=float32, sharding=NamedSharding(mesh=Mesh('X': 2, "
