@@ -13,5 +13,6 @@ void bind_api(pybind11::module_& m);
 void bind_explicit(pybind11::module_& m);
 void bind_random(pybind11::module_& m);  // the `random` submodule
 void bind_debug(pybind11::module_& m);   // `debug` (jax.debug's host callbacks) and jax_has (profile queries)
+void install_source_capture();           // traced equations record the user's file, line and function
 
 }  // namespace shardscope::python

@@ -4,6 +4,8 @@
 #include "api/control_flow.h"
 #include "api/custom_derivatives.h"
 #include "api/lax.h"
+#include "api/session.h"
+#include "ir/remat_policy.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 
@@ -23,6 +25,68 @@ api::Function wrap(const py::function& flat_fun) {
 api::Function wrap_optional(const py::object& flat_fun) {
   if (flat_fun.is_none()) return nullptr;
   return wrap(flat_fun.cast<py::function>());
+}
+
+// A param as a custom policy sees it: Python scalars, strings and tuples; anything else as its printed text.
+py::object param_to_python(const ParamValue& value) {
+  if (value.is_none()) return py::none();
+  if (const auto* b = value.get_if<bool>()) return py::bool_(*b);
+  if (const auto* i = value.get_if<int64_t>()) return py::int_(*i);
+  if (const auto* d = value.get_if<double>()) return py::float_(*d);
+  if (const auto* text = value.get_if<std::string>()) return py::str(*text);
+  if (const auto* tuple = value.get_if<ParamValue::Tuple>()) {
+    py::list items;
+    for (const ParamValue& item : tuple->items) items.append(param_to_python(item));
+    return tuple->is_list ? py::object(items) : py::object(py::tuple(items));
+  }
+  return py::str(value.repr(api::session().profile));
+}
+
+// jax.checkpoint's policy, described by jax/_src/control_flow.py's _policy_spec as (kind, ...) tuples; a user's
+// function is asked through `ask(primitive_name, avals, params)`, which returns True, False or "offload".
+std::shared_ptr<const RematPolicy> policy_from_spec(const py::tuple& spec, const py::function& ask) {
+  using Kind = RematPolicy::Kind;
+  auto policy = std::make_shared<RematPolicy>();
+  const auto kind = spec[0].cast<std::string>();
+  if (kind == "everything") {
+    policy->kind = Kind::kEverythingSaveable;
+  } else if (kind == "nothing") {
+    policy->kind = Kind::kNothingSaveable;
+  } else if (kind == "dots") {
+    policy->kind = Kind::kDotsSaveable;
+  } else if (kind == "dots_no_batch") {
+    policy->kind = Kind::kDotsWithNoBatchDimsSaveable;
+  } else if (kind == "only_names") {
+    policy->kind = Kind::kSaveOnlyTheseNames;
+    policy->names = spec[1].cast<std::vector<std::string>>();
+  } else if (kind == "any_names_but") {
+    policy->kind = Kind::kSaveAnyNamesButThese;
+    policy->names = spec[1].cast<std::vector<std::string>>();
+  } else if (kind == "save_and_offload") {
+    policy->kind = Kind::kSaveAndOffloadOnlyTheseNames;
+    policy->names = spec[1].cast<std::vector<std::string>>();
+    policy->offloaded_names = spec[2].cast<std::vector<std::string>>();
+  } else if (kind == "offload_dots") {
+    policy->kind = Kind::kOffloadDotsWithNoBatchDims;
+  } else if (kind == "either") {
+    policy->kind = Kind::kEither;
+    policy->first = policy_from_spec(spec[1].cast<py::tuple>(), ask);
+    policy->second = policy_from_spec(spec[2].cast<py::tuple>(), ask);
+  } else {
+    policy->kind = Kind::kCustom;
+    const py::object user = spec[1];
+    policy->custom = [user, ask](const std::string& primitive, std::span<const Aval> avals, const Params& params) {
+      const py::gil_scoped_acquire gil;
+      py::list shapes;
+      for (const Aval& aval : avals) shapes.append(py::make_tuple(aval.shape, std::string(dtype_name(aval.dtype))));
+      py::dict kwargs;
+      for (const auto& [key, value] : params) kwargs[py::str(key)] = param_to_python(value);
+      const py::object answer = ask(user, primitive, shapes, kwargs);
+      if (py::isinstance<py::str>(answer)) return RematDecision::kOffload;
+      return answer.cast<bool>() ? RematDecision::kSave : RematDecision::kRecompute;
+    };
+  }
+  return policy;
 }
 
 }  // namespace
@@ -68,10 +132,16 @@ void bind_control_flow(py::module_& m) {
                          api_name == "cond" ? std::size_t{1} : std::size_t{0}};
     return from_values(api::switch_branches(which, functions, to_values(operands), spec));
   });
-  m.def("checkpoint_call",
-        [](const py::function& f, const py::list& args, bool prevent_cse, const std::optional<std::string>& policy) {
-          return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, policy));
-        });
+  m.def("checkpoint_call", [](const py::function& f, const py::list& args, bool prevent_cse, const py::object& policy,
+                              const py::object& ask) {
+    std::optional<ParamValue::PolicyRef> ref;
+    if (!policy.is_none()) {
+      const auto described = policy.cast<py::tuple>();  // (text, spec)
+      ref = ParamValue::PolicyRef{described[0].cast<std::string>(),
+                                  policy_from_spec(described[1].cast<py::tuple>(), ask.cast<py::function>())};
+    }
+    return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, ref));
+  });
   m.def("custom_jvp_call", [](const py::object& f, const py::object& jvp, const py::list& args, const std::string& name,
                               const std::string& jvp_name) {
     return from_values(api::custom_jvp_call(wrap_optional(f), wrap_optional(jvp), to_values(args), {name, {jvp_name}}));
@@ -82,6 +152,15 @@ void bind_control_flow(py::module_& m) {
     return from_values(api::custom_vjp_call(wrap_optional(f), wrap_optional(fwd), wrap_optional(bwd), to_values(args),
                                             [num_outs] { return num_outs().cast<std::size_t>(); },
                                             {name, {fwd_name, bwd_name}}));
+  });
+  // (shape, dtype name, short type text, type text, source) per residual, for jax.ad_checkpoint.saved_residuals.
+  m.def("saved_residuals", [](const py::function& f, const py::list& args, const std::vector<std::string>& names) {
+    py::list out;
+    for (const SavedResidual& residual : api::saved_residuals(wrap(f), to_values(args), names)) {
+      out.append(py::make_tuple(py::tuple(py::cast(residual.aval.shape)), std::string(dtype_name(residual.aval.dtype)),
+                                residual.aval.str_short(true), residual.aval.str_short(false), residual.source));
+    }
+    return out;
   });
   m.def("checkpoint_name", [](const py::object& x, const std::string& name) {
     const py::list out = from_values({api::bind1("name", {to_value(x)}, {{"name", name}})});

@@ -370,15 +370,21 @@ std::vector<Value> switch_branches(const Value& index, const std::vector<Functio
 }
 
 std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,
-                              const std::optional<std::string>& policy) {
+                              const std::optional<ParamValue::PolicyRef>& policy) {
   const Traced traced = trace_body(f, argument_avals(args), "checkpoint");
   std::vector<Value> inputs = traced.captured;
   inputs.insert(inputs.end(), args.begin(), args.end());
   Params params{{"differentiated", false},
                 {"jaxpr", ParamValue(traced.jaxpr)},
-                {"policy", policy ? ParamValue(ParamValue::Verbatim{*policy}) : ParamValue(ParamValue::None{})},
+                {"policy", policy ? ParamValue(*policy) : ParamValue(ParamValue::None{})},
                 {"prevent_cse", prevent_cse}};
   return api::bind("remat2", inputs, std::move(params));
+}
+
+std::vector<SavedResidual> saved_residuals(const Function& f, const std::vector<Value>& args,
+                                           const std::vector<std::string>& arg_names) {
+  const Traced traced = trace_function(f, argument_avals(args), "saved_residuals");
+  return shardscope::saved_residuals(*traced.jaxpr, arg_names);
 }
 
 }  // namespace shardscope::api

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/transforms.h"
+#include "transforms/saved_residuals.h"
 
 namespace shardscope::api {
 
@@ -44,12 +45,18 @@ struct SwitchSpec {
 std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,
                                    const std::vector<Value>& operands, const SwitchSpec& spec);
 
-// jax.checkpoint(f, prevent_cse, policy)(*args): one remat2 equation (policy: its printed text, or none).
+// jax.checkpoint(f, prevent_cse, policy)(*args): one remat2 equation (policy: printed as its text, deciding what
+// the backward pass saves; none: nothing_saveable).
 std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,
-                              const std::optional<std::string>& policy);
+                              const std::optional<ParamValue::PolicyRef>& policy);
 
 // The carry type error of scan/while (TypeError text of JAX's _check_carry_type), or nothing when they match.
 [[nodiscard]] std::optional<std::string> carry_type_error(const LoopSpec& spec, const std::vector<Aval>& in,
                                                           const std::vector<Aval>& out);
+
+// jax.ad_checkpoint.saved_residuals(f, *args): what jax.vjp(f, *args) keeps for the backward pass, each with
+// its source; `arg_names` names the flattened arguments.
+[[nodiscard]] std::vector<SavedResidual> saved_residuals(const Function& f, const std::vector<Value>& args,
+                                                         const std::vector<std::string>& arg_names);
 
 }  // namespace shardscope::api

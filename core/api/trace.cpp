@@ -400,6 +400,8 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
     }
     if (known_inputs.size() == inputs.size()) known = run_eagerly(primitive, known_inputs, params);
   }
+  // The equation remembers which line of user code traced it (print_saved_residuals and errors name it).
+  const SourceScope source(capture_source_info());
   const std::optional<std::vector<DeviceBuffers>> blocks =
       target->per_device_mesh() != nullptr ? blocks_of(*target, primitive, inputs, params) : std::nullopt;
   std::vector<Atom> atoms;
@@ -445,6 +447,7 @@ std::vector<Value> apply_jaxpr(const Jaxpr& jaxpr, const std::vector<Value>& inp
   };
   for (const Eqn& eqn : jaxpr.eqns) {
     std::vector<Value> args;
+    const SourceScope source(source_or_current(eqn.source));
     for (const Atom& input : eqn.inputs) args.push_back(read(input));
     const std::vector<Value> outs = api::bind(eqn.primitive->name, args, eqn.params);
     for (std::size_t i = 0; i < eqn.outputs.size(); ++i) env.insert_or_assign(eqn.outputs[i].id, outs.at(i));

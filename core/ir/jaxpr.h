@@ -8,6 +8,7 @@
 
 #include "ir/aval.h"
 #include "ir/param.h"
+#include "ir/source_info.h"
 
 namespace shardscope {
 
@@ -35,6 +36,7 @@ struct Eqn {
   Params params;
   std::vector<Atom> inputs;
   std::vector<Var> outputs;
+  SourceInfo source;  // the user code that traced it (or the operation a transform derived it from)
 };
 
 struct Jaxpr {

@@ -17,6 +17,7 @@
 namespace shardscope {
 
 struct Jaxpr;
+struct RematPolicy;
 
 class ParamValue {
  public:
@@ -38,8 +39,14 @@ class ParamValue {
     bool operator==(const Verbatim&) const = default;
   };
   using JaxprRef = std::shared_ptr<const Jaxpr>;
+  // A jax.checkpoint policy: printed as its Python str(), decided by `policy`.
+  struct PolicyRef {
+    std::string text;
+    std::shared_ptr<const RematPolicy> policy;
+    bool operator==(const PolicyRef&) const = default;
+  };
   using Value = std::variant<None, bool, int64_t, double, std::string, Tuple, FrozenSet, DType, PartitionSpec, Mesh,
-                             NamedSharding, JaxprRef, Verbatim>;
+                             NamedSharding, JaxprRef, Verbatim, PolicyRef>;
 
   ParamValue() = default;
   ParamValue(None v) : value_(v) {}
@@ -57,6 +64,7 @@ class ParamValue {
   ParamValue(NamedSharding v) : value_(std::move(v)) {}
   ParamValue(JaxprRef v) : value_(std::move(v)) {}
   ParamValue(Verbatim v) : value_(std::move(v)) {}
+  ParamValue(PolicyRef v) : value_(std::move(v)) {}
 
   static ParamValue tuple(std::vector<ParamValue> items) { return Tuple{std::move(items), false}; }
   static ParamValue list(std::vector<ParamValue> items) { return Tuple{std::move(items), true}; }

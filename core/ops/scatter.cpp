@@ -301,7 +301,7 @@ ParamValue update_jaxpr(const std::string& combiner, DType dtype) {
   const Var b = new_var(Aval::of({}, dtype));
   const Var out = new_var(Aval::of({}, dtype));
   jaxpr->invars = {a, b};
-  jaxpr->eqns.push_back(Eqn{primitive, {}, {Atom{a}, Atom{b}}, {out}});
+  jaxpr->eqns.push_back(Eqn{primitive, {}, {Atom{a}, Atom{b}}, {out}, nullptr});
   jaxpr->outvars = {Atom{out}};
   return ParamValue::JaxprRef(std::move(jaxpr));
 }

@@ -101,7 +101,7 @@ std::vector<Atom> JaxprBuilder::bind(const std::string& name, std::vector<Atom> 
     varying = in_binding_order(varying);
     for (Aval& aval : out_avals) aval.varying = varying;
   }
-  Eqn eqn{primitive, std::move(params), std::move(inputs), {}};
+  Eqn eqn{primitive, std::move(params), std::move(inputs), {}, current_source_info()};
   std::vector<Atom> outputs;
   for (Aval& aval : out_avals) {
     eqn.outputs.push_back(new_var(std::move(aval)));
@@ -140,6 +140,7 @@ std::vector<Atom> inline_jaxpr(JaxprBuilder& builder, const Jaxpr& jaxpr, std::s
     return atom;
   };
   for (const Eqn& eqn : jaxpr.eqns) {
+    const SourceScope source(source_or_current(eqn.source));
     std::vector<Atom> inputs;
     for (const Atom& input : eqn.inputs) inputs.push_back(read(input));
     const std::vector<Atom> outputs = builder.bind(eqn.primitive->name, std::move(inputs), eqn.params);

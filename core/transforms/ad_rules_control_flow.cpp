@@ -200,16 +200,17 @@ JvpResult cond_jvp(JaxprBuilder& b, std::span<const Atom> x, std::span<const std
   return {primal_outs, tangents};
 }
 
+// One remat2 over the body's JVP, as JAX's remat_jvp: partial evaluation later splits it by the policy into the
+// values the forward pass saves and the work the backward pass recomputes.
 JvpResult remat_jvp(JaxprBuilder& b, std::span<const Atom> x, std::span<const std::optional<Atom>> t,
                     const Params& params) {
   const Jaxpr& body = *nested_jaxpr(params, "jaxpr");
-  std::vector<Atom> primal_outs = b.bind("remat2", {x.begin(), x.end()}, params);
   const std::size_t n = body.invars.size();
   const std::size_t m = body.outvars.size();
   std::vector<bool> with_tangent(n);
   for (std::size_t i = 0; i < n; ++i) with_tangent[i] = t[i].has_value() && float_aval(atom_aval(x[i]));
   if (std::none_of(with_tangent.begin(), with_tangent.end(), [](bool v) { return v; })) {
-    return {primal_outs, Cts(m)};
+    return {b.bind("remat2", {x.begin(), x.end()}, params), Cts(m)};
   }
   std::vector<bool> out_tangent(m);
   for (std::size_t o = 0; o < m; ++o) out_tangent[o] = float_aval(atom_aval(body.outvars[o]));
@@ -219,14 +220,15 @@ JvpResult remat_jvp(JaxprBuilder& b, std::span<const Atom> x, std::span<const st
     if (with_tangent[i]) in_order.push_back(n + i);
   }
   std::vector<std::size_t> out_order;
-  for (std::size_t o = m; o < 2 * m; ++o) out_order.push_back(o);
+  for (std::size_t o = 0; o < 2 * m; ++o) out_order.push_back(o);
   const JaxprPtr program = jvp_program(body, with_tangent, out_tangent, in_order, out_order);
   std::vector<Atom> inputs;
   for (const std::size_t slot : in_order) inputs.push_back(slot < n ? x[slot] : *t[slot - n]);
   const std::vector<Atom> outs =
       b.bind("remat2", std::move(inputs), replace_param(params, "jaxpr", ParamValue(program)));
+  std::vector<Atom> primal_outs(outs.begin(), outs.begin() + static_cast<std::ptrdiff_t>(m));
   Cts tangents(m);
-  std::size_t next = 0;
+  std::size_t next = m;
   for (std::size_t o = 0; o < m; ++o) {
     if (out_tangent[o]) tangents[o] = outs[next++];
   }

@@ -129,6 +129,7 @@ JvpOutputs jvp_jaxpr_into(JaxprBuilder& builder, const Jaxpr& jaxpr, std::span<c
     }
   }
   for (const Eqn& eqn : jaxpr.eqns) {
+    const SourceScope source(source_or_current(eqn.source));
     std::vector<Atom> inputs;
     std::vector<std::optional<Atom>> input_tangents;
     for (const Atom& input : eqn.inputs) {

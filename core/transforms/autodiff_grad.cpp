@@ -51,18 +51,41 @@ PartialEvalResult partial_eval_jaxpr(const Jaxpr& jaxpr, const std::vector<bool>
     residual_ids.insert(var->id);
     residuals.push_back(*var);
   };
-  for (const Eqn& eqn : jaxpr.eqns) {
+  // Outputs a split remat forwards from its operands: later equations read the operand instead.
+  std::unordered_map<int64_t, Atom> forwarded;
+  auto substitute = [&](const Atom& atom) -> Atom {
+    const auto* var = std::get_if<Var>(&atom);
+    if (var == nullptr) return atom;
+    const auto it = forwarded.find(var->id);
+    return it != forwarded.end() ? it->second : atom;
+  };
+  for (const Eqn& original : jaxpr.eqns) {
+    Eqn substituted;
+    if (!forwarded.empty()) {
+      substituted = original;
+      for (Atom& input : substituted.inputs) input = substitute(input);
+    }
+    const Eqn& eqn = forwarded.empty() ? original : substituted;
     std::vector<bool> unknown_inputs;
     for (const Atom& input : eqn.inputs) unknown_inputs.push_back(is_var_in(input, unknown_ids));
     if (std::none_of(unknown_inputs.begin(), unknown_inputs.end(), [](bool u) { return u; })) {
       known->eqns.push_back(eqn);
       continue;
     }
+    if (std::optional<ad::RematSplit> split = ad::split_remat_eqn(eqn, unknown_inputs)) {
+      // A checkpoint's known half runs inline; its staged half recomputes what the policy did not save.
+      for (Eqn& hoisted : split->known_eqns) known->eqns.push_back(std::move(hoisted));
+      for (const auto& [output, source] : split->forwarded) forwarded.insert_or_assign(output.id, source);
+      for (const Var& out : split->staged.outputs) unknown_ids.insert(out.id);
+      for (const Atom& input : split->staged.inputs) note_residual(input);
+      unknown->eqns.push_back(std::move(split->staged));
+      continue;
+    }
     if (eqn.primitive->name == "jit") {
       // Split the nested program too, so its primal half runs with the rest of the known values.
       const PartialEvalResult inner = partial_eval_jaxpr(jit_inner(eqn.params), unknown_inputs);
-      Eqn known_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.known), {}, {}};
-      Eqn unknown_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.unknown), {}, {}};
+      Eqn known_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.known), {}, {}, eqn.source};
+      Eqn unknown_eqn{eqn.primitive, call_params_with_body(eqn.params, inner.unknown), {}, {}, eqn.source};
       for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
         if (!unknown_inputs[i]) known_eqn.inputs.push_back(eqn.inputs[i]);
       }
@@ -99,7 +122,8 @@ PartialEvalResult partial_eval_jaxpr(const Jaxpr& jaxpr, const std::vector<bool>
     unknown->eqns.push_back(eqn);
   }
   PartialEvalResult result;
-  for (const Atom& out : jaxpr.outvars) {
+  for (const Atom& original_out : jaxpr.outvars) {
+    const Atom out = substitute(original_out);
     const bool is_unknown = is_var_in(out, unknown_ids);
     result.out_unknowns.push_back(is_unknown);
     (is_unknown ? unknown->outvars : known->outvars).push_back(out);
@@ -144,6 +168,7 @@ std::vector<std::optional<Atom>> backward_pass(JaxprBuilder& builder, const Jaxp
       linear_eqns.push_back(&eqn);
       continue;
     }
+    const SourceScope source(source_or_current(eqn.source));
     std::vector<Atom> inputs;
     for (const Atom& input : eqn.inputs) inputs.push_back(read_primal(input));
     const std::vector<Atom> outs = builder.bind(eqn.primitive->name, std::move(inputs), eqn.params);
@@ -167,6 +192,7 @@ std::vector<std::optional<Atom>> backward_pass(JaxprBuilder& builder, const Jaxp
   for (std::size_t i = 0; i < linear.outvars.size(); ++i) accumulate(linear.outvars[i], output_cotangents[i]);
   for (auto it = linear_eqns.rbegin(); it != linear_eqns.rend(); ++it) {
     const Eqn& eqn = **it;
+    const SourceScope source(source_or_current(eqn.source));
     std::vector<std::optional<Atom>> cts;
     for (const Var& out : eqn.outputs) cts.push_back(read_cotangent(out));
     if (ad::all_zero(cts)) continue;

@@ -20,6 +20,18 @@ namespace shardscope {
 
 namespace shardscope::ad {
 
+// A remat2 equation with some unknown inputs, split by its checkpoint policy (JAX's remat_partial_eval). The
+// known equations run inline, hoisted out of the remat, and compute the equation's known outputs (or forward an
+// operand to them) and the residuals; the staged remat2 (differentiated=True) reads the residuals and the inputs it
+// still needs, recomputing what the policy did not save. Null for other equations.
+struct RematSplit {
+  std::vector<Eqn> known_eqns;
+  std::vector<std::pair<Var, Atom>> forwarded;  // known outputs that are an operand or a literal
+  Eqn staged;
+  std::vector<bool> out_unknowns;
+};
+[[nodiscard]] std::optional<RematSplit> split_remat_eqn(const Eqn& eqn, const std::vector<bool>& unknown_inputs);
+
 // Rule families, registered by ensure_autodiff_rules().
 void register_elementwise_jvp_rules();
 void register_structural_jvp_rules();

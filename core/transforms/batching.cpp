@@ -139,6 +139,7 @@ std::vector<BatchedValue> batch_jaxpr_into(JaxprBuilder& builder, const Jaxpr& j
     return {atom, std::nullopt};
   };
   for (const Eqn& eqn : jaxpr.eqns) {
+    const SourceScope source(source_or_current(eqn.source));
     std::vector<BatchedValue> inputs;
     for (const Atom& atom : eqn.inputs) inputs.push_back(read(atom));
     std::vector<BatchedValue> outputs;

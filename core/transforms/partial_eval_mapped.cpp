@@ -207,8 +207,8 @@ std::optional<EqnSplit> split_mapped_eqn(const Eqn& eqn, const std::vector<bool>
       },
       [&](const std::string&, const std::vector<ParamValue>& items) { return pick(items, unknown_outputs); });
 
-  EqnSplit split{std::nullopt, Eqn{eqn.primitive, unknown_params, {}, {}}, inner.out_unknowns};
-  Eqn known{eqn.primitive, known_params, pick(eqn.inputs, known_inputs), pick(eqn.outputs, known_outputs)};
+  EqnSplit split{std::nullopt, Eqn{eqn.primitive, unknown_params, {}, {}, eqn.source}, inner.out_unknowns};
+  Eqn known{eqn.primitive, known_params, pick(eqn.inputs, known_inputs), pick(eqn.outputs, known_outputs), eqn.source};
   std::vector<Aval> known_in_avals;
   for (const Atom& input : known.inputs) known_in_avals.push_back(atom_aval(input));
   const std::vector<Aval> known_out_avals = eqn.primitive->abstract_eval(known_in_avals, known_params);

@@ -227,5 +227,5 @@ def __getattr__(name):
 
 from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experimental, dtypes, errors  # noqa: E402,F401
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
-from jax._src.control_flow import checkpoint, remat, checkpoint_policies  # noqa: E402,F401
+from jax._src.ad_checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402,F401
 from jax import ad_checkpoint  # noqa: E402,F401

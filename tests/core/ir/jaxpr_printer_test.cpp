@@ -52,7 +52,8 @@ Eqn dot_general_old(const Var& a, const Var& b, const Var& out, std::vector<int6
               {"precision", ParamValue::None{}},
               {"preferred_element_type", ParamValue::None{}}},
              {a, b},
-             {out}};
+             {out},
+             nullptr};
 }
 
 }  // namespace
@@ -78,7 +79,7 @@ TEST_CASE("seed 001: pmap of vdot in the xla_pmap era") {
   const Var h = new_var(f32({}));
   inner->invars = {d, e};
   const Params reshape = {{"dimensions", ParamValue::None{}}, {"new_sizes", ParamValue::int_tuple({3750000})}};
-  inner->eqns = {Eqn{prim("reshape"), reshape, {d}, {f}}, Eqn{prim("reshape"), reshape, {e}, {g}},
+  inner->eqns = {Eqn{prim("reshape"), reshape, {d}, {f}, nullptr}, Eqn{prim("reshape"), reshape, {e}, {g}, nullptr},
                  dot_general_old(f, g, h, {0}, {})};
   inner->outvars = {h};
   Jaxpr outer;
@@ -96,7 +97,8 @@ TEST_CASE("seed 001: pmap of vdot in the xla_pmap era") {
                      {"name", "dot"},
                      {"out_axes", ParamValue::int_tuple({0})}},
                     {a, b},
-                    {c}}};
+                    {c},
+                    nullptr}};
   outer.outvars = {c};
   CHECK(print_jaxpr(outer, profile) ==
         "{ lambda ; a:f32[8,1250000,3] b:f32[8,1250000,3]. let\n"
@@ -139,7 +141,7 @@ TEST_CASE("seed 001: jit of vmap(vdot) as xla_call") {
   inner->outvars = {f};
   Jaxpr outer;
   outer.invars = {a, b};
-  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "dot"}}, {a, b}, {c}}};
+  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "dot"}}, {a, b}, {c}, nullptr}};
   outer.outvars = {c};
   CHECK(print_jaxpr(outer, profile) ==
         "{ lambda ; a:f32[8,3] b:f32[8,3]. let\n"
@@ -164,11 +166,11 @@ TEST_CASE("jax 0.4.4 to 0.6: jit equations print as pjit, name first") {
   const Var x = new_var(f32({3}));
   const Var y = new_var(f32({3}));
   inner->invars = {x};
-  inner->eqns = {Eqn{prim("sin"), {}, {x}, {y}}};
+  inner->eqns = {Eqn{prim("sin"), {}, {x}, {y}, nullptr}};
   inner->outvars = {y};
   Jaxpr outer;
   outer.invars = {a};
-  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "f"}}, {a}, {c}}};
+  outer.eqns = {Eqn{prim("jit"), {{"jaxpr", JaxprPtr(inner)}, {"name", "f"}}, {a}, {c}, nullptr}};
   outer.outvars = {c};
   const std::string pjit_text = print_jaxpr(outer, JaxProfile(JaxVersion{0, 4, 20}));
   CHECK(pjit_text.find("= pjit[") != std::string::npos);
@@ -191,11 +193,12 @@ TEST_CASE("newest JAX: jit's inner jaxpr reuses the outer names") {
                      {{"dimension_numbers", ParamValue::tuple({dims({{1}, {1}}, true), dims({{0}, {0}}, true)})},
                       {"preferred_element_type", DType::kFloat32}},
                      {x, y},
-                     {z}}};
+                     {z},
+                     nullptr}};
   inner->outvars = {z};
   Jaxpr outer;
   outer.invars = {a, b};
-  outer.eqns = {Eqn{prim("jit"), {{"name", "dot"}, {"jaxpr", JaxprPtr(inner)}}, {a, b}, {c}}};
+  outer.eqns = {Eqn{prim("jit"), {{"name", "dot"}, {"jaxpr", JaxprPtr(inner)}}, {a, b}, {c}, nullptr}};
   outer.outvars = {c};
   CHECK(print_jaxpr(outer, profile) ==
         "{ lambda ; a:f32[8,3] b:f32[8,3]. let\n"
@@ -226,9 +229,12 @@ TEST_CASE("shard_map with psum in the newest JAX, vma in the inner types") {
   const Var e = new_var(f32({}));
   auto body = std::make_shared<Jaxpr>();
   body->invars = {c};
-  body->eqns = {
-      Eqn{prim("reduce_sum"), {{"axes", ParamValue::int_tuple({0})}, {"out_sharding", ParamValue::None{}}}, {c}, {d}},
-      Eqn{prim("psum_invariant"), {{"axes", ParamValue::name_tuple({"x"})}}, {d}, {e}}};
+  body->eqns = {Eqn{prim("reduce_sum"),
+                    {{"axes", ParamValue::int_tuple({0})}, {"out_sharding", ParamValue::None{}}},
+                    {c},
+                    {d},
+                    nullptr},
+                Eqn{prim("psum_invariant"), {{"axes", ParamValue::name_tuple({"x"})}}, {d}, {e}, nullptr}};
   body->outvars = {e};
   Device cpu;
   std::vector<Device> devices;
@@ -247,7 +253,8 @@ TEST_CASE("shard_map with psum in the newest JAX, vma in the inner types") {
                      {"newly_manual_axes", ParamValue::FrozenSet{{"x"}}},
                      {"out_specs", ParamValue::tuple({PartitionSpec()})}},
                     {a},
-                    {b}}};
+                    {b},
+                    nullptr}};
   outer.outvars = {b};
   CHECK(print_jaxpr(outer, profile) ==
         "{ lambda ; a:f32[32@x]. let\n"
@@ -272,7 +279,7 @@ TEST_CASE("flat jaxprs, typed literals and unused outputs") {
   Jaxpr jaxpr;
   jaxpr.invars = {a};
   const Literal two{2.0, Aval::of({}, DType::kFloat32, true)};
-  jaxpr.eqns = {Eqn{prim("mul"), {}, {a, two}, {b}}, Eqn{prim("sin"), {}, {a}, {unused}}};
+  jaxpr.eqns = {Eqn{prim("mul"), {}, {a, two}, {b}, nullptr}, Eqn{prim("sin"), {}, {a}, {unused}, nullptr}};
   jaxpr.outvars = {b};
   CHECK(print_jaxpr(jaxpr, JaxProfile()) ==
         "{ lambda ; a:f32[1]. let b:f32[1] = mul a 2.0:f32[]; _:f32[1] = sin a in (b,) }");

@@ -261,7 +261,7 @@ TEST_CASE("mul's out_dtype converts the operands first and prints only when set 
   CHECK(values<float>(product) == std::vector<float>{10000.0F});
 
   const Primitive& mul = prim("mul");
-  Eqn eqn{&mul, {{"out_dtype", ParamValue::None{}}}, {}, {}};
+  Eqn eqn{&mul, {{"out_dtype", ParamValue::None{}}}, {}, {}, nullptr};
   CHECK(mul.printed_params(eqn, JaxProfile()).empty());
   eqn.params = to_f32;
   CHECK(mul.printed_params(eqn, JaxProfile()).size() == 1);

@@ -78,7 +78,7 @@ TEST_CASE("conversions to narrow floats round once, to nearest even") {
 
 TEST_CASE("convert_element_type prints params as each JAX version did") {
   const Primitive& convert = prim("convert_element_type");
-  Eqn eqn{&convert, convert_params(DType::kFloat32, false), {}, {}};
+  Eqn eqn{&convert, convert_params(DType::kFloat32, false), {}, {}, nullptr};
   Params shown = convert.printed_params(eqn, JaxProfile());
   REQUIRE(shown.size() == 2);
   CHECK(shown[0].first == "new_dtype");

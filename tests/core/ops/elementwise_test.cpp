@@ -284,7 +284,7 @@ TEST_CASE("kernels reject dtypes their rules reject") {
 TEST_CASE("accuracy prints only when set, and not at all before JAX 0.6.0") {
   const Primitive& sin = prim("sin");
   REQUIRE(static_cast<bool>(sin.printed_params));
-  Eqn eqn{&sin, {{"accuracy", ParamValue::None{}}}, {}, {}};
+  Eqn eqn{&sin, {{"accuracy", ParamValue::None{}}}, {}, {}, nullptr};
   CHECK(sin.printed_params(eqn, JaxProfile()).empty());
   eqn.params = {{"accuracy", ParamValue::Verbatim{"AccuracyMode.HIGHEST"}}};
   const Params shown = sin.printed_params(eqn, JaxProfile());

@@ -108,7 +108,7 @@ inline std::string print_eqn(const std::string& name, const std::vector<Aval>& i
     atoms.emplace_back(jaxpr.invars.back());
   }
   const Var result = new_var(out);
-  jaxpr.eqns.push_back(Eqn{&prim(name), params, atoms, {result}});
+  jaxpr.eqns.push_back(Eqn{&prim(name), params, atoms, {result}, nullptr});
   jaxpr.outvars = {result};
   return print_jaxpr(jaxpr, profile);
 }
@@ -116,7 +116,7 @@ inline std::string print_eqn(const std::string& name, const std::vector<Aval>& i
 // The params as the printer lays them out flat: "k1=v1 k2=v2" (no brackets).
 inline std::string params_text(const std::string& name, const Params& params, const JaxProfile& profile,
                                const std::vector<Aval>& in = {}, const Aval& out = Aval::of({}, DType::kFloat32)) {
-  Eqn eqn{&prim(name), params, {}, {new_var(out)}};
+  Eqn eqn{&prim(name), params, {}, {new_var(out)}, nullptr};
   for (const Aval& aval : in) eqn.inputs.emplace_back(new_var(aval));
   const Params printed = prim(name).printed_params ? prim(name).printed_params(eqn, profile) : params;
   std::vector<std::string> parts;

@@ -1,0 +1,106 @@
+// jax.ad_checkpoint.print_saved_residuals and checkpoint policies from Python: residuals named by argument path,
+// operation and user source line, policies (built-in, combined and custom) deciding what is kept, exact gradients.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/python_test_support.h"
+#include "python/host.h"
+
+using python_test::printed;
+using shardscope::python::run_cell;
+
+namespace {
+
+// The model lives in a file of its own name, so the residuals' source lines do not depend on cell numbering.
+constexpr const char* kModel =
+    "import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+    "from jax.ad_checkpoint import print_saved_residuals, checkpoint_name\n"
+    "model_source = '''\n"
+    "def layer(w, h):\n"           // line 2
+    "    return jnp.cos(w @ h)\n"  // line 3: cos at column 11, the product at 19
+    "\n"
+    "def net(params, h):\n"                                     // line 5
+    "    h = checkpoint_name(layer(params[0], h), 'hidden')\n"  // line 6: the name at column 8
+    "    return layer(params[1], h)\n"
+    "'''\n"
+    "model = {'jnp': jnp, 'checkpoint_name': checkpoint_name}\n"
+    "exec(compile(model_source, 'model.py', 'exec'), model)\n"
+    "layer, net = model['layer'], model['net']\n"
+    "params = [jnp.linspace(-1.0, 1.0, 12).reshape(3, 4), jnp.linspace(0.5, -0.5, 6).reshape(2, 3)]\n"
+    "h = jnp.array([1.0, 0.5, -0.25, 2.0])\n"
+    "loss = lambda f: (lambda params, h: f(params, h).sum())\n";
+
+constexpr const char* kArguments =
+    "f32[3,4] from the argument params[0]\n"
+    "f32[2,3] from the argument params[1]\n"
+    "f32[4] from the argument h\n";
+
+}  // namespace
+
+TEST_CASE("print_saved_residuals names arguments by path and values by operation and source line") {
+  REQUIRE(run_cell(kModel).ok());
+  CHECK(printed("print_saved_residuals(net, params, h)") == std::string(kArguments) +
+                                                                "f32[3] output of sin from model.py:3:11 (layer)\n"
+                                                                "f32[3] named 'hidden' from model.py:6:8 (net)\n"
+                                                                "f32[2] output of sin from model.py:3:11 (layer)\n");
+  // saved_residuals returns the types and the texts; a weakly typed scalar is kept after its promotion.
+  CHECK(printed("res = jax.ad_checkpoint.saved_residuals(lambda w, *, x: jnp.sin(w * x), jnp.ones(3), x=2.0)\n"
+                "print([(a.str_short(short_dtypes=True), s.split(' from')[0]) for a, s in res])") ==
+        "[('f32[3]', 'from the argument w'), ('f32[]', 'output of convert_element_type'), ('f32[3]', 'output of "
+        "cos')]\n");
+}
+
+TEST_CASE("keyword arguments are named by keyword") {
+  REQUIRE(run_cell(kModel).ok());
+  const std::string text =
+      printed("print_saved_residuals(lambda w, *, x: jnp.sin(w * x), jnp.ones(3), x=jnp.float32(2.0))");
+  CHECK(text.starts_with("f32[3] from the argument w\nf32[] from the argument x\nf32[3] output of cos from <cell "));
+  CHECK(text.ends_with(">:1:38 (<lambda>)\n"));
+}
+
+TEST_CASE("a checkpoint's policy decides which residuals are kept") {
+  REQUIRE(run_cell(kModel).ok());
+  // Per-layer checkpoints keep only their inputs: layer 1's output is the one value in between.
+  CHECK(printed("def per_layer(params, h):\n"
+                "    return jax.checkpoint(layer)(params[1], jax.checkpoint(layer)(params[0], h))\n"
+                "print_saved_residuals(per_layer, params, h)") ==
+        std::string(kArguments) + "f32[3] output of cos from model.py:3:11 (layer)\n");
+  CHECK(printed("print_saved_residuals(jax.checkpoint(net), params, h)") == kArguments);
+  CHECK(printed("print_saved_residuals(jax.checkpoint(net, policy=jax.checkpoint_policies.dots_saveable), "
+                "params, h)") == std::string(kArguments) +
+                                     "f32[3] output of dot_general from model.py:3:19 (layer)\n"
+                                     "f32[2] output of dot_general from model.py:3:19 (layer)\n");
+  CHECK(printed("policy = jax.checkpoint_policies.save_only_these_names('hidden')\n"
+                "print_saved_residuals(jax.checkpoint(net, policy=policy), params, h)") ==
+        std::string(kArguments) + "f32[3] named 'hidden' from model.py:6:8 (net)\n");
+  CHECK(printed("policy = jax.checkpoint_policies.save_any_names_but_these('hidden')\n"
+                "print_saved_residuals(jax.checkpoint(net, policy=policy), params, h)") == kArguments);
+  // Combined and custom policies: the engine asks the user's function about each operation.
+  CHECK(printed("both = jax.checkpoint_policies.save_from_both_policies(\n"
+                "    jax.checkpoint_policies.save_only_these_names('hidden'),\n"
+                "    lambda prim, *avals, **params: prim.name == 'sin' and avals[0].shape == (2,))\n"
+                "print_saved_residuals(jax.checkpoint(net, policy=both), params, h)") ==
+        std::string(kArguments) +
+            "f32[3] named 'hidden' from model.py:6:8 (net)\n"
+            "f32[2] output of sin from model.py:3:11 (layer)\n");
+  const auto bad = run_cell("jax.grad(loss(jax.checkpoint(net, policy=lambda *_, **__: 'yes')))(params, h)");
+  CHECK(bad.error.find("TypeError: Value returned by a remat policy should be a bool") != std::string::npos);
+}
+
+TEST_CASE("every policy gives the gradient computed without checkpoint, bit for bit") {
+  REQUIRE(run_cell(kModel).ok());
+  CHECK(printed(
+            "expected = jax.grad(loss(net))(params, h)\n"
+            "policies = [None, jax.checkpoint_policies.nothing_saveable, jax.checkpoint_policies.everything_saveable,\n"
+            "            jax.checkpoint_policies.dots_with_no_batch_dims_saveable,\n"
+            "            jax.checkpoint_policies.save_only_these_names('hidden'),\n"
+            "            lambda prim, *_, **__: prim.name == 'cos']\n"
+            "for policy in policies:\n"
+            "    got = jax.grad(loss(jax.checkpoint(net, policy=policy)))(params, h)\n"
+            "    print(all(np.array_equal(a, b) for a, b in zip(got, expected)), end=' ')\n") ==
+        "True True True True True True ");
+  // The backward half is a remat2 marked differentiated, reading what the forward half saved.
+  CHECK(printed("text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(jnp.sin)))(1.0))\n"
+                "print('differentiated=True' in text, text.count('remat2['))") == "True 1\n");
+}
