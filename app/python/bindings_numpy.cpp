@@ -791,6 +791,10 @@ void bind_lax(py::module_& m) {
   m.def("exp", [](const py::object& x) { return wrap(api::lax::unary("exp", to_value(x))); });
   m.def("add", [](const py::object& x, const py::object& y) { return wrap(api::lax::add(to_value(x), to_value(y))); });
   m.def("mul", [](const py::object& x, const py::object& y) { return wrap(api::lax::mul(to_value(x), to_value(y))); });
+  // lax's other binary operations by primitive name (sub, div, the comparisons, and, or).
+  m.def("_binary", [](const std::string& primitive, const py::object& x, const py::object& y) {
+    return wrap(api::lax::binary(primitive, to_value(x), to_value(y)));
+  });
 }
 
 // lax's array functions beyond collectives: arguments already normalized by jax/_src/lax_ops.py.

@@ -4,10 +4,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "api/session.h"
+#include "api/trace.h"
 #include "base/error.h"
 #include "base/half_float.h"
 #include "sharding/sharding.h"
@@ -165,6 +167,28 @@ py::object to_numpy(const Array& array) {
   return out;
 }
 
+namespace {
+
+// A numpy scalar or 0-d array of a plain numeric dtype met while tracing: JAX stages it as a literal (2.0:f32[]), not a
+// captured constant, strongly typed in its (canonicalized) dtype. Others (half floats, 64-bit ints beyond a
+// double's exact range) stay arrays.
+std::optional<api::Value> numpy_scalar_literal(const py::object& array, DType dtype) {
+  // Only where it is staged: outside a trace a numpy scalar is an ordinary array (device_put, asarray).
+  if (api::current_trace() == nullptr || array.attr("ndim").cast<int64_t>() != 0) return std::nullopt;
+  const bool plain = dtype == DType::kBool || dtype == DType::kFloat32 || dtype == DType::kFloat64 ||
+                     dtype == DType::kInt8 || dtype == DType::kInt16 || dtype == DType::kInt32 ||
+                     dtype == DType::kInt64 || dtype == DType::kUInt8 || dtype == DType::kUInt16 ||
+                     dtype == DType::kUInt32;
+  if (!plain) return std::nullopt;
+  // The value as the canonical dtype holds it (a float64 scalar rounds to float32 without x64).
+  const py::object canonical = array.attr("astype")(std::string(dtype_name(dtype))).attr("item")();
+  const double value = canonical.cast<double>();
+  if (dtype == DType::kInt64 && std::abs(value) > 9007199254740992.0) return std::nullopt;
+  return api::Value::scalar(scalar_literal(value, dtype, false));
+}
+
+}  // namespace
+
 api::Value to_value(const py::handle& object) {
   if (py::isinstance<PyValue>(object)) return object.cast<const PyValue&>().operand();
   const bool x64 = api::session().enable_x64;
@@ -187,6 +211,7 @@ api::Value to_value(const py::handle& object) {
                      py::str(py::type::of(object)).cast<std::string>() + " is not a valid JAX type");
   }
   const DType dtype = dtype_from_python(array.attr("dtype"));
+  if (std::optional<api::Value> literal = numpy_scalar_literal(array, dtype)) return *literal;
   const JaxProfile& profile = api::session().profile;
   return api::Value::concrete(Array::from_host(buffer_from_python(array, dtype),
                                                make_single_device_sharding(api::default_device(), profile), profile));

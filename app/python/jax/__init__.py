@@ -229,3 +229,4 @@ from jax import numpy, sharding, lax, nn, random, debug, tree_util, tree, experi
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 from jax._src.ad_checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402,F401
 from jax import ad_checkpoint  # noqa: E402,F401
+from jax import scipy as scipy  # noqa: E402,F401

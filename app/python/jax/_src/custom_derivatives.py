@@ -66,10 +66,15 @@ def _merge(nondiff_argnums, nondiff, diff, total):
 
 
 def _resolve_kwargs(fun, args, kwargs):
-    if not kwargs:
-        return tuple(args)
+    """JAX's resolve_kwargs: every argument by position, defaults filled in (a nondiff argument may be one)."""
     import inspect
-    bound = inspect.signature(fun).bind(*args, **kwargs)
+    try:
+        signature = inspect.signature(fun)
+    except (TypeError, ValueError):
+        if kwargs:
+            raise
+        return tuple(args)
+    bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()
     if bound.kwargs:
         raise TypeError('keyword arguments could not be resolved to positions')

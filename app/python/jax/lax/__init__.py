@@ -48,6 +48,84 @@ def erf_inv(x):
     return _elementwise('erf_inv', x)
 
 
+def _binary(primitive, x, y):
+    return _shardscope.lax._binary(primitive, x, y)
+
+
+def sub(x, y):
+    return _binary('sub', x, y)
+
+
+def div(x, y):
+    return _binary('div', x, y)
+
+
+def lt(x, y):
+    return _binary('lt', x, y)
+
+
+def gt(x, y):
+    return _binary('gt', x, y)
+
+
+def le(x, y):
+    return _binary('le', x, y)
+
+
+def ge(x, y):
+    return _binary('ge', x, y)
+
+
+def eq(x, y):
+    return _binary('eq', x, y)
+
+
+def ne(x, y):
+    return _binary('ne', x, y)
+
+
+def bitwise_and(x, y):
+    return _binary('and', x, y)
+
+
+def bitwise_or(x, y):
+    return _binary('or', x, y)
+
+
+def square(x):
+    return _elementwise('square', x)
+
+
+def lgamma(x):
+    return _elementwise('lgamma', x)
+
+
+def digamma(x):
+    return _elementwise('digamma', x)
+
+
+def expand_dims(array, dimensions):
+    """lax.expand_dims: a broadcast_in_dim adding size-1 dimensions at `dimensions`."""
+    import numpy as np
+    shape = list(np.shape(array))
+    ndim_out = len(shape) + len(dimensions)
+    dims = [d + ndim_out if d < 0 else d for d in dimensions]
+    if any(not 0 <= d < ndim_out for d in dims):
+        raise ValueError(f'axis {dimensions} is out of bounds for array of dimension {ndim_out}')
+    if len(set(dims)) != len(dims):
+        raise ValueError(f'repeated axis in lax.expand_dims: {dims}')
+    for d in sorted(set(dims)):
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim_out) if i not in set(dims)]
+    return _shardscope.lax._broadcast_in_dim(array, tuple(shape), kept)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """lax.full_like: `fill_value` in x's shape and dtype (or the given ones)."""
+    import jax.numpy as jnp
+    return jnp.full_like(x, fill_value, dtype=dtype if dtype is not None else x.dtype, shape=shape)
+
+
 def nextafter(x1, x2):
     return _elementwise('nextafter', x1, x2)
 
