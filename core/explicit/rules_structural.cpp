@@ -419,6 +419,20 @@ std::vector<TypeSpec> reshard_rule(const RuleContext& context, std::span<const A
   return {spec_of(inputs[0])};
 }
 
+// device_put inside a program: a NamedSharding target types the result like reshard; a memory-space target (a
+// checkpoint offloading a residual to host memory and back) keeps the operand's type.
+std::vector<TypeSpec> device_put_rule(const RuleContext& context, std::span<const Aval> inputs, const Params& params,
+                                      std::span<const Aval>) {
+  const ParamValue* devices = find_param(params, "devices");
+  const auto* targets = devices != nullptr ? devices->get_if<ParamValue::Tuple>() : nullptr;
+  if (targets != nullptr && !targets->items.empty()) {
+    if (const auto* named = targets->items.front().get_if<NamedSharding>()) {
+      return {explicit_spec_of(*named, inputs[0].rank(), context.profile)};
+    }
+  }
+  return {spec_of(inputs[0])};
+}
+
 }  // namespace
 
 void check_constraint_names_auto_axes(const NamedSharding& sharding, const JaxProfile& profile) {
@@ -475,6 +489,7 @@ void register_structural_rules() {
   add_rule("sharding_constraint", sharding_constraint_rule);
   add_rule("reshard", reshard_rule);
   add_rule("mesh_cast", reshard_rule);
+  add_rule("device_put", device_put_rule);
 }
 
 }  // namespace shardscope::explicit_rules

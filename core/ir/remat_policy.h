@@ -15,6 +15,11 @@ namespace shardscope {
 
 enum class RematDecision { kRecompute, kSave, kOffload };
 
+// The targets of the device_put equations that move an offloaded residual to host memory and back, printed as
+// JAX's MemorySpace values print.
+inline constexpr const char* kHostMemorySpaceText = "MemorySpace.Host";
+inline constexpr const char* kDeviceMemorySpaceText = "MemorySpace.Device";
+
 struct RematPolicy {
   enum class Kind {
     kEverythingSaveable,

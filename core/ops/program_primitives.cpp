@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "exec/interpreter.h"
 #include "ir/primitive.h"
+#include "ir/remat_policy.h"
 #include "ops/ops.h"
 
 namespace shardscope {
@@ -31,6 +32,11 @@ Primitive device_put_primitive() {
     if (!targets.empty()) {
       if (const auto* named = targets.front().get_if<NamedSharding>(); named != nullptr && named->memory_kind) {
         out.memory = *named->memory_kind == "device" ? MemorySpace::kDevice : MemorySpace::kHost;
+      }
+      // A bare memory space (a checkpoint policy offloading a residual and loading it back).
+      if (const auto* space = targets.front().get_if<ParamValue::Verbatim>()) {
+        if (space->text == kHostMemorySpaceText) out.memory = MemorySpace::kHost;
+        if (space->text == kDeviceMemorySpaceText) out.memory = MemorySpace::kDevice;
       }
     }
     return std::vector<Aval>{out};

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "ir/remat_policy.h"
 #include "ops/control_flow.h"
+#include "ops/ops.h"
 #include "transforms/autodiff_internal.h"
 #include "transforms/call_params.h"
 
@@ -34,6 +35,18 @@ bool has_effect(const std::string& primitive) {
 }
 
 bool is_call(const std::string& primitive) { return primitive == "remat2" || primitive == "jit"; }
+
+const Primitive* device_put_primitive() {
+  ensure_core_primitives();
+  return find_primitive("device_put");
+}
+
+// device_put's params moving a value to memory space `space` (JAX's offload and reload equations).
+Params memory_move_params(const char* space) {
+  return {{"copy_semantics", ParamValue::tuple({ParamValue::Verbatim{"<ArrayCopySemantics.ALWAYS_COPY: 1>"}})},
+          {"devices", ParamValue::tuple({ParamValue::Verbatim{space}})},
+          {"srcs", ParamValue::tuple({ParamValue::None{}})}};
+}
 
 CustomSplit split_by_policy(const Jaxpr& body, const std::vector<bool>& in_unknowns,
                             const std::vector<bool>& in_available, const RematPolicy& policy);
@@ -144,11 +157,26 @@ CustomSplit split_by_policy(const Jaxpr& body, const std::vector<bool>& in_unkno
     split.known.eqns.push_back(eqn);
     std::vector<Aval> in_avals;
     for (const Atom& input : eqn.inputs) in_avals.push_back(atom_aval(input));
-    // Offloaded values reach the backward pass too: shardscope keeps them where they are.
-    const bool saved = has_effect(eqn.primitive->name) ||
-                       remat_decision(policy, eqn.primitive->name, in_avals, eqn.params) != RematDecision::kRecompute;
-    if (saved) {
+    const RematDecision decision = has_effect(eqn.primitive->name)
+                                       ? RematDecision::kSave
+                                       : remat_decision(policy, eqn.primitive->name, in_avals, eqn.params);
+    if (decision == RematDecision::kSave) {
       for (const Var& out : eqn.outputs) env[out.id] = {false, false};
+      continue;
+    }
+    if (decision == RematDecision::kOffload) {
+      // The forward pass copies the value to host memory, where it is saved; the backward pass loads it back.
+      for (const Var& out : eqn.outputs) {
+        Aval host = out.aval;
+        host.memory = MemorySpace::kHost;
+        const Var offloaded = new_var(host);
+        split.known.eqns.push_back(
+            Eqn{device_put_primitive(), memory_move_params(kHostMemorySpaceText), {out}, {offloaded}, eqn.source});
+        split.staged.eqns.push_back(
+            Eqn{device_put_primitive(), memory_move_params(kDeviceMemorySpaceText), {offloaded}, {out}, eqn.source});
+        keep(offloaded);
+        env[out.id] = {false, true};
+      }
       continue;
     }
     for (const Atom& input : eqn.inputs) ensure_available(input);

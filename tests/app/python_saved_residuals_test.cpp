@@ -76,6 +76,12 @@ TEST_CASE("a checkpoint's policy decides which residuals are kept") {
         std::string(kArguments) + "f32[3] named 'hidden' from model.py:6:8 (net)\n");
   CHECK(printed("policy = jax.checkpoint_policies.save_any_names_but_these('hidden')\n"
                 "print_saved_residuals(jax.checkpoint(net, policy=policy), params, h)") == kArguments);
+  // Offloading: the value moves to host memory on the forward pass and back for the backward pass.
+  CHECK(printed("policy = jax.checkpoint_policies.save_and_offload_only_these_names(\n"
+                "    names_which_can_be_saved=[], names_which_can_be_offloaded=['hidden'],\n"
+                "    offload_src='device', offload_dst='pinned_host')\n"
+                "print_saved_residuals(jax.checkpoint(net, policy=policy), params, h)") ==
+        std::string(kArguments) + "f32<host>[3] output of device_put from model.py:6:8 (net)\n");
   // Combined and custom policies: the engine asks the user's function about each operation.
   CHECK(printed("both = jax.checkpoint_policies.save_from_both_policies(\n"
                 "    jax.checkpoint_policies.save_only_these_names('hidden'),\n"
@@ -95,11 +101,14 @@ TEST_CASE("every policy gives the gradient computed without checkpoint, bit for 
             "policies = [None, jax.checkpoint_policies.nothing_saveable, jax.checkpoint_policies.everything_saveable,\n"
             "            jax.checkpoint_policies.dots_with_no_batch_dims_saveable,\n"
             "            jax.checkpoint_policies.save_only_these_names('hidden'),\n"
+            "            jax.checkpoint_policies.save_and_offload_only_these_names(\n"
+            "                names_which_can_be_saved=[], names_which_can_be_offloaded=['hidden'],\n"
+            "                offload_src='device', offload_dst='pinned_host'),\n"
             "            lambda prim, *_, **__: prim.name == 'cos']\n"
             "for policy in policies:\n"
             "    got = jax.grad(loss(jax.checkpoint(net, policy=policy)))(params, h)\n"
             "    print(all(np.array_equal(a, b) for a, b in zip(got, expected)), end=' ')\n") ==
-        "True True True True True True ");
+        "True True True True True True True ");
   // The backward half is a remat2 marked differentiated, reading what the forward half saved.
   CHECK(printed("text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(jnp.sin)))(1.0))\n"
                 "print('differentiated=True' in text, text.count('remat2['))") == "True 1\n");
