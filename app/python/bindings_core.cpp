@@ -547,6 +547,8 @@ void bind_arrays(py::module_& m) {
                                if (!positions) return py::none();
                                return py::make_tuple(v.value().trace()->level(), py::cast(*positions));
                              })
+      .def_property_readonly("_origin_operations",
+                             [](const PyValue& v) { return api::tracer_origin_operations(v.value()); })
       .def_property_readonly("_concrete_kind",
                              [](const PyValue& v) -> std::string {
                                const api::Trace* trace = v.value().trace();

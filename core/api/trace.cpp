@@ -18,6 +18,7 @@
 #include "exec/jit.h"
 #include "explicit/mesh_context.h"
 #include "explicit/sharding_rules.h"
+#include "ir/jaxpr_printer.h"
 
 namespace shardscope::api {
 namespace {
@@ -281,6 +282,43 @@ std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value)
     if (active.contains(jaxpr.invars[i].id)) positions.push_back(i);
   }
   return positions;
+}
+
+std::vector<std::string> tracer_origin_operations(const Value& value) {
+  if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return {};
+  const Jaxpr& jaxpr = value.trace()->builder().so_far();
+  std::unordered_set<int64_t> active{std::get<Var>(value.atom()).id};
+  for (auto eqn = jaxpr.eqns.rbegin(); eqn != jaxpr.eqns.rend(); ++eqn) {
+    bool produced = false;
+    for (const Var& out : eqn->outputs) produced = active.erase(out.id) > 0 || produced;
+    if (!produced) continue;
+    for (const Atom& in : eqn->inputs) {
+      if (const Var* var = std::get_if<Var>(&in)) active.insert(var->id);
+    }
+  }
+  std::unordered_set<int64_t> constants;
+  for (const Var& var : jaxpr.constvars) {
+    if (active.contains(var.id)) constants.insert(var.id);
+  }
+  // As JAX's find_progenitors: every equation of the trace reading one of those constants, or any literal.
+  std::vector<std::string> operations;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    const bool from_constant = std::any_of(eqn.inputs.begin(), eqn.inputs.end(), [&](const Atom& in) {
+      const Var* var = std::get_if<Var>(&in);
+      return var == nullptr || constants.contains(var->id);
+    });
+    if (!from_constant) continue;
+    // The equation alone, its variables named afresh as they appear (outputs first), on one line.
+    Jaxpr alone;
+    alone.eqns = {eqn};
+    alone.outvars.assign(eqn.outputs.begin(), eqn.outputs.end());
+    const std::string text = print_jaxpr(alone, session().profile, 1 << 20);
+    const std::size_t begin = text.find(" let ");
+    const std::size_t end = text.rfind(" in (");
+    if (begin == std::string::npos || end == std::string::npos || end <= begin) continue;
+    operations.push_back(text.substr(begin + 5, end - begin - 5) + "\n    from line " + summarize(eqn.source));
+  }
+  return operations;
 }
 
 Value Trace::arg(Aval aval) { return Value::traced(builder_.arg(std::move(aval)), this); }

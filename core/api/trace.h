@@ -117,6 +117,10 @@ class Trace {
 // Which of its trace's arguments a traced value depends on (positions among the trace's arguments, ascending), as
 // JAX names them when a tracer cannot become a Python value; nullopt for a value that is not traced.
 [[nodiscard]] std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value);
+// The operations a traced value that reads no argument came from, as JAX lists them ("a:i32[] = reduce_prod[...] b
+// \n    from line file:line:column (function)"): each equation of its trace reading a constant it depends on or a
+// literal, in program order.
+[[nodiscard]] std::vector<std::string> tracer_origin_operations(const Value& value);
 
 // What an operation hands back to the user: a scalar literal made outside every trace (jnp.zeros(()), a
 // convert_element_type of a Python number) becomes the 0-d array JAX's eager dispatch returns, on the default

@@ -228,6 +228,17 @@ TEST_CASE("a tracer that cannot become a Python value names the traced function 
   CHECK(attempt("jax.make_jaxpr(three)(1., 2., 3.)")
             .find("for make_jaxpr. This concrete value was not available in Python because it depends on the values of "
                   "the arguments a, b, and c.\n") != std::string::npos);
+  // A value made from constants (not arguments) lists the operations it came from and their lines.
+  REQUIRE(run_cell("def flat(x):\n    return x.reshape(jnp.array(x.shape).prod())\n").ok());
+  CHECK(attempt("jax.jit(flat)(jnp.ones((2, 3)))") ==
+        "TypeError Shapes must be 1D sequences of concrete values of integer type, got [JitTracer(int32[])].\n"
+        "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.\n"
+        "The error occurred while tracing the function flat at " +
+            printed("print(flat.__code__.co_filename, end='')") +
+            ":1 for jit. This value became a tracer due to JAX operations on these lines:\n\n"
+            "  operation a:i32[] = reduce_prod[axes=(0,)] b\n"
+            "    from line " +
+            printed("print(flat.__code__.co_filename, end='')") + ":2:21 (flat)\n");
   // Static arguments are not counted among the names.
   CHECK(attempt("jax.jit(branchy, static_argnums=1)(2., 1.)").find("depends on the value of the argument x.\n") !=
         std::string::npos);

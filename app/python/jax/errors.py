@@ -76,6 +76,13 @@ def _origin_msg(tracer):
             described = f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
         origin += ('This concrete value was not available in Python because it depends on the '
                    f"value{'s' if len(names) > 1 else ''} of {described}.")
+    else:
+        operations = getattr(tracer, '_origin_operations', [])
+        if operations:
+            origin += ('This value became a tracer due to JAX operations on these lines:\n\n'
+                       + '\n\n'.join(f'  operation {op}' for op in operations[:5]))
+            if len(operations) > 5:
+                origin += '\n\n(Additional originating lines are not shown.)'
     return '\n' + origin
 
 

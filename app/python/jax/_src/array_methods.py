@@ -6,6 +6,13 @@ from jax import dtypes as _dtypes
 ArrayImpl = _shardscope.ArrayImpl
 
 
+
+def _iterate(self):
+    """Iteration over the leading axis; a 0-d array has none (JAX's TypeError)."""
+    if self.ndim == 0:
+        raise TypeError('iteration over a 0-d array')
+    return (self[i] for i in range(self.shape[0]))
+
 def _jnp():
     import jax.numpy as jnp
     return jnp
@@ -251,7 +258,7 @@ def _install():
     A.__index__ = _scalar(_index)
     A.__complex__ = _scalar(complex)
     A.__len__ = lambda self: self.shape[0] if self.ndim else (_ for _ in ()).throw(TypeError('len() of unsized object'))
-    A.__iter__ = lambda self: (self[i] for i in range(self.shape[0]))
+    A.__iter__ = _iterate
     A.__hash__ = None
     for dunder, name in [('add', 'add'), ('sub', 'subtract'), ('mul', 'multiply'), ('truediv', 'true_divide'),
                          ('floordiv', 'floor_divide'), ('mod', 'mod'), ('pow', 'power'), ('matmul', 'matmul'),
@@ -272,8 +279,8 @@ def _install():
                  'cumprod', 'transpose', 'squeeze', 'ravel', 'flatten', 'dot', 'clip', 'round', 'conj', 'swapaxes',
                  'repeat', 'take', 'sort', 'argsort', 'diagonal']:
         setattr(A, name, _method(name))
-    A.reshape = lambda self, *shape, order='C': _jnp().reshape(
-        self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
+    # One argument is the shape itself (an int, a sequence or a traced integer), as JAX's _compute_newshape takes it.
+    A.reshape = lambda self, *shape, order='C': _jnp().reshape(self, shape[0] if len(shape) == 1 else shape)
     A.astype = lambda self, dtype: _jnp().astype(self, dtype)
     from jax._src.numpy_signatures import transpose_method
     A.transpose = transpose_method

@@ -199,6 +199,10 @@ def reshape(a, shape=None, order='C', *, copy=None, out_sharding=None):
         raise TypeError("reshape() missing 1 required positional argument: 'shape'")
     if order != 'C':
         raise NotImplementedError("jnp.reshape's order='F' and order='A' are not supported by shardscope")
+    try:
+        iter(shape)
+    except TypeError:
+        shape = [shape]  # a single size (an int or a traced integer), as JAX's _compute_newshape wraps it
     from jax._src.sharding_in_types import with_out_sharding
     return with_out_sharding(lambda x: _engine.reshape(x, shape), out_sharding, a)
 
