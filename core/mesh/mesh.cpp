@@ -82,8 +82,9 @@ Mesh::Mesh(std::vector<Device> devices, std::vector<int64_t> axis_sizes, std::ve
   }
   for (std::size_t i = 0; i < axis_names.size(); ++i) {
     if (axis_sizes[i] < 1) {
-      throw value_error("Mesh axis '" + axis_names[i] + "' must have a positive size, got " +
-                        std::to_string(axis_sizes[i]));
+      // JAX's own failure is an IndexError for an empty axis (no device to pick) and a ValueError for a negative one.
+      throw Error(axis_sizes[i] == 0 ? "IndexError" : "ValueError",
+                  "Mesh axis '" + axis_names[i] + "' must have a positive size, got " + std::to_string(axis_sizes[i]));
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (axis_names[i] == axis_names[j]) {

@@ -141,8 +141,9 @@ std::vector<std::pair<int64_t, int64_t>> normalized_permutation(
   bool unique = true;
   for (const auto& [source, destination] : permutation) {
     if (source < -n || source >= n || destination < -n || destination >= n) {
-      throw value_error("ppermute perm entry (" + std::to_string(source) + ", " + std::to_string(destination) +
-                        ") is out of range for an axis of size " + std::to_string(n));
+      // An IndexError, as JAX's lookup of the missing device raises.
+      throw Error("IndexError", "ppermute perm entry (" + std::to_string(source) + ", " + std::to_string(destination) +
+                                    ") is out of range for an axis of size " + std::to_string(n));
     }
     // Like Python indexing, negative indices count from the end of the axis.
     const int64_t from = (source + n) % n;

@@ -332,3 +332,17 @@ TEST_CASE("an eager ufunc over arrays committed to different devices names its a
         "float32[] and device ids [0] on platform CPU and argument x2 of jax.numpy.add with shape float32[] and "
         "device ids [1] on platform CPU\n");
 }
+
+TEST_CASE("abuse inputs raise the exception types JAX raises, with messages that name the bad value") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.make_mesh((0, 8), ('x', 'y'))") == "IndexError Mesh axis 'x' must have a positive size, got 0\n");
+  CHECK(attempt("jax.make_mesh((-4, -2), ('x', 'y'))") ==
+        "ValueError Mesh axis 'x' must have a positive size, got -4\n");
+  CHECK(attempt("NamedSharding(mesh, ['data', 'model'])") == "TypeError unhashable type: 'list'\n");
+  CHECK(attempt("jax.random.split(1.5)") ==
+        "TypeError JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype attributes. "
+        "Got 1.5\n");
+  CHECK(attempt("jax.shard_map(lambda a: lax.ppermute(a, 'data', [(0, 9)]), mesh=mesh, in_specs=P('data'), "
+                "out_specs=P('data'))(jnp.arange(8.))") ==
+        "IndexError ppermute perm entry (0, 9) is out of range for an axis of size 4\n");
+}

@@ -69,7 +69,8 @@ def _data(key):
     if _prng.is_key_array(key):
         return key._base_array
     if not hasattr(key, 'shape') and not hasattr(key, '__array__'):
-        raise TypeError(f'unexpected PRNG key type {type(key)}')
+        raise TypeError('JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype '
+                        f'attributes. Got {key}')
     return key
 
 

@@ -43,6 +43,8 @@ def _accept_none_spec():
     engine_init = NamedSharding.__init__
 
     def __init__(self, mesh, spec, *args, **kwargs):
+        if isinstance(spec, list):
+            raise TypeError("unhashable type: 'list'")  # JAX hashes the spec while building the sharding
         engine_init(self, mesh, PartitionSpec() if spec is None else spec, *args, **kwargs)
     NamedSharding.__init__ = __init__
 
