@@ -113,3 +113,25 @@ TEST_CASE("every policy gives the gradient computed without checkpoint, bit for 
   CHECK(printed("text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(jnp.sin)))(1.0))\n"
                 "print('differentiated=True' in text, text.count('remat2['))") == "True 1\n");
 }
+
+TEST_CASE("custom_remat: under a checkpoint the rules see its policy and give the cotangents") {
+  REQUIRE(run_cell(kModel).ok());
+  CHECK(printed("seen = []\n"
+                "def sin_fwd(policy, x):\n"
+                "    seen.append(policy)\n"
+                "    keep = isinstance(policy, jax.checkpoint_policies.SaveOnlyTheseNames)\n"
+                "    return jnp.sin(x), (jnp.cos(x) if keep else None)\n"
+                "def sin_rem(cos_x, x):\n"
+                "    return jnp.sin(x), jnp.cos(x) if cos_x is None else cos_x\n"
+                "def sin_bwd(cos_x, g):\n"
+                "    return (3.0 * cos_x * g,)\n"  // a rule that differs from sin's derivative, to see it is used
+                "sin = jax.custom_remat(jnp.sin, sin_fwd, sin_rem, sin_bwd)\n"
+                "save = jax.checkpoint_policies.save_only_these_names('cos')\n"
+                "print(jax.grad(jax.checkpoint(lambda x: sin(x), policy=save))(0.5) == 3 * jnp.cos(0.5),\n"
+                "      jax.grad(jax.remat(lambda x: sin(x)))(0.5) == 3 * jnp.cos(0.5),\n"
+                "      [type(p).__name__ for p in seen],\n"
+                "      jax.grad(sin)(0.5) == jnp.cos(0.5), sin(0.5) == jnp.sin(0.5))") ==
+        "True True ['SaveOnlyTheseNames', 'NoneType'] True True\n");
+  CHECK(printed("import _shardscope\n_shardscope.set_jax_version('0.10.2')\n"
+                "print(hasattr(jax, 'custom_remat'))\n_shardscope.set_jax_version('0.11.2')") == "False\n");
+}

@@ -222,6 +222,10 @@ def __getattr__(name):
         if version >= (0, 8, 0):
             from jax._src import ref
             return getattr(ref, name)
+    # jax.custom_remat arrived in 0.11.0.
+    if name == 'custom_remat' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) >= (0, 11, 0):
+        from jax._src.ad_checkpoint import custom_remat
+        return custom_remat
     raise AttributeError(f"module 'jax' has no attribute '{name}'")
 
 

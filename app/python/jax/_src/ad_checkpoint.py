@@ -283,12 +283,42 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
 
         def flat(flat_leaves):
             a, kw = tree_util.tree_unflatten(in_tree, flat_leaves)
-            out_leaves, out_store[0] = tree_util.tree_flatten(fun(*a, **kw))
+            _active_policies.append(policy)  # what a custom_remat function traced inside is told
+            try:
+                out_leaves, out_store[0] = tree_util.tree_flatten(fun(*a, **kw))
+            finally:
+                _active_policies.pop()
             return out_leaves
         cse = prevent_cse if isinstance(prevent_cse, bool) else True
         outs = _shardscope.checkpoint_call(flat, leaves, cse, described, _ask_policy)
         return tree_util.tree_unflatten(out_store[0], outs)
     return fun_remat
+
+
+# The policies of the checkpoints being traced, innermost last.
+_active_policies = []
+
+
+def custom_remat(f, f_fwd, f_rem, f_bwd, *, static_argnums=(), static_argnames=()):
+    """jax.custom_remat: under a checkpoint, the forward pass runs f_fwd(policy, *args) -> (out, res) with the
+    enclosing checkpoint's policy, and the backward pass recomputes with f_rem(res, *args) -> (out, res2) and takes
+    the cotangents from f_bwd(res2, out_ct). Elsewhere the function is f (forward mode differentiates f)."""
+    if static_argnums or static_argnames:
+        raise NotImplementedError('jax.custom_remat with static arguments is not supported by shardscope')
+    from jax._src.custom_derivatives import custom_vjp
+    import functools
+    helper = custom_vjp(lambda _, *args: f(*args))
+    helper.defvjp(f_rem, lambda res, g: (None, *f_bwd(res, g)))
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        if kwargs:
+            raise NotImplementedError('jax.custom_remat functions take positional arguments in shardscope')
+        if not _active_policies:
+            return f(*args)
+        _, res = f_fwd(_active_policies[-1], *args)
+        return helper(res, *args)
+    return call
 
 
 def remat(fun, *, prevent_cse=True, policy=None, static_argnums=()):
