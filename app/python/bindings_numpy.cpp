@@ -177,6 +177,13 @@ Value arraylike(const py::object& x, const char* function, int position) {
     throw type_error(std::string(function) + " requires ndarray or scalar arguments, got " + type + " at position " +
                      std::to_string(position) + ".");
   }
+  // A ref is not an array: JAX's jitted jnp functions see it as a tracer of a ref type and refuse it so.
+  if (py::hasattr(x, "_shardscope_is_ref")) {
+    throw type_error(std::string(function) +
+                     " requires ndarray or scalar arguments, got <class "
+                     "'jax._src.interpreters.partial_eval.DynamicJaxprTracer'> at position " +
+                     std::to_string(position) + ".");
+  }
   return to_value(x);
 }
 

@@ -346,3 +346,15 @@ TEST_CASE("abuse inputs raise the exception types JAX raises, with messages that
                 "out_specs=P('data'))(jnp.arange(8.))") ==
         "IndexError ppermute perm entry (0, 9) is out of range for an axis of size 4\n");
 }
+
+TEST_CASE("refs are not arrays to jnp functions, and typeof names a key array's type") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jnp.sin(jax.new_ref(1.0))") ==
+        "TypeError sin requires ndarray or scalar arguments, got <class "
+        "'jax._src.interpreters.partial_eval.DynamicJaxprTracer'> at position 0.\n");
+  CHECK(attempt("jnp.add(2.0, jax.new_ref(1.0))").find("add requires ndarray or scalar arguments") !=
+        std::string::npos);
+  CHECK(printed("r = jax.new_ref(jnp.arange(3.0))\nprint(jnp.sin(r[...])[1] == jnp.sin(1.0))") == "True\n");
+  CHECK(printed("print(jax.typeof(jax.random.key(42)), jax.typeof(jax.random.split(jax.random.key(0), 3)))") ==
+        "key<fry>[] key<fry>[3]\n");
+}

@@ -188,6 +188,9 @@ def block_until_ready(x):
 
 def typeof(x):
     from jax._src.array_methods import _shapedarray
+    from jax._src import prng as _prng_types
+    if _prng_types.is_key_array(x):
+        return x.aval  # key<fry>[...]
     if not isinstance(x, Array):
         import jax.numpy as jnp
         x = jnp.asarray(x)

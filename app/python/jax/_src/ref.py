@@ -27,6 +27,7 @@ def _check_access(ref, writing=False, update=None):
 
 class Ref:
     __slots__ = ('_value', '_outside', '_frozen')
+    _shardscope_is_ref = True  # jnp functions refuse refs (they are not arrays) by this mark
 
     def __init__(self, value):
         self._value = value
