@@ -378,8 +378,8 @@ void bind_transforms(py::module_& m) {
   });
   m.def("jit_call", [](const py::function& f, const py::list& args, const std::string& name,
                        const py::object& in_shardings, const py::object& out_shardings) {
-    api::JitSpec spec{name, optional_shardings(in_shardings, "in_shardings"),
-                      optional_shardings(out_shardings, "out_shardings")};
+    api::JitSpec spec{
+        name, optional_shardings(in_shardings, "in_shardings"), optional_shardings(out_shardings, "out_shardings"), {}};
     return from_values(api::call_jit(wrap(f), to_values(args), spec));
   });
   py::class_<PyJitProgram, std::shared_ptr<PyJitProgram>>(m, "JitProgram")
@@ -388,12 +388,17 @@ void bind_transforms(py::module_& m) {
              return from_values(api::run_jit_program(self.program, to_values(args)));
            })
       .def_property_readonly("num_outputs", [](const PyJitProgram& self) { return self.program.num_outputs; });
-  m.def("jit_trace", [](const py::function& f, const py::list& args, const std::string& name,
-                        const py::object& in_shardings, const py::object& out_shardings) {
-    api::JitSpec spec{name, optional_shardings(in_shardings, "in_shardings"),
-                      optional_shardings(out_shardings, "out_shardings")};
-    return std::make_shared<PyJitProgram>(PyJitProgram{api::trace_jit(wrap(f), to_values(args), spec)});
-  });
+  m.def(
+      "jit_trace",
+      [](const py::function& f, const py::list& args, const std::string& name, const py::object& in_shardings,
+         const py::object& out_shardings, const py::object& arg_names) {
+        api::JitSpec spec{
+            name, optional_shardings(in_shardings, "in_shardings"), optional_shardings(out_shardings, "out_shardings"),
+            arg_names.is_none() ? std::vector<std::string>{} : arg_names.cast<std::vector<std::string>>()};
+        return std::make_shared<PyJitProgram>(PyJitProgram{api::trace_jit(wrap(f), to_values(args), spec)});
+      },
+      py::arg("f"), py::arg("args"), py::arg("name"), py::arg("in_shardings"), py::arg("out_shardings"),
+      py::arg("arg_names") = py::none());
   // The index of the first argument leaf jit cannot take as an array, -1 when all are fine.
   m.def("invalid_jit_leaf", [](const py::list& leaves) {
     for (std::size_t i = 0; i < leaves.size(); ++i) {

@@ -117,6 +117,11 @@ JitProgram trace_jit(const Function& f, const std::vector<Value>& args, const Ji
   out.program = consts_as_args(*traced.jaxpr);
   out.num_outputs = traced.jaxpr->outvars.size();
   out.options.name = spec.name;
+  if (!spec.arg_names.empty()) {
+    // The program takes the captured constants first.
+    out.options.arg_names.assign(traced.captured.size(), "<constant>");
+    out.options.arg_names.insert(out.options.arg_names.end(), spec.arg_names.begin(), spec.arg_names.end());
+  }
   out.options.in_shardings.assign(traced.captured.size(), std::nullopt);
   out.options.in_shardings.insert(out.options.in_shardings.end(), spec.in_shardings.begin(), spec.in_shardings.end());
   out.options.out_shardings = spec.out_shardings;

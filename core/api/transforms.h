@@ -33,6 +33,7 @@ struct JitSpec {
   std::string name = "f";
   std::vector<std::optional<Sharding>> in_shardings;   // per argument
   std::vector<std::optional<Sharding>> out_shardings;  // per output
+  std::vector<std::string> arg_names;                  // per argument leaf, for device-mismatch errors
 };
 // jax.jit(f)(*args): a jit equation inside an enclosing trace, else a partitioned run.
 std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec);

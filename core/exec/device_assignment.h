@@ -20,4 +20,10 @@ struct PlacedArgument {
 [[noreturn]] void throw_device_assignment_mismatch(const std::string& function_name, const PlacedArgument& first,
                                                    const PlacedArgument& second, const JaxProfile& profile);
 
+// The same error for a device_put inside the jitted function that targets other devices than its arguments':
+// "... and device_put inside jit with device ids [...] on platform CPU at file:line:column (function)".
+[[noreturn]] void throw_device_put_mismatch(const std::string& function_name, const PlacedArgument& argument,
+                                            const std::vector<Device>& target, const std::string& where,
+                                            const JaxProfile& profile);
+
 }  // namespace shardscope

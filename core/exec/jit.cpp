@@ -483,6 +483,34 @@ struct MeshPlan {
   std::vector<Output> outputs;
 };
 
+// A device_put inside the program may not move values to devices its placed arguments are not on.
+void check_device_puts(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
+                       const JaxProfile& profile, const Mesh& mesh) {
+  const std::size_t source = mesh_source(args, options);
+  if (source >= args.size()) return;
+  const bool placed = (source < options.in_shardings.size() && options.in_shardings[source]) ||
+                      std::holds_alternative<NamedSharding>(args[source].sharding());
+  if (!placed) return;
+  std::vector<int64_t> ours;
+  for (const Device& device : mesh.devices()) ours.push_back(device.id);
+  std::sort(ours.begin(), ours.end());
+  for (const Eqn& eqn : jaxpr.eqns) {
+    if (eqn.primitive->name != "device_put") continue;
+    const auto& targets = param(eqn.params, "devices").as_items("devices");
+    for (const ParamValue& target : targets) {
+      const auto* named = target.get_if<NamedSharding>();
+      if (named == nullptr || named->mesh.size() == 0) continue;
+      std::vector<int64_t> theirs;
+      for (const Device& device : named->mesh.devices()) theirs.push_back(device.id);
+      std::sort(theirs.begin(), theirs.end());
+      if (theirs != ours) {
+        throw_device_put_mismatch(options.name, placed_argument(jaxpr, args, options, source), named->mesh.devices(),
+                                  summarize(eqn.source), profile);
+      }
+    }
+  }
+}
+
 MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const JitOptions& options,
                        const JaxProfile& profile, const Mesh& mesh) {
   MeshPlan plan;
@@ -508,6 +536,7 @@ MeshPlan plan_mesh_run(const Jaxpr& jaxpr, const std::vector<Array>& args, const
       pin_argument(known, var, *named, i, i < options.in_shardings.size() && options.in_shardings[i]);
     }
   }
+  check_device_puts(jaxpr, args, options, profile, mesh);
   pin_outputs_and_types(known, jaxpr, options.out_shardings, mesh);
   const bool explicit_mesh =
       std::find(mesh.axis_types().begin(), mesh.axis_types().end(), AxisType::kExplicit) != mesh.axis_types().end();

@@ -358,3 +358,22 @@ TEST_CASE("refs are not arrays to jnp functions, and typeof names a key array's 
   CHECK(printed("print(jax.typeof(jax.random.key(42)), jax.typeof(jax.random.split(jax.random.key(0), 3)))") ==
         "key<fry>[] key<fry>[3]\n");
 }
+
+TEST_CASE("a device_put inside jit to other devices than the arguments' names the argument and the source line") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  REQUIRE(run_cell("mesh_a = jax.make_mesh((4,), ('x',), devices=jax.devices()[:4])\n"
+                   "mesh_b = jax.make_mesh((4,), ('x',), devices=jax.devices()[4:])\n"
+                   "xa = jax.device_put(jnp.arange(8.), NamedSharding(mesh_a, P('x')))\n"
+                   "def move(x):\n"
+                   "    return jax.device_put(x, NamedSharding(mesh_b, P('x')))\n")
+              .ok());
+  const std::string file = printed("print(move.__code__.co_filename, end='')");
+  CHECK(attempt("jax.jit(move)(xa)") ==
+        "ValueError Received incompatible devices for jitted computation. Got argument x of move with shape "
+        "float32[8@x] and with device ids [0, 1, 2, 3] on platform CPU and device_put inside jit with device ids "
+        "[4, 5, 6, 7] on platform CPU at " +
+            file + ":5:11 (move)\n");
+  // The same devices in another order are no mismatch.
+  CHECK(printed("rev = jax.make_mesh((4,), ('x',), devices=jax.devices()[:4][::-1])\n"
+                "print(jax.jit(lambda x: jax.device_put(x, NamedSharding(rev, P('x'))))(xa).shape)") == "(8,)\n");
+}

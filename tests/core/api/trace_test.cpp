@@ -106,7 +106,7 @@ TEST_CASE("a jit inside a traced function becomes a jit equation; a closed-over 
     const Function inner = [&](const std::vector<Value>& inner_args) {
       return std::vector<Value>{bind1("add", {inner_args[0], offset})};
     };
-    return call_jit(inner, args, JitSpec{"g", {}, {}});
+    return call_jit(inner, args, JitSpec{"g", {}, {}, {}});
   };
   const std::string text = make_jaxpr_text(outer, {x}, "f");
   CAPTURE(text);
@@ -114,7 +114,7 @@ TEST_CASE("a jit inside a traced function becomes a jit equation; a closed-over 
   CHECK(text.find("name=g") != std::string::npos);
   CHECK(text.rfind("{ lambda a:f32[4]; b:f32[4]. let", 0) == 0);
   // Run for real: the jit's closure comes along as an argument.
-  const std::vector<Value> out = call_jit(outer, {x}, JitSpec{"f", {}, {}});
+  const std::vector<Value> out = call_jit(outer, {x}, JitSpec{"f", {}, {}, {}});
   CHECK(values_of(out.at(0)) == std::vector<double>{10, 21, 32, 43});
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("jit runs partitioned and honours out_shardings") {
   const Mesh mesh = mesh_2x4();
   const NamedSharding row = make_named_sharding(mesh, parse_partition_spec("P('x')"), session().profile);
   const Value x = f32_array({4, 8}, iota_f32(32), on_device_0());
-  const std::vector<Value> out = call_jit(sin_affine, {x}, JitSpec{"f", {}, {Sharding(row)}});
+  const std::vector<Value> out = call_jit(sin_affine, {x}, JitSpec{"f", {}, {Sharding(row)}, {}});
   CHECK(out.at(0).array().sharding() == Sharding(row));
   CHECK(values_of(out[0])[5] == doctest::Approx(2 * std::sin(5.0) + 1).epsilon(1e-6));
 }
@@ -175,7 +175,7 @@ TEST_CASE("grad inside jit stages the gradient program into the jit") {
   const std::string text = make_jaxpr_text(grad_of_loss, {x}, "g");
   CAPTURE(text);
   CHECK(text.find("cos") != std::string::npos);
-  const std::vector<Value> out = call_jit(grad_of_loss, {x}, JitSpec{"g", {}, {}});
+  const std::vector<Value> out = call_jit(grad_of_loss, {x}, JitSpec{"g", {}, {}, {}});
   CHECK(values_of(out.at(0))[1] == doctest::Approx(std::cos(1.0)).epsilon(1e-6));
 }
 

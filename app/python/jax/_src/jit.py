@@ -330,7 +330,9 @@ class _Jitted:
         from jax._src import ref
         ref.jit_depth[0] += 1
         try:
-            program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings)
+            names = self._leaf_names(args)
+            program = _shardscope.jit_trace(flat, leaves, _name(fun), in_shardings, out_shardings,
+                                            names if names is not None and len(names) == len(leaves) else None)
         finally:
             ref.jit_depth[0] -= 1
         out_tree = out_store[0]
