@@ -265,10 +265,12 @@ Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {
 
 Trace::~Trace() { innermost = previous_; }
 
-std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value) {
-  if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return std::nullopt;
-  const Jaxpr& jaxpr = value.trace()->builder().so_far();
-  std::unordered_set<int64_t> active{std::get<Var>(value.atom()).id};
+namespace {
+
+// The inputs a traced value depends on: the trace's invars and constants it reads, through every equation
+// between them (JAX's find_progenitors walks the trace's equations backwards the same way).
+std::unordered_set<int64_t> source_variables(const Jaxpr& jaxpr, const Var& value) {
+  std::unordered_set<int64_t> active{value.id};
   for (auto eqn = jaxpr.eqns.rbegin(); eqn != jaxpr.eqns.rend(); ++eqn) {
     bool produced = false;
     for (const Var& out : eqn->outputs) produced = active.erase(out.id) > 0 || produced;
@@ -277,6 +279,15 @@ std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value)
       if (const Var* var = std::get_if<Var>(&in)) active.insert(var->id);
     }
   }
+  return active;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value) {
+  if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return std::nullopt;
+  const Jaxpr& jaxpr = value.trace()->builder().so_far();
+  const std::unordered_set<int64_t> active = source_variables(jaxpr, std::get<Var>(value.atom()));
   std::vector<std::size_t> positions;
   for (std::size_t i = 0; i < jaxpr.invars.size(); ++i) {
     if (active.contains(jaxpr.invars[i].id)) positions.push_back(i);
@@ -287,15 +298,7 @@ std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value)
 std::vector<std::string> tracer_origin_operations(const Value& value) {
   if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return {};
   const Jaxpr& jaxpr = value.trace()->builder().so_far();
-  std::unordered_set<int64_t> active{std::get<Var>(value.atom()).id};
-  for (auto eqn = jaxpr.eqns.rbegin(); eqn != jaxpr.eqns.rend(); ++eqn) {
-    bool produced = false;
-    for (const Var& out : eqn->outputs) produced = active.erase(out.id) > 0 || produced;
-    if (!produced) continue;
-    for (const Atom& in : eqn->inputs) {
-      if (const Var* var = std::get_if<Var>(&in)) active.insert(var->id);
-    }
-  }
+  const std::unordered_set<int64_t> active = source_variables(jaxpr, std::get<Var>(value.atom()));
   std::unordered_set<int64_t> constants;
   for (const Var& var : jaxpr.constvars) {
     if (active.contains(var.id)) constants.insert(var.id);

@@ -52,56 +52,23 @@ def _binary(primitive, x, y):
     return _shardscope.lax._binary(primitive, x, y)
 
 
-def sub(x, y):
-    return _binary('sub', x, y)
+def _define_operations():
+    """lax's binary operations (a weakly typed operand takes the other's dtype) and plain unary ones, by name."""
+    binary = {'sub': 'sub', 'div': 'div', 'lt': 'lt', 'gt': 'gt', 'le': 'le', 'ge': 'ge', 'eq': 'eq', 'ne': 'ne',
+              'bitwise_and': 'and', 'bitwise_or': 'or'}
+    for name, primitive in binary.items():
+        def operation(x, y, primitive=primitive):
+            return _binary(primitive, x, y)
+        operation.__name__ = operation.__qualname__ = name
+        globals()[name] = operation
+    for name in ('square', 'lgamma', 'digamma'):
+        def unary(x, primitive=name):
+            return _elementwise(primitive, x)
+        unary.__name__ = unary.__qualname__ = name
+        globals()[name] = unary
 
 
-def div(x, y):
-    return _binary('div', x, y)
-
-
-def lt(x, y):
-    return _binary('lt', x, y)
-
-
-def gt(x, y):
-    return _binary('gt', x, y)
-
-
-def le(x, y):
-    return _binary('le', x, y)
-
-
-def ge(x, y):
-    return _binary('ge', x, y)
-
-
-def eq(x, y):
-    return _binary('eq', x, y)
-
-
-def ne(x, y):
-    return _binary('ne', x, y)
-
-
-def bitwise_and(x, y):
-    return _binary('and', x, y)
-
-
-def bitwise_or(x, y):
-    return _binary('or', x, y)
-
-
-def square(x):
-    return _elementwise('square', x)
-
-
-def lgamma(x):
-    return _elementwise('lgamma', x)
-
-
-def digamma(x):
-    return _elementwise('digamma', x)
+_define_operations()
 
 
 def expand_dims(array, dimensions):
