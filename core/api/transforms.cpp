@@ -330,6 +330,58 @@ Traced trace_differentiated(const Function& f, const std::vector<Value>& args, c
 
 }  // namespace
 
+VjpResult call_vjp(const Function& f, const std::vector<Value>& primals, const std::string& name,
+                   const std::function<std::size_t()>& differentiated_outputs) {
+  const MeshPlacedValuesScope placed(mesh_placed(primals) && !tracing_mesh_placed_values());
+  const Traced traced = trace_differentiated(f, primals, name, "grad");
+  const JaxprPtr forward = consts_as_args(*traced.jaxpr);
+  VjpResult result;
+  result.outputs = apply_jaxpr(*forward, concat(traced.captured, primals));
+  // The pullback is the gradient of <forward(primals), cotangents> with respect to the primals: one program over
+  // (captured..., primals..., cotangents...), the path the forward pass took fixed in it.
+  JaxprBuilder builder;
+  std::vector<Atom> inputs;
+  for (const Var& var : forward->invars) inputs.emplace_back(builder.arg(var.aval));
+  const std::size_t differentiated = std::min(differentiated_outputs(), forward->outvars.size());
+  std::vector<Atom> cotangents;
+  for (std::size_t o = 0; o < differentiated; ++o) {
+    result.program.output_types.push_back(atom_aval(forward->outvars[o]));
+    cotangents.emplace_back(builder.arg(atom_aval(forward->outvars[o])));
+  }
+  const std::vector<Atom> outs = inline_jaxpr(builder, *forward, inputs);
+  std::optional<Atom> total;
+  for (std::size_t o = 0; o < differentiated; ++o) {
+    const Aval& aval = atom_aval(outs[o]);
+    if (!is_floating(aval.dtype)) continue;
+    Atom product = builder.bind1("mul", {outs[o], cotangents[o]});
+    if (aval.rank() > 0) {
+      std::vector<int64_t> axes(aval.rank());
+      for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = static_cast<int64_t>(d);
+      product = builder.bind1("reduce_sum", {product},
+                              {{"axes", ParamValue::int_tuple(axes)}, {"out_sharding", ParamValue::None{}}});
+    }
+    total = total ? builder.bind1("add", {*total, product}) : product;
+  }
+  if (!total) total = scalar_literal(0.0, DType::kFloat32, false);
+  const JaxprPtr paired = builder.build({*total});
+  std::vector<int64_t> argnums;
+  for (std::size_t i = 0; i < primals.size(); ++i) argnums.push_back(static_cast<int64_t>(traced.captured.size() + i));
+  result.program.pullback = grad_jaxpr(*paired, argnums, false, GradSeed::kLiteral);
+  result.program.captured = traced.captured;
+  result.program.primals = primals;
+  return result;
+}
+
+std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& cotangents) {
+  if (cotangents.size() != program.output_types.size()) {
+    throw value_error("the VJP function takes one cotangent per output: expected " +
+                      std::to_string(program.output_types.size()) + ", got " + std::to_string(cotangents.size()));
+  }
+  std::vector<Value> inputs = concat(program.captured, program.primals);
+  inputs.insert(inputs.end(), cotangents.begin(), cotangents.end());
+  return apply_jaxpr(*program.pullback, inputs);
+}
+
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
                              bool has_aux, bool with_value, const std::string& name) {
   const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());

@@ -84,6 +84,25 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
                              bool has_aux, bool with_value, const std::string& name);
 
+// jax.vjp(f, *primals): the forward pass runs now (with known primals, Python control flow takes its path once),
+// and `pullback` maps output cotangents to one cotangent per primal by the program fixed then.
+struct VjpProgram {
+  JaxprPtr pullback;            // (captured..., primals..., output cotangents...) -> primal cotangents
+  std::vector<Value> captured;  // what the function closed over
+  std::vector<Value> primals;   // the primal arguments, as given
+  std::vector<Aval> output_types;
+};
+struct VjpResult {
+  std::vector<Value> outputs;
+  VjpProgram program;
+};
+// Only the first `differentiated_outputs()` outputs take cotangents (the rest are has_aux's values); it is asked
+// once the function has been traced.
+[[nodiscard]] VjpResult call_vjp(const Function& f, const std::vector<Value>& primals, const std::string& name,
+                                 const std::function<std::size_t()>& differentiated_outputs);
+// The pullback applied to one cotangent per output (float outputs only are read).
+[[nodiscard]] std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& cotangents);
+
 // jax.jvp(f, primals, tangents): (primal outputs..., tangent outputs...).
 std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals, const std::vector<Value>& tangents,
                             const std::string& name);

@@ -135,3 +135,26 @@ TEST_CASE("custom_remat: under a checkpoint the rules see its policy and give th
   CHECK(printed("import _shardscope\n_shardscope.set_jax_version('0.10.2')\n"
                 "print(hasattr(jax, 'custom_remat'))\n_shardscope.set_jax_version('0.11.2')") == "False\n");
 }
+
+TEST_CASE("vjp runs the forward pass once on known primals; its pullback can be jitted and vmapped later") {
+  REQUIRE(run_cell(kModel).ok());
+  CHECK(printed("calls = []\n"
+                "def branchy(x):\n"
+                "    calls.append(1)\n"
+                "    return 2 * x ** 3 if x < 3 else jnp.pi * x\n"
+                "y, pull = jax.vjp(branchy, 4.)\n"
+                "print(y, pull(1.), jax.jit(pull)(2.), len(calls))") ==
+        "12.566371 (Array(3.1415927, dtype=float32, weak_type=True),) "
+        "(Array(6.2831855, dtype=float32, weak_type=True),) 1\n");
+  // Pytrees in and out, aux values, and the cotangents equal grad's.
+  CHECK(printed("def f(p, h):\n"
+                "    out = net(p, h)\n"
+                "    return {'y': out}, out.sum()\n"
+                "out, pull, aux = jax.vjp(f, params, h, has_aux=True)\n"
+                "dp, dh = pull({'y': jnp.ones(2)})\n"
+                "g = jax.grad(lambda p, h: net(p, h).sum(), argnums=(0, 1))(params, h)\n"
+                "print(bool(jnp.allclose(aux, out['y'].sum())), all(np.array_equal(a, b) for a, b in zip(dp, g[0])),\n"
+                "      np.array_equal(dh, g[1]),\n"
+                "      bool(jnp.allclose(jax.vmap(pull)({'y': jnp.ones((3, 2))})[1][2], dh)))") ==
+        "True True True True\n");
+}

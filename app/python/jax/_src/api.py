@@ -473,9 +473,60 @@ def _vdot_leaves(outs, cts):
 
 
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
-    """jax.vjp: the outputs and a function from output cotangents to one cotangent per primal. The pullback
-    differentiates <fun(*primals), ct> with grad, which gives the same values as JAX's transposed linearization."""
+    """jax.vjp: the outputs and a function from output cotangents to one cotangent per primal. The forward pass
+    runs now (Python control flow on known primals takes its path once); the pullback transposes that program, so
+    it may be called, jitted or vmapped later without running `fun` again."""
     _check_callable(fun)
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    if not all(_is_inexact_leaf(leaf) for leaf in leaves):
+        return _vjp_by_grad(fun, primals, has_aux)
+    stores = {}
+
+    def flat(flat_leaves):
+        from jax._src import custom_derivatives
+        with custom_derivatives.differentiating('grad'):  # custom rules apply, as under grad
+            out = fun(*tree_util.tree_unflatten(in_tree, flat_leaves))
+        value, aux = out if has_aux else (out, None)
+        out_leaves, stores['out'] = tree_util.tree_flatten(value)
+        aux_leaves, stores['aux'] = tree_util.tree_flatten(aux)
+        stores['count'] = len(out_leaves)
+        return out_leaves + aux_leaves
+    # has_aux's leaves follow the differentiated ones and take no cotangent.
+    outs, program = _shardscope.vjp_call(flat, leaves, _name(fun), lambda: stores['count'])
+    count = stores['count']
+    primals_out = tree_util.tree_unflatten(stores['out'], outs[:count])
+    aux = tree_util.tree_unflatten(stores['aux'], outs[count:]) if has_aux else None
+
+    def pullback(cts):
+        _check_vjp_cotangents(primals_out, cts)
+        import jax.numpy as jnp
+        ct_leaves = tree_util.tree_leaves(cts)
+        types = program.output_types
+        ct_leaves = [ct if _is_inexact_dtype(dtype) else jnp.zeros(shape, dtype)
+                     for ct, (shape, dtype) in zip(ct_leaves, types)]
+        return tuple(tree_util.tree_unflatten(in_tree, program(ct_leaves)))
+    functools.update_wrapper(pullback, fun, assigned=('__module__',), updated=())
+    return (primals_out, pullback, aux) if has_aux else (primals_out, pullback)
+
+
+def _is_inexact_dtype(dtype):
+    import numpy as np
+    try:
+        return np.issubdtype(np.dtype(dtype), np.inexact)
+    except TypeError:
+        return str(dtype) == 'bfloat16'
+
+
+def _is_inexact_leaf(leaf):
+    import numpy as np
+    dtype = getattr(leaf, 'dtype', None)
+    if dtype is None:
+        return isinstance(leaf, float)
+    return _is_inexact_dtype(dtype) if not hasattr(dtype, '_shardscope_dtype') else 'float' in str(dtype)
+
+
+def _vjp_by_grad(fun, primals, has_aux):
+    """vjp of integer (or key) primals: the pullback differentiates <fun(*primals), ct> with grad when called."""
     out = fun(*primals)
     primals_out, aux = out if has_aux else (out, None)
 
