@@ -132,15 +132,30 @@ void bind_control_flow(py::module_& m) {
                          api_name == "cond" ? std::size_t{1} : std::size_t{0}};
     return from_values(api::switch_branches(which, functions, to_values(operands), spec));
   });
-  m.def("checkpoint_call", [](const py::function& f, const py::list& args, bool prevent_cse, const py::object& policy,
+  // jax.checkpoint: trace the body once per function and argument types (checkpoint_trace; the body says whether it
+  // may be reused), then bind it (checkpoint_bind) with the policy, described as (text, spec).
+  py::class_<api::Traced, std::shared_ptr<api::Traced>>(m, "CheckpointBody")
+      .def_property_readonly("reusable", [](const api::Traced& traced) { return api::reusable_checkpoint(traced); });
+  m.def("checkpoint_trace", [](const py::function& f, const py::list& args) {
+    return std::make_shared<api::Traced>(api::trace_checkpoint(wrap(f), to_values(args)));
+  });
+  m.def("checkpoint_bind", [](const api::Traced& body, const py::list& args, bool prevent_cse, const py::object& policy,
                               const py::object& ask) {
     std::optional<ParamValue::PolicyRef> ref;
     if (!policy.is_none()) {
-      const auto described = policy.cast<py::tuple>();  // (text, spec)
+      const auto described = policy.cast<py::tuple>();
       ref = ParamValue::PolicyRef{described[0].cast<std::string>(),
                                   policy_from_spec(described[1].cast<py::tuple>(), ask.cast<py::function>())};
     }
-    return from_values(api::checkpoint(wrap(f), to_values(args), prevent_cse, ref));
+    return from_values(api::bind_checkpoint(body, to_values(args), prevent_cse, ref));
+  });
+  // The argument types a traced body is reused for: short type text and weak flag per leaf.
+  m.def("aval_keys", [](const py::list& args) {
+    py::list keys;
+    for (const Aval& aval : api::argument_avals(to_values(args))) {
+      keys.append(py::make_tuple(aval.str_short(false), aval.weak_type));
+    }
+    return py::tuple(keys);
   });
   m.def("custom_jvp_call", [](const py::object& f, const py::object& jvp, const py::list& args, const std::string& name,
                               const std::string& jvp_name) {

@@ -369,9 +369,21 @@ std::vector<Value> switch_branches(const Value& index, const std::vector<Functio
   return results;
 }
 
+Traced trace_checkpoint(const Function& f, const std::vector<Value>& args) {
+  return trace_body(f, argument_avals(args), "checkpoint");
+}
+
+bool reusable_checkpoint(const Traced& traced) {
+  return std::none_of(traced.captured.begin(), traced.captured.end(), [](const Value& v) { return v.is_traced(); });
+}
+
 std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,
                               const std::optional<ParamValue::PolicyRef>& policy) {
-  const Traced traced = trace_body(f, argument_avals(args), "checkpoint");
+  return bind_checkpoint(trace_checkpoint(f, args), args, prevent_cse, policy);
+}
+
+std::vector<Value> bind_checkpoint(const Traced& traced, const std::vector<Value>& args, bool prevent_cse,
+                                   const std::optional<ParamValue::PolicyRef>& policy) {
   std::vector<Value> inputs = traced.captured;
   inputs.insert(inputs.end(), args.begin(), args.end());
   Params params{{"differentiated", false},

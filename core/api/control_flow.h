@@ -45,6 +45,13 @@ struct SwitchSpec {
 std::vector<Value> switch_branches(const Value& index, const std::vector<Function>& branches,
                                    const std::vector<Value>& operands, const SwitchSpec& spec);
 
+// jax.checkpoint's two halves: the body traced on the arguments' types (a trace JAX caches per function and
+// types, closed-over values included), and the remat2 equation binding a traced body to arguments.
+[[nodiscard]] Traced trace_checkpoint(const Function& f, const std::vector<Value>& args);
+// Whether a traced body may be bound again later: it closes over no value of a trace.
+[[nodiscard]] bool reusable_checkpoint(const Traced& traced);
+std::vector<Value> bind_checkpoint(const Traced& traced, const std::vector<Value>& args, bool prevent_cse,
+                                   const std::optional<ParamValue::PolicyRef>& policy);
 // jax.checkpoint(f, prevent_cse, policy)(*args): one remat2 equation (policy: printed as its text, deciding what
 // the backward pass saves; none: nothing_saveable).
 std::vector<Value> checkpoint(const Function& f, const std::vector<Value>& args, bool prevent_cse,

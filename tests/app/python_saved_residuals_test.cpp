@@ -158,3 +158,19 @@ TEST_CASE("vjp runs the forward pass once on known primals; its pullback can be 
                 "      bool(jnp.allclose(jax.vmap(pull)({'y': jnp.ones((3, 2))})[1][2], dh)))") ==
         "True True True True\n");
 }
+
+TEST_CASE("a checkpointed function is traced once per argument types, as JAX caches it") {
+  REQUIRE(run_cell(kModel).ok());
+  CHECK(printed("scale = 2.0\n"
+                "def scaled(v):\n"
+                "    return v * scale\n"
+                "ck = jax.checkpoint(scaled)\n"
+                "first = ck(jnp.ones(2))\n"
+                "scale = 3.0\n"  // JAX reuses the first trace: the global read then stays
+                "print(first, ck(jnp.ones(2)), ck(jnp.ones(3)))") == "[2. 2.] [2. 2.] [3. 3. 3.]\n");
+  // A body closing over a value of an enclosing trace is traced afresh each time.
+  CHECK(printed("def outer(c):\n"
+                "    return jax.checkpoint(lambda v: v * c)(jnp.ones(2))\n"
+                "f = jax.jit(lambda c: jax.checkpoint(lambda v: v * c)(jnp.ones(2)))\n"
+                "print(f(2.0), f(5.0), jax.jit(outer)(4.0))") == "[2. 2.] [5. 5.] [4. 4.]\n");
+}

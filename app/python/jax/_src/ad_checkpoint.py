@@ -2,6 +2,7 @@
 # the policy-driven split of forward and backward work in the engine.
 import re
 import types
+import weakref
 
 import _shardscope
 from jax._src import tree as tree_util
@@ -290,9 +291,34 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
                 _active_policies.pop()
             return out_leaves
         cse = prevent_cse if isinstance(prevent_cse, bool) else True
-        outs = _shardscope.checkpoint_call(flat, leaves, cse, described, _ask_policy)
-        return tree_util.tree_unflatten(out_store[0], outs)
+        body, out_tree = _traced_body(fun, flat, leaves, in_tree, out_store)
+        outs = _shardscope.checkpoint_bind(body, leaves, cse, described, _ask_policy)
+        return tree_util.tree_unflatten(out_tree, outs)
     return fun_remat
+
+
+# Traced checkpoint bodies per function and argument types, as JAX's _trace_to_jaxpr caches them: a function
+# checkpointed again on the same types reuses its first trace (closed-over values and redefined globals it read
+# included), unless that trace closed over values of an enclosing trace.
+_traces_by_function = weakref.WeakKeyDictionary()
+
+
+def _traced_body(fun, flat, leaves, in_tree, out_store):
+    try:
+        from jax.sharding import get_abstract_mesh
+        # The context a trace depends on beyond the types: the mesh in effect and the JAX profile.
+        key = (in_tree, _shardscope.aval_keys(leaves), repr(get_abstract_mesh()), _shardscope.jax_version())
+        per_function = _traces_by_function.setdefault(fun, {})
+        cached = per_function.get(key)
+    except TypeError:  # a function that takes no weak reference, or types that do not hash
+        per_function, key, cached = None, None, None
+    if cached is not None:
+        return cached
+    body = _shardscope.checkpoint_trace(flat, leaves)
+    entry = (body, out_store[0])
+    if per_function is not None and body.reusable:
+        per_function[key] = entry
+    return entry
 
 
 # The policies of the checkpoints being traced, innermost last.
