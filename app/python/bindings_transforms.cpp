@@ -450,22 +450,30 @@ void bind_transforms(py::module_& m) {
   });
   py::class_<api::VjpProgram>(m, "VjpProgram")
       .def("__call__",
-           [](const api::VjpProgram& program, const py::list& cotangents) {
-             return from_values(api::apply_vjp(program, to_values(cotangents)));
+           [](const api::VjpProgram& program, const py::list& residuals, const py::list& cotangents) {
+             return from_values(api::apply_vjp(program, to_values(residuals), to_values(cotangents)));
            })
-      .def_property_readonly("output_types", [](const api::VjpProgram& program) {
-        py::list types;
-        for (const Aval& aval : program.output_types)
-          types.append(py::make_tuple(py::tuple(py::cast(aval.shape)), std::string(dtype_name(aval.dtype))));
-        return types;
-      });
+      .def_property_readonly(
+          "output_types",
+          [](const api::VjpProgram& program) {
+            py::list types;
+            for (const Aval& aval : program.output_types)
+              types.append(py::make_tuple(py::tuple(py::cast(aval.shape)), std::string(dtype_name(aval.dtype))));
+            return types;
+          })
+      .def_readonly("residual_primal", &api::VjpProgram::residual_primal)
+      .def_readonly("output_zeros", &api::VjpProgram::output_zeros);
   m.def("vjp_call", [](const py::function& f, const py::list& primals, const std::string& name,
-                       const py::function& differentiated_outputs) {
-    api::VjpResult result = api::call_vjp(wrap(f), to_values(primals), name, [differentiated_outputs] {
-      const py::gil_scoped_acquire gil;
-      return differentiated_outputs().cast<std::size_t>();
-    });
-    return py::make_tuple(from_values(std::move(result.outputs)), std::move(result.program));
+                       const py::function& differentiated_outputs, const std::vector<bool>& nonzero_tangents) {
+    api::VjpResult result = api::call_vjp(
+        wrap(f), to_values(primals), name,
+        [differentiated_outputs] {
+          const py::gil_scoped_acquire gil;
+          return differentiated_outputs().cast<std::size_t>();
+        },
+        nonzero_tangents);
+    return py::make_tuple(from_values(std::move(result.outputs)), std::move(result.program),
+                          from_values(std::move(result.opaque_residuals)));
   });
   m.def("jvp_call",
         [](const py::function& f, const py::list& primals, const py::list& tangents, const std::string& name) {

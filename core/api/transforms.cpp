@@ -17,6 +17,7 @@
 #include "spmd/reshard.h"
 #include "transforms/autodiff.h"
 #include "transforms/batching.h"
+#include "transforms/vjp_split.h"
 
 namespace shardscope::api {
 namespace {
@@ -331,55 +332,53 @@ Traced trace_differentiated(const Function& f, const std::vector<Value>& args, c
 }  // namespace
 
 VjpResult call_vjp(const Function& f, const std::vector<Value>& primals, const std::string& name,
-                   const std::function<std::size_t()>& differentiated_outputs) {
+                   const std::function<std::size_t()>& differentiated_outputs,
+                   const std::vector<bool>& nonzero_tangents) {
   const MeshPlacedValuesScope placed(mesh_placed(primals) && !tracing_mesh_placed_values());
   const Traced traced = trace_differentiated(f, primals, name, "grad");
-  const JaxprPtr forward = consts_as_args(*traced.jaxpr);
+  const JaxprPtr program = consts_as_args(*traced.jaxpr);
+  const std::size_t captured = traced.captured.size();
+  // What the function closed over is a constant: no tangent, no cotangent.
+  std::vector<bool> tangent_in(program->invars.size(), false);
+  std::vector<bool> cotangent_out(program->invars.size(), false);
+  for (std::size_t i = 0; i < primals.size(); ++i) {
+    tangent_in[captured + i] = i >= nonzero_tangents.size() || nonzero_tangents[i];
+    cotangent_out[captured + i] = true;
+  }
+  const std::size_t differentiated = std::min(differentiated_outputs(), program->outvars.size());
+  const VjpSplit split = vjp_split(*program, tangent_in, cotangent_out, differentiated);
+
+  std::vector<Value> forward = apply_jaxpr(*split.forward, concat(traced.captured, primals));
+  const std::size_t outputs = program->outvars.size();
   VjpResult result;
-  result.outputs = apply_jaxpr(*forward, concat(traced.captured, primals));
-  // The pullback is the gradient of <forward(primals), cotangents> with respect to the primals: one program over
-  // (captured..., primals..., cotangents...), the path the forward pass took fixed in it.
-  JaxprBuilder builder;
-  std::vector<Atom> inputs;
-  for (const Var& var : forward->invars) inputs.emplace_back(builder.arg(var.aval));
-  const std::size_t differentiated = std::min(differentiated_outputs(), forward->outvars.size());
-  std::vector<Atom> cotangents;
-  for (std::size_t o = 0; o < differentiated; ++o) {
-    result.program.output_types.push_back(atom_aval(forward->outvars[o]));
-    cotangents.emplace_back(builder.arg(atom_aval(forward->outvars[o])));
-  }
-  const std::vector<Atom> outs = inline_jaxpr(builder, *forward, inputs);
-  std::optional<Atom> total;
-  for (std::size_t o = 0; o < differentiated; ++o) {
-    const Aval& aval = atom_aval(outs[o]);
-    if (!is_floating(aval.dtype)) continue;
-    Atom product = builder.bind1("mul", {outs[o], cotangents[o]});
-    if (aval.rank() > 0) {
-      std::vector<int64_t> axes(aval.rank());
-      for (std::size_t d = 0; d < axes.size(); ++d) axes[d] = static_cast<int64_t>(d);
-      product = builder.bind1("reduce_sum", {product},
-                              {{"axes", ParamValue::int_tuple(axes)}, {"out_sharding", ParamValue::None{}}});
+  for (std::size_t o = 0; o < outputs; ++o) result.outputs.push_back(std::move(forward[o]));
+  for (std::size_t r = 0; r < split.residual_invar.size(); ++r) {
+    const std::optional<std::size_t>& invar = split.residual_invar[r];
+    if (invar && *invar >= captured) {
+      result.program.residual_primal.emplace_back(*invar - captured);
+    } else {
+      result.program.residual_primal.emplace_back(std::nullopt);
+      result.opaque_residuals.push_back(forward[outputs + r]);
     }
-    total = total ? builder.bind1("add", {*total, product}) : product;
   }
-  if (!total) total = scalar_literal(0.0, DType::kFloat32, false);
-  const JaxprPtr paired = builder.build({*total});
-  std::vector<int64_t> argnums;
-  for (std::size_t i = 0; i < primals.size(); ++i) argnums.push_back(static_cast<int64_t>(traced.captured.size() + i));
-  result.program.pullback = grad_jaxpr(*paired, argnums, false, GradSeed::kLiteral);
-  result.program.captured = traced.captured;
-  result.program.primals = primals;
+  for (std::size_t o = 0; o < differentiated; ++o)
+    result.program.output_types.push_back(atom_aval(program->outvars[o]));
+  result.program.output_zeros = split.output_zeros;
+  result.program.backward = split.backward;
   return result;
 }
 
-std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& cotangents) {
+std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& residuals,
+                             const std::vector<Value>& cotangents) {
   if (cotangents.size() != program.output_types.size()) {
     throw value_error("the VJP function takes one cotangent per output: expected " +
                       std::to_string(program.output_types.size()) + ", got " + std::to_string(cotangents.size()));
   }
-  std::vector<Value> inputs = concat(program.captured, program.primals);
-  inputs.insert(inputs.end(), cotangents.begin(), cotangents.end());
-  return apply_jaxpr(*program.pullback, inputs);
+  if (residuals.size() != program.residual_primal.size()) {
+    throw value_error("the VJP function takes " + std::to_string(program.residual_primal.size()) + " residuals, got " +
+                      std::to_string(residuals.size()));
+  }
+  return apply_jaxpr(*program.backward, concat(residuals, cotangents));
 }
 
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,

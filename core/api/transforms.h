@@ -84,24 +84,30 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,
                              bool has_aux, bool with_value, const std::string& name);
 
-// jax.vjp(f, *primals): the forward pass runs now (with known primals, Python control flow takes its path once),
-// and `pullback` maps output cotangents to one cotangent per primal by the program fixed then.
+// jax.vjp(f, *primals): the forward pass runs now (with known primals, Python control flow takes its path once)
+// and keeps its residuals; the pullback is the backward program fixed then, applied to those residuals.
 struct VjpProgram {
-  JaxprPtr pullback;            // (captured..., primals..., output cotangents...) -> primal cotangents
-  std::vector<Value> captured;  // what the function closed over
-  std::vector<Value> primals;   // the primal arguments, as given
-  std::vector<Aval> output_types;
+  JaxprPtr backward;  // (residuals..., output cotangents...) -> one cotangent per primal
+  // Per residual: the primal it is (an argument kept as given), or nullopt for a value the forward pass computed,
+  // which is the next of the opaque residuals.
+  std::vector<std::optional<std::size_t>> residual_primal;
+  std::vector<Aval> output_types;  // the differentiated outputs
+  std::vector<bool> output_zeros;  // outputs whose tangent is structurally zero (their cotangent is not read)
 };
 struct VjpResult {
   std::vector<Value> outputs;
   VjpProgram program;
+  std::vector<Value> opaque_residuals;  // the computed residuals, in the order residual_primal lists them
 };
 // Only the first `differentiated_outputs()` outputs take cotangents (the rest are has_aux's values); it is asked
-// once the function has been traced.
+// once the function has been traced. Primals with `nonzero_tangents[i]` false are treated as constants (in_nzs).
 [[nodiscard]] VjpResult call_vjp(const Function& f, const std::vector<Value>& primals, const std::string& name,
-                                 const std::function<std::size_t()>& differentiated_outputs);
-// The pullback applied to one cotangent per output (float outputs only are read).
-[[nodiscard]] std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& cotangents);
+                                 const std::function<std::size_t()>& differentiated_outputs,
+                                 const std::vector<bool>& nonzero_tangents = {});
+// The pullback: `residuals` in the program's order (primals and opaque residuals interleaved as residual_primal
+// says) and one cotangent per differentiated output.
+[[nodiscard]] std::vector<Value> apply_vjp(const VjpProgram& program, const std::vector<Value>& residuals,
+                                           const std::vector<Value>& cotangents);
 
 // jax.jvp(f, primals, tangents): (primal outputs..., tangent outputs...).
 std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals, const std::vector<Value>& tangents,

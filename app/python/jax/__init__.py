@@ -26,7 +26,8 @@ from jax._src import array_methods as _array_methods  # noqa: E402  (installs ja
 from jax._src import memories as _memories  # noqa: E402,F401  (installs Device.default_memory etc.)
 from jax._src import xla_bridge as _xla_bridge  # noqa: E402
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map,  # noqa: E402,F401
-                          vjp, linearize, jacfwd, jacrev, jacobian, hessian, linear_transpose)
+                          linearize, jacfwd, jacrev, jacobian, hessian, linear_transpose)
+from jax._src.vjp import vjp  # noqa: E402,F401
 from jax._src.custom_derivatives import custom_jvp, custom_vjp, custom_gradient  # noqa: E402,F401
 from jax._src.callback import pure_callback  # noqa: E402,F401
 from jax._src.mesh_context import set_mesh  # noqa: E402
@@ -225,6 +226,10 @@ def __getattr__(name):
         if version >= (0, 8, 0):
             from jax._src import ref
             return getattr(ref, name)
+    # jax.fwd_and_bwd arrived in 0.6.1.
+    if name == 'fwd_and_bwd' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) >= (0, 6, 1):
+        from jax._src.vjp import fwd_and_bwd
+        return fwd_and_bwd
     # jax.custom_remat arrived in 0.11.0.
     if name == 'custom_remat' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) >= (0, 11, 0):
         from jax._src.ad_checkpoint import custom_remat

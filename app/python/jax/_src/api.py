@@ -455,114 +455,6 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     return mapped
 
 
-def _vdot_leaves(outs, cts):
-    """sum over leaves of <out, ct>: the scalar whose gradient is the VJP with cotangent `cts`."""
-    import jax.numpy as jnp
-    out_leaves, out_tree = tree_util.tree_flatten(outs)
-    ct_leaves, ct_tree = tree_util.tree_flatten(cts)
-    if out_tree != ct_tree:
-        raise ValueError(f"Tree structure of cotangent input {ct_tree}, does not match structure of primal output "
-                         f"{out_tree}.")
-    total = 0.0
-    for o, c in zip(out_leaves, ct_leaves):
-        if jnp.shape(o) != jnp.shape(c):
-            raise ValueError(f"Shape of cotangent input to vjp pullback function {jnp.shape(c)} must be the same "
-                             f"as the shape of corresponding primal input {jnp.shape(o)}.")
-        total = total + jnp.sum(o * c)
-    return total
-
-
-def vjp(fun, *primals, has_aux=False, reduce_axes=()):
-    """jax.vjp: the outputs and a function from output cotangents to one cotangent per primal. The forward pass
-    runs now (Python control flow on known primals takes its path once); the pullback transposes that program, so
-    it may be called, jitted or vmapped later without running `fun` again."""
-    _check_callable(fun)
-    leaves, in_tree = tree_util.tree_flatten(primals)
-    if not all(_is_inexact_leaf(leaf) for leaf in leaves):
-        return _vjp_by_grad(fun, primals, has_aux)
-    stores = {}
-
-    def flat(flat_leaves):
-        from jax._src import custom_derivatives
-        with custom_derivatives.differentiating('grad'):  # custom rules apply, as under grad
-            out = fun(*tree_util.tree_unflatten(in_tree, flat_leaves))
-        value, aux = out if has_aux else (out, None)
-        out_leaves, stores['out'] = tree_util.tree_flatten(value)
-        aux_leaves, stores['aux'] = tree_util.tree_flatten(aux)
-        stores['count'] = len(out_leaves)
-        return out_leaves + aux_leaves
-    # has_aux's leaves follow the differentiated ones and take no cotangent.
-    outs, program = _shardscope.vjp_call(flat, leaves, _name(fun), lambda: stores['count'])
-    count = stores['count']
-    primals_out = tree_util.tree_unflatten(stores['out'], outs[:count])
-    aux = tree_util.tree_unflatten(stores['aux'], outs[count:]) if has_aux else None
-
-    def pullback(cts):
-        _check_vjp_cotangents(primals_out, cts)
-        import jax.numpy as jnp
-        ct_leaves = tree_util.tree_leaves(cts)
-        types = program.output_types
-        ct_leaves = [ct if _is_inexact_dtype(dtype) else jnp.zeros(shape, dtype)
-                     for ct, (shape, dtype) in zip(ct_leaves, types)]
-        return tuple(tree_util.tree_unflatten(in_tree, program(ct_leaves)))
-    functools.update_wrapper(pullback, fun, assigned=('__module__',), updated=())
-    return (primals_out, pullback, aux) if has_aux else (primals_out, pullback)
-
-
-def _is_inexact_dtype(dtype):
-    import numpy as np
-    try:
-        return np.issubdtype(np.dtype(dtype), np.inexact)
-    except TypeError:
-        return str(dtype) == 'bfloat16'
-
-
-def _is_inexact_leaf(leaf):
-    import numpy as np
-    dtype = getattr(leaf, 'dtype', None)
-    if dtype is None:
-        return isinstance(leaf, float)
-    return _is_inexact_dtype(dtype) if not hasattr(dtype, '_shardscope_dtype') else 'float' in str(dtype)
-
-
-def _vjp_by_grad(fun, primals, has_aux):
-    """vjp of integer (or key) primals: the pullback differentiates <fun(*primals), ct> with grad when called."""
-    out = fun(*primals)
-    primals_out, aux = out if has_aux else (out, None)
-
-    def pullback(cts):
-        _check_vjp_cotangents(primals_out, cts)
-
-        def paired(*args):
-            result = fun(*args)
-            value = result[0] if has_aux else result
-            return _vdot_leaves(value, cts)
-        if not primals:
-            return ()
-        cts_in = grad(paired, argnums=tuple(range(len(primals))))(*primals)
-        return tuple(cts_in)
-    functools.update_wrapper(pullback, fun, assigned=('__module__',), updated=())
-    return (primals_out, pullback, aux) if has_aux else (primals_out, pullback)
-
-
-def _check_vjp_cotangents(outs, cts):
-    """api._vjp_check_ct_avals: each cotangent has the shape (and, for arrays, the dtype) of its output."""
-    import numpy as np
-    import jax
-    out_leaves = tree_util.tree_leaves(outs)
-    ct_leaves = tree_util.tree_leaves(cts)
-    if len(out_leaves) != len(ct_leaves):
-        return
-    for out, ct in zip(out_leaves, ct_leaves):
-        out_dtype, ct_dtype = _leaf_dtype(out), _leaf_dtype(ct)
-        dtype_differs = out_dtype is not None and ct_dtype is not None and out_dtype != ct_dtype
-        if np.shape(out) != np.shape(ct) or dtype_differs:
-            expected = jax.typeof(out).str_short()
-            raise ValueError('unexpected JAX type (e.g. shape/dtype) for argument to VJP function: '
-                             f'got {jax.typeof(ct).str_short()}, but expected {expected} because the corresponding '
-                             f'output of the differentiated function had JAX type {expected}')
-
-
 def linearize(fun, *primals, has_aux=False):
     """jax.linearize: the outputs and the JVP at `primals` as a function of the tangents."""
     out = fun(*primals)
@@ -635,6 +527,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
+    from jax._src.vjp import vjp
+
     def jac(*args):
         def partial_fun(*dyn_args):
             full = list(args)
@@ -691,6 +585,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         cts, ct_tree = tree_util.tree_flatten(out_cotangent)
         if ct_tree != out_tree:
             raise TypeError(f'cotangent tree does not match function output, expected {out_tree} but got {ct_tree}')
+        from jax._src.vjp import vjp
         _, f_vjp = vjp(fun, *zero_primals)
         return f_vjp(out_cotangent)
     return transposed_fun

@@ -112,3 +112,44 @@ def flatten_axes_error(name, tree, axis_tree):
     details = "\n  ".join(e(name).args[0] for e in errors)
     return ValueError(f"{name} specification must be a tree prefix of the corresponding value; "
                       f"\n  Mismatch details ({len(errors)} found):\n  {details}")
+
+
+def _equality_errors(path, t1, t2):
+    """tree_util._equality_errors: (key path, first thing, second thing, explanation) where two trees differ."""
+    is_leaf1 = tree_util.tree_flatten(t1)[1].kind == 'leaf'
+    is_leaf2 = tree_util.tree_flatten(t2)[1].kind == 'leaf'
+    if is_leaf1 and is_leaf2:
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), 'their Python types differ'
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (path, f'{type(t1).__name__} of length {len(t1)}', f'{type(t2).__name__} of length {len(t2)}',
+               'the lengths do not match')
+        return
+    if t1 is None:
+        return
+    children1, children2 = tree_util._keyed_children(t1), tree_util._keyed_children(t2)
+    if len(children1) != len(children2):
+        keys1 = {getattr(k, 'key', k) for k, _ in children1}
+        keys2 = {getattr(k, 'key', k) for k, _ in children2}
+        diff = ' '.join(repr(k) for k in keys1.symmetric_difference(keys2))
+        plural = lambda n: 'ren' if n > 1 else ''  # noqa: E731
+        yield (path, f'{type(t1)} with {len(children1)} child{plural(len(children1))}',
+               f'{type(t2)} with {len(children2)} child{plural(len(children2))}',
+               'the numbers of children do not match' +
+               (diff and f', with the symmetric difference of key sets: {{{diff}}}'))
+        return
+    meta1, meta2 = _metadata(t1), _metadata(t2)
+    if meta1 != meta2:
+        yield (path, f'{type(t1)} with pytree metadata {meta1}', f'{type(t2)} with pytree metadata {meta2}',
+               'the pytree node metadata does not match')
+        return
+    for (key, c1), (_, c2) in zip(children1, children2):
+        yield from _equality_errors((*path, key), c1, c2)
+
+
+def equality_errors_pytreedef(tree1, tree2):
+    """tree_util.equality_errors_pytreedef: the differences between two tree structures, leaves as 'pytree leaf'."""
+    return list(_equality_errors((), tree_util.tree_unflatten(tree1, [PytreeLeaf()] * tree1.num_leaves),
+                                 tree_util.tree_unflatten(tree2, [PytreeLeaf()] * tree2.num_leaves)))
