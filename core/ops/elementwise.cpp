@@ -1,4 +1,5 @@
 // Unary elementwise primitives (sin, exp, neg, not, ...): JAX's dtype rules, print rules and kernels.
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -95,6 +96,53 @@ auto rounded_trig(vector_math::Function function, Fn fallback) {
 template <TypeClasses Accepted, typename Fn>
 void vector_unary(const std::string& name, vector_math::Function function, Fn fallback) {
   register_unary<Accepted>(name, UnaryParams::kAccuracy, false, vectorised(function, fallback));
+}
+
+// tanh as XLA's CPU and GPU code generators emit it: an odd rational function of x (Eigen's coefficients), the
+// input clamped where the fraction reaches exactly +-1, tanh(x) = x below 4e-4 in float32 and +-1 from |x| = 20.
+// The Horner steps are fused multiply-adds, as LLVM contracts them. It is not correctly rounded (tanh(-1.0480671f)
+// is -0.7810538f, not -0.7810537f), and printed values and gradients follow it.
+float xla_tanh(float x) {
+  static constexpr std::array<float, 7> kNumerator{
+      -2.76076847742355e-16F, 2.00018790482477e-13F, -8.60467152213735e-11F, 5.12229709037114e-08F,
+      1.48572235717979e-05F,  6.37261928875436e-04F, 4.89352455891786e-03F};
+  static constexpr std::array<float, 4> kDenominator{1.19825839466702e-06F, 1.18534705686654e-04F,
+                                                     2.26843463243900e-03F, 4.89352518554385e-03F};
+  constexpr float kClamp = 7.99881172180175781F;
+  const float magnitude = std::fabs(x);
+  if (std::isnan(x) || magnitude < 0.0004F) return x;
+  if (magnitude >= 20.0F) return std::copysign(1.0F, x);
+  const float clamped = std::fmin(std::fmax(x, -kClamp), kClamp);
+  const float square = clamped * clamped;
+  float numerator = kNumerator[0];
+  for (std::size_t i = 1; i < kNumerator.size(); ++i) numerator = std::fma(square, numerator, kNumerator[i]);
+  float denominator = kDenominator[0];
+  for (std::size_t i = 1; i < kDenominator.size(); ++i) denominator = std::fma(square, denominator, kDenominator[i]);
+  return clamped * numerator / denominator;
+}
+
+double xla_tanh(double x) {
+  // Eigen's double-precision fraction: alpha_19 .. alpha_1 over beta_18 .. beta_0.
+  static constexpr std::array<double, 10> kNumerator{2.6158007860482230e-23, 7.6534862268749319e-19,
+                                                     3.1309488231386680e-15, 4.2303918148209176e-12,
+                                                     2.4618379131293676e-09, 6.8644367682497074e-07,
+                                                     9.3839087674268880e-05, 5.9809711724441161e-03,
+                                                     1.5184719640284322e-01, 1.0};
+  static constexpr std::array<double, 10> kDenominator{6.463747022670968018e-21, 5.782506856739003571e-17,
+                                                       1.293019623712687916e-13, 1.123643448069621992e-10,
+                                                       4.492975677839633985e-08, 8.785185266237658698e-06,
+                                                       8.295161192716231542e-04, 3.437448108450402717e-02,
+                                                       4.851805297361760360e-01, 1.0};
+  constexpr double kClamp = 17.714196154005176;
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) >= 20.0) return std::copysign(1.0, x);
+  const double clamped = std::fmin(std::fmax(x, -kClamp), kClamp);
+  const double square = clamped * clamped;
+  double numerator = kNumerator[0];
+  for (std::size_t i = 1; i < kNumerator.size(); ++i) numerator = std::fma(square, numerator, kNumerator[i]);
+  double denominator = kDenominator[0];
+  for (std::size_t i = 1; i < kDenominator.size(); ++i) denominator = std::fma(square, denominator, kDenominator[i]);
+  return clamped * numerator / denominator;
 }
 
 // ---- special functions without a <cmath> counterpart ----
@@ -258,7 +306,8 @@ void register_unary_primitives() {
       "log1p", [](auto x) { return std::log1p(x); }, kAccuracy);
   unary<kInexactTypes>(
       "expm1", [](auto x) { return std::expm1(x); }, kAccuracy);
-  vector_unary<kInexactTypes>("tanh", vector_math::Function::kTanh, [](auto x) { return std::tanh(x); });
+  unary<kInexactTypes>(
+      "tanh", [](auto x) { return xla_tanh(x); }, kAccuracy);
   vector_unary<kInexactTypes>("logistic", vector_math::Function::kLogistic, [](auto x) { return logistic(x); });
   // XLA:CPU's sin and cos round correctly (seed 002 prints 2*sin(10)+1 as -0.08804226): float32 goes through
   // vector_math's double-precision kernel rounded once, float64 through <cmath>.

@@ -125,7 +125,7 @@ TEST_CASE("custom_vjp runs fwd under grad and bwd for the cotangents, and jvp ru
 TEST_CASE("jax.test_util.check_grads passes true derivatives to second order and catches a wrong rule") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("from jax.test_util import check_grads\n"
-                "check_grads(lambda W, b: jnp.sum(jnp.tanh(W * 2. + b)), (jnp.arange(3.), 0.5), order=2)\n"
+                "check_grads(lambda W, b: jnp.sum(jnp.tanh(W + b)), (jnp.arange(3.), 0.5), order=2)\n"
                 "check_grads(lambda x: jnp.sin(x) * x, (jnp.ones((2, 2)),), order=2, modes=('rev', 'lin'))\n"
                 "print('passed')") == "passed\n");
   CHECK(printed("@jax.custom_jvp\ndef wrong(x):\n    return x * 2.\n"

@@ -307,3 +307,17 @@ TEST_CASE("a jaxpr of sin with accuracy=None prints as JAX's does") {
   CHECK(text.find("b:f32[8] = sin a") != std::string::npos);
   CHECK(text.find("c:f32[8] = round[rounding_method=1] b") != std::string::npos);
 }
+
+TEST_CASE("tanh is XLA's rational approximation, not the correctly rounded value") {
+  // tanh(-1.0480671f) rounds correctly to -0.7810537f; XLA's fraction (and so JAX on CPU and GPU) gives -0.7810538f.
+  const std::vector<float> out = values<float>(
+      run("tanh", {vec(DType::kFloat32, std::vector<float>{-1.0480671F, 2.0F, 1e-5F, -25.0F, 7.999F, 100.0F})}));
+  CHECK(out[0] == -0.7810538F);
+  CHECK(out[1] == 0.9640276F);
+  CHECK(out[2] == 1e-5F);  // below 4e-4, tanh(x) = x
+  CHECK(out[3] == -1.0F);  // from |x| = 20 on, +-1
+  CHECK(out[4] <= 1.0F);   // the clamp keeps the fraction at or below 1
+  CHECK(out[5] == 1.0F);
+  const std::vector<float> nan = values<float>(run("tanh", {vec(DType::kFloat32, std::vector<float>{NAN})}));
+  CHECK(std::isnan(nan[0]));
+}
