@@ -108,30 +108,33 @@ class BodyAnalysis {
       const ScanLayout layout = scan_layout(eqn.params);
       const Jaxpr& body = *nested_jaxpr(eqn.params, "jaxpr");
       const std::size_t xs_begin = layout.num_consts + layout.num_carry;
-      for (std::size_t k = 0; k < body.invars.size(); ++k) {
-        tie_var(body.invars[k], operand_key(k), k >= xs_begin ? 1 : 0, false);
-      }
+      // As Shardy's data-flow edges do, a carry takes the layout the body gives the value it yields: the body's
+      // equations and its yields are tied first, and the block arguments join them only where that agrees (a
+      // use that wants another layout reshards inside the body).
+      equations(body);
       for (std::size_t j = 0; j < body.outvars.size(); ++j) {
         const bool carry = j < layout.num_carry;
         tie_atom(body.outvars[j], result_key(eqn, j), carry ? 0 : 1, false);
         if (carry) tie_atom(body.outvars[j], operand_key(layout.num_consts + j), 0, true);
       }
-      equations(body);
+      for (std::size_t k = 0; k < body.invars.size(); ++k) {
+        tie_var(body.invars[k], operand_key(k), k >= xs_begin ? 1 : 0, false);
+      }
     } else if (name == "while") {
       const WhileLayout layout = while_layout(eqn.params);
       const Jaxpr& cond = *nested_jaxpr(eqn.params, "cond_jaxpr");
       const Jaxpr& body = *nested_jaxpr(eqn.params, "body_jaxpr");
       const std::size_t carry_begin = layout.cond_nconsts + layout.body_nconsts;
+      equations(body);  // the body's yields first, as for scan
+      for (std::size_t j = 0; j < body.outvars.size(); ++j) {
+        tie_atom(body.outvars[j], result_key(eqn, j), 0, false);
+        tie_atom(body.outvars[j], operand_key(carry_begin + j), 0, true);
+      }
       for (std::size_t k = 0; k < body.invars.size(); ++k) {
         const bool carry = k >= layout.body_nconsts;
         tie_var(body.invars[k], operand_key(carry ? carry_begin + k - layout.body_nconsts : layout.cond_nconsts + k), 0,
                 false);
       }
-      for (std::size_t j = 0; j < body.outvars.size(); ++j) {
-        tie_atom(body.outvars[j], result_key(eqn, j), 0, false);
-        tie_atom(body.outvars[j], operand_key(carry_begin + j), 0, true);
-      }
-      equations(body);
       for (std::size_t k = 0; k < cond.invars.size(); ++k) {
         const bool carry = k >= layout.cond_nconsts;
         tie_var(cond.invars[k], operand_key(carry ? carry_begin + k - layout.cond_nconsts : k), 0, false);

@@ -8,6 +8,7 @@
 #include "exec/lowering.h"
 #include "exec/partition_plan.h"
 #include "ops/control_flow.h"
+#include "ops/structural.h"
 #include "spmd/reshard.h"
 #include "trace/builder.h"
 
@@ -81,7 +82,50 @@ JaxprPtr while_with_sum_in_cond() {
   return b.build(b.bind("while", {a}, while_params(cond_jaxpr, body_jaxpr, WhileLayout{})));
 }
 
+// lax.scan(lambda c, _: (tanh(c @ w), None), init, None, length=3) for init, w: f32[8,8].
+JaxprPtr scan_matmul_carry() {
+  JaxprBuilder body;
+  const Var w = body.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Var c = body.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Params matmul{{"dimension_numbers", dot_dimension_numbers_param({1}, {0}, {}, {})},
+                      {"precision", ParamValue::None{}},
+                      {"preferred_element_type", DType::kFloat32}};
+  const JaxprPtr body_jaxpr =
+      body.build({body.bind1("tanh", {body.bind1("dot_general", {c, w}, matmul)}, {{"accuracy", ParamValue::None{}}})});
+  JaxprBuilder b;
+  const Var init = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Var weights = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  ScanLayout layout;
+  layout.num_consts = 1;
+  layout.num_carry = 1;
+  layout.length = 3;
+  return b.build(b.bind("scan", {weights, init}, scan_params(body_jaxpr, layout)));
+}
+
 }  // namespace
+
+TEST_CASE("a loop carry takes the sharding its body yields, as Shardy's data-flow edges give it") {
+  // init on P('data', None), w on P(None, 'model'): the body's c @ w is P('data', 'model'), so the carry (and the
+  // result) is too, and the body gathers c's 'model' half where it contracts it; JAX gives the same.
+  const Mesh mesh = data_model_mesh();
+  const JaxprPtr jaxpr = scan_matmul_carry();
+  const NamedSharding rows = named(mesh, "P('data', None)");
+  const NamedSharding cols = named(mesh, "P(None, 'model')");
+  const Compiled compiled = Lowered(jaxpr,
+                                    {{{8, 8}, DType::kFloat32, Sharding{rows}, false, std::nullopt},
+                                     {{8, 8}, DType::kFloat32, Sharding{cols}, false, std::nullopt}},
+                                    {}, kProfile)
+                                .compile();
+  CHECK(compiled.output_shardings()[0] == Sharding{named(mesh, "P('data', 'model')")});
+  CHECK(kinds(compiled) == std::vector<std::string>{"all-gather"});
+  const JitRun run = run_jit(*jaxpr, {filled({8, 8}, rows), filled({8, 8}, cols)}, {}, kProfile);
+  CHECK(run.outputs[0].sharding() == Sharding{named(mesh, "P('data', 'model')")});
+  const JitRun whole =
+      run_jit(*jaxpr, {filled({8, 8}, named(mesh, "P()")), filled({8, 8}, named(mesh, "P()"))}, {}, kProfile);
+  const BufferPtr got = run.outputs[0].gather();
+  const BufferPtr want = whole.outputs[0].gather();
+  for (int64_t i = 0; i < got->size(); ++i) CHECK(got->element_as_double(i) == want->element_as_double(i));
+}
 
 TEST_CASE("a scan carry takes the xs sharding its body adds it to; the body's sum is all-reduced inside") {
   const Mesh mesh = data_model_mesh();
