@@ -86,6 +86,32 @@ TEST_CASE("jax.debug.print inside jit prints the runtime value on every call") {
         std::string::npos);
 }
 
+TEST_CASE("jax.debug.breakpoint opens jdb on the user's frames with the values of this run, only when reached") {
+  REQUIRE(run_cell(prelude("0.11.0")).ok());
+  REQUIRE(run_cell("import io, sys\n"
+                   "@jax.jit\ndef f(x):\n    y, z = jnp.sin(x), jnp.cos(x)\n    jax.debug.breakpoint()\n"
+                   "    return y * z\n"
+                   "def finite_or_break(x):\n"
+                   "    jax.lax.cond(jnp.isfinite(x).all(), lambda x: None, lambda x: jax.debug.breakpoint(), x)\n"
+                   "@jax.jit\ndef g(x, y):\n    z = x / y\n    finite_or_break(z)\n    return z\n")
+              .ok());
+  // The traced locals hold this call's values; other commands list the source, move frames and report errors.
+  const std::string session = printed(
+      "sys.stdin = io.StringIO('p x\\np y * z\\nl\\nu\\nd\\nd\\nmissing\\nc\\n')\n"
+      "out = f(jnp.float32(0.5))\nsys.stdin = sys.__stdin__\nprint(out)");
+  CHECK(
+      session.starts_with("Entering jdb:\n(jdb) Array(0.5, dtype=float32)\n(jdb) Array(0.4207355, dtype=float32)\n"
+                          "(jdb) > <cell "));
+  CHECK(session.find("->      jax.debug.breakpoint()\n") != std::string::npos);
+  CHECK(session.find("At bottommost frame.") != std::string::npos);
+  CHECK(session.find("(jdb) *** NameError: name 'missing' is not defined\n") != std::string::npos);
+  CHECK(session.ends_with("(jdb) 0.4207355\n"));
+  // A breakpoint in a branch not taken never opens; q stops the program with SystemExit.
+  CHECK(printed("print(g(2., 1.))") == "2.0\n");
+  CHECK(printed("sys.stdin = io.StringIO('q\\n')\ntry:\n    g(2., 0.)\nexcept SystemExit as e:\n"
+                "    print('exit', e.code)\nsys.stdin = sys.__stdin__") == "Entering jdb:\n(jdb) exit 0\n");
+}
+
 TEST_CASE("jax.debug.print per device in shard_map, per element in vmap, and its checks") {
   REQUIRE(run_cell(prelude("0.11.0")).ok());
   REQUIRE(run_cell("mesh = jax.make_mesh((4, 2), ('a', 'b'))\n"

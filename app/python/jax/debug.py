@@ -229,3 +229,6 @@ def visualize_array_sharding(arr, **kwargs):
     def show(sharding):
         visualize_sharding(arr.shape, sharding, **kwargs)
     inspect_array_sharding(arr, callback=show)
+
+
+from jax._src.debugger import breakpoint  # noqa: E402,F401
