@@ -129,7 +129,7 @@ class Debugger(cmd.Cmd):
     do_c = do_cont = do_continue
 
     def do_quit(self, _):
-        """q(uit), exit: stop the program (as JAX's debugger does, with SystemExit)."""
+        """q(uit), exit: stop the program (the breakpoint's callback fails with SystemExit, as JAX's does)."""
         raise SystemExit(0)
     do_q = do_exit = do_EOF = do_quit
 
@@ -158,7 +158,13 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     def enter(*values):
         for (index, name), value in zip(names, values):
             frames[index].locals[name] = value
-        Debugger(frames).cmdloop()
+        try:
+            Debugger(frames).cmdloop()
+        except SystemExit as stop:
+            # Quitting ends the program, not the session: the runtime reports the callback's SystemExit, as
+            # XLA's host callback does.
+            from jax.errors import JaxRuntimeError
+            raise JaxRuntimeError(f'INTERNAL: CpuCallback error calling callback: SystemExit: {stop.code}') from None
 
     if token is None:
         debug.callback(enter, *traced, ordered=ordered)
