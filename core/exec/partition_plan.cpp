@@ -152,6 +152,48 @@ void scatter_into_local_blocks(const Eqn& eqn, const LayoutMap& layouts, Equatio
   }
 }
 
+// XLA's dot partitioner keeps a contraction sharded where one operand splits it over axes the other operand is
+// replicated along, and the sharded operand (per group of devices that share the output's block) has more
+// elements than the output's block: the replicated operand is sliced locally, and the partial products are
+// all-reduced, instead of all-gathering the sharded operand. Returns those axes, or nothing when the rule does
+// not apply (the operands then agree on whole dims).
+std::vector<std::string> contraction_kept_sharded(const Eqn& eqn, const LayoutMap& layouts, const FactorRule& rule,
+                                                  int factor, const Mesh& mesh) {
+  if (eqn.primitive->name != "dot_general" || eqn.outputs.size() != 1) return {};
+  std::optional<std::size_t> sharded_operand;
+  std::vector<std::string> split;
+  for (std::size_t o = 0; o < rule.operands.size() && o < eqn.inputs.size(); ++o) {
+    const auto from_operand = factor_axes(rule.operands[o], layout_in(layouts, eqn.inputs[o]), rule, mesh);
+    const auto it = from_operand.find(factor);
+    if (it == from_operand.end() || it->second.empty()) continue;
+    if (sharded_operand) return {};  // both operands split it (differently): not this case
+    sharded_operand = o;
+    split = it->second;
+  }
+  if (!sharded_operand) return {};
+  const auto axes_of = [](const Layout& layout) {
+    std::vector<std::string> out;
+    for (const auto& dim : layout) out.insert(out.end(), dim.begin(), dim.end());
+    return out;
+  };
+  const auto uses_split = [&](const std::vector<std::string>& axes) {
+    return std::any_of(axes.begin(), axes.end(),
+                       [&](const std::string& a) { return std::find(split.begin(), split.end(), a) != split.end(); });
+  };
+  for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
+    if (o != *sharded_operand && uses_split(axes_of(layout_in(layouts, eqn.inputs[o])))) return {};
+  }
+  const std::vector<std::string> result_axes = axes_of(layout_in(layouts, Atom{eqn.outputs[0]}));
+  if (uses_split(result_axes)) return {};
+  std::vector<std::string> operand_axes;
+  for (const std::string& axis : axes_of(layout_in(layouts, eqn.inputs[*sharded_operand]))) {
+    if (std::find(split.begin(), split.end(), axis) == split.end()) operand_axes.push_back(axis);
+  }
+  const int64_t operand_block = product(atom_aval(eqn.inputs[*sharded_operand]).shape) / mesh.axes_size(operand_axes);
+  const int64_t result_block = product(eqn.outputs[0].aval.shape) / mesh.axes_size(result_axes);
+  return operand_block > result_block ? split : std::vector<std::string>{};
+}
+
 EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh) {
   const FactorRule rule = factor_rule_for(eqn);
   EquationPlan plan;
@@ -176,6 +218,7 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
       if (it == from_operand.end()) continue;
       agreed = agreed && *agreed != it->second ? std::vector<std::string>{} : it->second;
     }
+    if (agreed && agreed->empty()) agreed = contraction_kept_sharded(eqn, layouts, rule, static_cast<int>(f), mesh);
     axes[static_cast<int>(f)] = agreed.value_or(std::vector<std::string>{});
     const std::vector<std::string>& reduced = axes[static_cast<int>(f)];
     plan.reduced_axes.insert(plan.reduced_axes.end(), reduced.begin(), reduced.end());

@@ -1,5 +1,6 @@
-// scan, while and cond under jit on a [data, model] mesh: the layouts their bodies give the carries and ys, the
-// collectives the partitioned bodies run, values equal to the unsharded loop, and no collectives for dead code.
+// scan, while and cond under jit on a [data, model] mesh, and the dot partitioning their bodies rely on: the layouts
+// the bodies give carries and ys, the collectives the partitioned bodies run, values equal to the unsharded loop,
+// and no collectives for dead code.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -177,4 +178,42 @@ TEST_CASE("equations whose results nothing uses take no collectives in the compi
   const Compiled compiled =
       Lowered(jaxpr, {{{8, 8}, DType::kFloat32, Sharding{in}, false, std::nullopt}}, {}, kProfile).compile();
   CHECK(kinds(compiled).empty());
+}
+
+TEST_CASE("a dot whose contraction one operand splits keeps it split when that operand outweighs the result block") {
+  // XLA's dot partitioner: x [8,16] on P('data', None), w [16,8] on P('model', None). Per 'data' group the
+  // result block is 2x8 = 16 elements and w is 128, so x is sliced on K locally and the partial products are
+  // all-reduced over 'model' (real JAX 0.11.2 on 8 CPU devices: one all-reduce); a small w is all-gathered.
+  const Mesh mesh = data_model_mesh();
+  const auto dot_program = [](int64_t m, int64_t k, int64_t n) {
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({m, k}, DType::kFloat32));
+    const Var w = b.arg(Aval::of({k, n}, DType::kFloat32));
+    const Params matmul{{"dimension_numbers", dot_dimension_numbers_param({1}, {0}, {}, {})},
+                        {"precision", ParamValue::None{}},
+                        {"preferred_element_type", DType::kFloat32}};
+    return b.build({b.bind1("dot_general", {x, w}, matmul)});
+  };
+  const NamedSharding rows = named(mesh, "P('data', None)");
+  const NamedSharding split_k = named(mesh, "P('model', None)");
+  const auto compile = [&](const JaxprPtr& jaxpr, const Shape& x, const Shape& w) {
+    return Lowered(jaxpr,
+                   {{x, DType::kFloat32, Sharding{rows}, false, std::nullopt},
+                    {w, DType::kFloat32, Sharding{split_k}, false, std::nullopt}},
+                   {}, kProfile)
+        .compile();
+  };
+  const JaxprPtr wide = dot_program(8, 16, 8);
+  const Compiled kept = compile(wide, {8, 16}, {16, 8});
+  CHECK(kinds(kept) == std::vector<std::string>{"all-reduce"});
+  CHECK(kept.output_shardings()[0] == Sharding{rows});
+  const JitRun run = run_jit(*wide, {filled({8, 16}, rows), filled({16, 8}, split_k)}, {}, kProfile);
+  const JitRun whole =
+      run_jit(*wide, {filled({8, 16}, named(mesh, "P()")), filled({16, 8}, named(mesh, "P()"))}, {}, kProfile);
+  const BufferPtr got = run.outputs[0].gather();
+  const BufferPtr want = whole.outputs[0].gather();
+  for (int64_t i = 0; i < got->size(); ++i)
+    CHECK(got->element_as_double(i) == doctest::Approx(want->element_as_double(i)));
+  // x [64,8] @ w [8,8]: the result block (16x8 = 128) outweighs w (64), so w is gathered instead.
+  CHECK(kinds(compile(dot_program(64, 8, 8), {64, 8}, {8, 8})) == std::vector<std::string>{"all-gather"});
 }
