@@ -427,8 +427,20 @@ void bind_numpy(py::module_& m) {
       },
       py::arg("arrays"), py::arg("axis") = 0);
   m.def(
-      "stack", [](const py::object& arrays, int64_t axis) { return wrap(jnp::stack(to_values(arrays), axis)); },
-      py::arg("arrays"), py::arg("axis") = 0);
+      "stack",
+      [](const py::object& arrays, int64_t axis, const py::object& out, const py::object& dtype) {
+        if (!out.is_none()) throw not_implemented_error("The 'out' argument to jnp.stack is not supported.");
+        // One array (a jax Array, tracer or numpy array) stacks its rows without unstacking them.
+        if (is_array_index(arrays)) return wrap(jnp::stack_array(to_value(arrays), axis, dtype_arg(dtype)));
+        return wrap(jnp::stack(to_values(arrays), axis, dtype_arg(dtype)));
+      },
+      py::arg("arrays"), py::arg("axis") = 0, py::arg("out") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "unstack",
+      [](const py::object& x, int64_t axis) {
+        return py::tuple(from_values(jnp::unstack(arraylike(x, "unstack", 0), axis)));
+      },
+      py::arg("x"), py::pos_only(), py::kw_only(), py::arg("axis") = 0);
   m.def(
       "split",
       [](const py::object& x, const py::object& sections, int64_t axis) {
@@ -809,6 +821,11 @@ void bind_lax_arrays(py::module_& m) {
   m.def("_select", [](const py::object& pred, const py::object& on_true, const py::object& on_false) {
     return wrap(api::lax::select(to_value(pred), to_value(on_true), to_value(on_false)));
   });
+  // jax.lax.stack / unstack (gated to JAX 0.10.1+ in jax/lax/__init__.py).
+  m.def("_stack",
+        [](const py::object& operands, int64_t axis) { return wrap(api::lax::stack(to_values(operands), axis)); });
+  m.def("_unstack",
+        [](const py::object& x, int64_t axis) { return py::tuple(from_values(api::lax::unstack(to_value(x), axis))); });
   m.def("_broadcast_in_dim", [](const py::object& x, const Shape& shape, const std::vector<int64_t>& dims) {
     return wrap(api::lax::broadcast_in_dim(to_value(x), shape, dims));
   });

@@ -194,6 +194,16 @@ Value concatenate(const std::vector<Value>& operands, int64_t dimension) {
   return bind1("concatenate", operands, {{"dimension", dimension}});
 }
 
+Value stack(const std::vector<Value>& operands, int64_t axis) {
+  // lax.stack reads operands[0] (for the axis) before the primitive checks the list.
+  if (operands.empty()) throw Error("IndexError", "list index out of range");
+  return bind1("stack", operands, {{"axis", canonicalize_axis(axis, ndim_of(operands[0]) + 1)}});
+}
+
+std::vector<Value> unstack(const Value& x, int64_t axis) {
+  return bind("unstack", {x}, {{"axis", canonicalize_axis(axis, ndim_of(x))}});
+}
+
 Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::optional<std::vector<int64_t>>& strides) {
   const bool whole = std::all_of(start.begin(), start.end(), [](int64_t s) { return s == 0; }) &&

@@ -63,6 +63,9 @@ Value transpose(const Value& x, const std::vector<int64_t>& permutation);
 Value squeeze(const Value& x, const std::vector<int64_t>& dimensions);
 Value expand_dims(const Value& x, const std::vector<int64_t>& dimensions);
 Value concatenate(const std::vector<Value>& operands, int64_t dimension);
+// lax.stack / lax.unstack (JAX 0.10.1+): the stack and unstack primitives, the axis canonicalized first.
+Value stack(const std::vector<Value>& operands, int64_t axis = 0);
+std::vector<Value> unstack(const Value& x, int64_t axis = 0);
 Value slice(const Value& x, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::optional<std::vector<int64_t>>& strides = std::nullopt);
 Value dynamic_slice(const Value& x, const std::vector<Value>& start_indices, const std::vector<int64_t>& sizes);

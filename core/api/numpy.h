@@ -130,7 +130,12 @@ Value moveaxis(const Value& x, const std::vector<int64_t>& source, const std::ve
 Value expand_dims(const Value& x, const std::vector<int64_t>& axis);
 Value squeeze(const Value& x, const Axis& axis = std::nullopt);
 Value concatenate(const std::vector<Value>& arrays, std::optional<int64_t> axis = 0);
-Value stack(const std::vector<Value>& arrays, int64_t axis = 0);
+// jnp.stack of a sequence: the stack primitive from JAX 0.10.1, expand_dims and concatenate before; of one array
+// (stack_array): expand_dims and the reshape that concatenates its rows.
+Value stack(const std::vector<Value>& arrays, int64_t axis = 0, std::optional<DType> dtype = std::nullopt);
+Value stack_array(const Value& arrays, int64_t axis = 0, std::optional<DType> dtype = std::nullopt);
+// jnp.unstack: the unstack primitive from JAX 0.10.1, a split and one squeeze per piece before.
+std::vector<Value> unstack(const Value& x, int64_t axis = 0);
 std::vector<Value> split(const Value& x, int64_t sections, int64_t axis = 0);
 std::vector<Value> split_at(const Value& x, const std::vector<int64_t>& indices, int64_t axis = 0);
 Value tile(const Value& x, const std::vector<int64_t>& reps);

@@ -132,23 +132,70 @@ Value concatenate(const std::vector<Value>& arrays, std::optional<int64_t> axis)
   return promoted[0];
 }
 
-Value stack(const std::vector<Value>& arrays, int64_t axis) {
+Value stack(const std::vector<Value>& arrays, int64_t axis, std::optional<DType> dtype) {
   if (arrays.empty()) throw value_error("Need at least one array to stack.");
+  if (session().profile.has(JaxFeature::kStackPrimitives)) {
+    // The primitive's shape rule checks the shapes (after promotion, as JAX orders it).
+    std::vector<Value> converted;
+    if (dtype) {
+      for (const Value& a : arrays) converted.push_back(asarray(a, dtype));
+    } else {
+      converted = promote_dtypes(arrays);
+    }
+    return lax::stack(converted, axis);
+  }
   const Shape& shape0 = shape_of(arrays[0]);
   const int64_t dim = canonicalize_axis(axis, ndim_of(arrays[0]) + 1);
   std::vector<Value> expanded;
   for (const Value& a : arrays) {
-    if (shape_of(a) != shape0) {
-      if (!session().profile.has(JaxFeature::kStackErrorListsShapes)) {
-        throw value_error("All input arrays must have the same shape.");
-      }
-      std::string shapes;
-      for (const Value& each : arrays) shapes += (shapes.empty() ? "" : ", ") + tuple_text(shape_of(each));
-      throw value_error("All input arrays must have the same shape. Got " + shapes + ".");
-    }
+    if (shape_of(a) != shape0) throw value_error("All input arrays must have the same shape.");
     expanded.push_back(expand_dims(a, {dim}));
   }
+  // jnp.concatenate(..., dtype=) converts each operand before concatenating.
+  if (dtype) {
+    for (Value& e : expanded) e = asarray(e, dtype);
+  }
   return concatenate(expanded, dim);
+}
+
+Value stack_array(const Value& arrays, int64_t axis, std::optional<DType> dtype) {
+  if (ndim_of(arrays) == 0) throw type_error("len() of unsized object");
+  if (shape_of(arrays)[0] == 0) throw value_error("Need at least one array to stack.");
+  const int64_t dim = canonicalize_axis(axis, ndim_of(arrays));
+  const Value expanded = asarray(expand_dims(arrays, {dim + 1}), dtype);
+  // jnp.concatenate of one array along `dim` (its _concatenate_array): a reshape that folds the leading dim
+  // into dim `dim`, reading the dims in that order.
+  const Shape& e = shape_of(expanded);
+  const auto at = static_cast<std::size_t>(dim);
+  Shape shape(e.begin() + 1, e.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  shape.push_back(e[0] * e[at + 1]);
+  shape.insert(shape.end(), e.begin() + static_cast<std::ptrdiff_t>(at) + 2, e.end());
+  std::vector<int64_t> dimensions;
+  for (int64_t d = 1; d <= dim; ++d) dimensions.push_back(d);
+  dimensions.push_back(0);
+  for (auto d = dim + 1; d < static_cast<int64_t>(e.size()); ++d) dimensions.push_back(d);
+  const bool in_order = dim == 0;
+  return api::bind1("reshape", {expanded},
+                    {{"dimensions", in_order ? ParamValue(ParamValue::None{}) : ParamValue::int_tuple(dimensions)},
+                     {"new_sizes", ParamValue::int_tuple(shape)},
+                     {"sharding", ParamValue::None{}}});
+}
+
+std::vector<Value> unstack(const Value& x, int64_t axis) {
+  if (session().profile.has(JaxFeature::kStackPrimitives)) return lax::unstack(x, axis);
+  if (ndim_of(x) == 0) {
+    throw value_error("Unstack requires arrays with rank > 0, however a scalar array was passed.");
+  }
+  // x.shape[axis] in Python: negative indices count from the end, others past it fail.
+  const int64_t rank = ndim_of(x);
+  if (axis < -rank || axis >= rank) throw Error("IndexError", "tuple index out of range");
+  const int64_t dim = axis < 0 ? axis + rank : axis;
+  const std::vector<int64_t> ones(static_cast<std::size_t>(shape_of(x)[static_cast<std::size_t>(dim)]), 1);
+  std::vector<Value> out;
+  for (const Value& piece : api::bind("split", {x}, {{"axis", dim}, {"sizes", ParamValue::int_tuple(ones)}})) {
+    out.push_back(lax::squeeze(piece, {axis}));
+  }
+  return out;
 }
 
 std::vector<Value> split_at(const Value& x, const std::vector<int64_t>& indices, int64_t axis) {

@@ -167,6 +167,23 @@ std::vector<Value> run_eagerly(const std::string& primitive, const std::vector<V
   JitOptions options;
   options.name = primitive;
   options.default_device = default_device();
+  // An op on literals alone whose result the Explicit mesh in effect types (a zero broadcast with a sharding, as
+  // AD instantiates symbolic zeros) lands on that mesh, as JAX places it; with no array operand nothing else
+  // would say where.
+  if (arrays.empty()) {
+    if (const std::optional<Mesh> mesh = get_concrete_mesh()) {
+      for (const Atom& out : program->outvars) {
+        const Aval& aval = atom_aval(out);
+        std::optional<Sharding> sharding;
+        if (std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); })) {
+          std::vector<SpecEntry> entries;
+          for (const auto& axes : aval.dim_axes) entries.push_back(SpecEntry::of_axes(axes));
+          sharding = make_named_sharding(*mesh, PartitionSpec(std::move(entries)), session().profile);
+        }
+        options.out_shardings.push_back(std::move(sharding));
+      }
+    }
+  }
   JitRun run = run_jit(*program, arrays, options, session().profile);
   if (debug_nans()) check_for_nans(primitive, run.outputs);
   std::vector<Value> outputs;

@@ -126,7 +126,8 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
        {0, 10, 0},
        "device-mismatch errors say `with device ids [...] on platform ...`"},
       {JaxFeature::kUnusedOutputsPrintUnderscore, {0, 10, 1}, "unused jaxpr outputs print as _; addresses masked"},
-      {JaxFeature::kStackErrorListsShapes, {0, 10, 1}, "jnp.stack's shape error lists the operands' shapes"},
+      // jax commit bfafe3c1: jnp.stack/unstack bind stack/unstack (were expand_dims+concatenate, split+squeeze).
+      {JaxFeature::kStackPrimitives, {0, 10, 1}, "stack and unstack are primitives; jax.lax.stack/unstack exist"},
       {JaxFeature::kLargeSubJaxprsShared, {0, 10, 2}, "sub-jaxprs over 10 equations print once, up front"},
       {JaxFeature::kShardMapNewlyManualAxes, {0, 11, 0}, "shard_map's manual_axes is renamed newly_manual_axes"},
       {JaxFeature::kIndivisibleErrorNoPrefix, {0, 11, 0}, "IndivisibleError drops its 'Sharding ' prefix"},

@@ -95,7 +95,7 @@ enum class JaxFeature {
   kReshapeUnknownAxisMessage,  // two -1 sizes: TypeError `can only specify one unknown axis size with a ...`
   kSplitErrorNamesRest,        // an uneven jnp.split says `... equal division: rest is r`
   kIndexErrorArrayIsNDimensional,  // `Too many indices: array is 2-dimensional, but 3 were indexed`
-  kStackErrorListsShapes,          // jnp.stack of unequal shapes lists them: `... same shape. Got (2,), (3,).`
+  kStackPrimitives,                // stack/unstack are primitives (jnp.stack's shape error lists the shapes)
   kUfuncMismatchNamesAdd,          // a jnp ufunc's device mismatch names `add` and its (x, y), not jax.numpy.add's x1
   kDeviceMismatchWithDeviceIds,    // device-mismatch errors say `... with device ids [..] on platform CPU`
   kCount

@@ -63,9 +63,24 @@ constexpr const char* kArithmetic[] = {
 
 // No arithmetic: each operand read once and the result written once (XLA's default accounting).
 constexpr const char* kDataMovement[] = {
-    "broadcast_in_dim",     "reshape",    "transpose",      "squeeze",  "expand_dims", "rev",
-    "concatenate",          "pad",        "copy",           "copy_p",   "iota",        "all_gather",
-    "all_gather_invariant", "all_to_all", "reduce_scatter", "ppermute", "axis_index",
+    "broadcast_in_dim",
+    "reshape",
+    "transpose",
+    "squeeze",
+    "expand_dims",
+    "rev",
+    "concatenate",
+    "stack",
+    "pad",
+    "copy",
+    "copy_p",
+    "iota",
+    "all_gather",
+    "all_gather_invariant",
+    "all_to_all",
+    "reduce_scatter",
+    "ppermute",
+    "axis_index",
 };
 
 // Reductions whose combiner is one HLO op.
@@ -215,6 +230,7 @@ void register_core_cost_rules() {
   });
   register_cost_rule("slice", sliced_read_cost);
   register_cost_rule("split", memory_traffic);
+  register_cost_rule("unstack", memory_traffic);
   register_cost_rule("dynamic_slice", sliced_read_cost);
   register_cost_rule("gather", sliced_read_cost);
   register_cost_rule("dynamic_update_slice", update_slice_cost);

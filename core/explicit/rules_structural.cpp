@@ -240,6 +240,28 @@ std::vector<TypeSpec> concatenate_rule(const RuleContext& context, std::span<con
   return {first};
 }
 
+// stack: the operands' common sharding with the new dim unsharded (JAX's _stack_sharding_rule).
+std::vector<TypeSpec> stack_rule(const RuleContext& context, std::span<const Aval> inputs, const Params& params,
+                                 std::span<const Aval> outputs) {
+  TypeSpec out = concatenate_rule(context, inputs, params, outputs)[0];
+  const auto axis = static_cast<std::size_t>(param(params, "axis").as_int("axis"));
+  out.dims.insert(out.dims.begin() + static_cast<std::ptrdiff_t>(std::min(axis, out.dims.size())), DimSpec{});
+  return {out};
+}
+
+// unstack: every result drops the unstacked dim, which must not be sharded (each result is one index of it).
+std::vector<TypeSpec> unstack_rule(const RuleContext&, std::span<const Aval> inputs, const Params& params,
+                                   std::span<const Aval> outputs) {
+  const auto axis = static_cast<std::size_t>(param(params, "axis").as_int("axis"));
+  TypeSpec in = spec_of(inputs[0]);
+  if (!in.dims.at(axis).empty()) {
+    throw sharding_type_error("unstack operand cannot be sharded on the unstacking axis " + std::to_string(axis) +
+                              ". Got operand type=" + aval_short(inputs[0]));
+  }
+  in.dims.erase(in.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+  return std::vector<TypeSpec>(outputs.size(), keep_unreduced(in, inputs[0]));
+}
+
 // The result shape as JAX's rule computed it: pad's shape rule sums numpy integers, which print as np.int64(10)
 // (numpy 2, which every JAX with sharding in types runs on); slicing's sizes are Python ints.
 std::string shape_as_computed(const Shape& shape, const std::string& what) {
@@ -478,6 +500,8 @@ void register_structural_rules() {
   add_rule("slice", varying_shape_rule("slicing", true));
   add_rule("pad", varying_shape_rule("padding", true));
   add_rule("split", varying_shape_rule("split", true));
+  add_rule("stack", stack_rule);
+  add_rule("unstack", unstack_rule);
   add_rule("dynamic_slice", varying_shape_rule("dynamic_slice", false));
   add_rule("dynamic_update_slice", dynamic_update_slice_rule);
   add_rule("gather", gather_rule);

@@ -12,6 +12,7 @@ namespace shardscope {
 
 void register_structural_primitives() {
   structural::register_reshaping_primitives();
+  structural::register_stacking_primitives();
   structural::register_slicing_primitives();
   structural::register_gather_primitive();
   structural::register_scatter_primitives();

@@ -19,6 +19,7 @@ namespace shardscope::structural {
 
 // Families registered by register_structural_primitives(), one per source file.
 void register_reshaping_primitives();
+void register_stacking_primitives();
 void register_slicing_primitives();
 void register_gather_primitive();
 void register_scatter_primitives();

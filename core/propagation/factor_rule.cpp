@@ -381,6 +381,30 @@ FactorRule along_dimension_rule(const Eqn& eqn) {
   return rule;
 }
 
+// stack and unstack: the operands' (stack) or result's (unstack) dims keep their factors; the stacked axis holds
+// one whole operand per index, so it is a factor of its own that is never sharded.
+FactorRule stack_axis_rule(const Eqn& eqn) {
+  const auto axis = static_cast<std::size_t>(param(eqn.params, "axis").as_int("axis"));
+  const bool stacking = eqn.primitive->name == "stack";
+  const Aval& stacked = stacking ? eqn.outputs.at(0).aval : atom_aval(eqn.inputs.at(0));
+  FactorRule rule;
+  std::vector<std::vector<int>> whole(stacked.rank());
+  std::vector<std::vector<int>> piece;
+  for (std::size_t d = 0; d < stacked.rank(); ++d) {
+    const bool joined = d == axis;
+    whole[d] = {rule.add_factor(stacked.shape[d], joined ? FactorKind::kNeedReplication : FactorKind::kPassThrough)};
+    if (!joined) piece.push_back(whole[d]);
+  }
+  if (stacking) {
+    rule.operands.assign(eqn.inputs.size(), piece);
+    rule.results = {whole};
+  } else {
+    rule.operands = {whole};
+    rule.results.assign(eqn.outputs.size(), piece);
+  }
+  return rule;
+}
+
 using RuleBuilder = FactorRule (*)(const Eqn&);
 
 // Every primitive with a sharding rule, by name (elementwise primitives share one rule and are not listed).
@@ -411,6 +435,7 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
     table["concatenate"] = along_dimension_rule;
     for (const char* name : {"scan", "while", "cond"}) table[name] = control_flow_factor_rule;
     table["split"] = along_dimension_rule;
+    for (const char* name : {"stack", "unstack"}) table[name] = stack_axis_rule;
     // Computed whole by design: the partitioner gathers their operands, and the plan says so with the op's
     // name as the reason.
     for (const char* name : {"xla_pmap", "random_seed", "pure_callback", "io_callback"}) table[name] = replicated_rule;

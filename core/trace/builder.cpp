@@ -54,6 +54,7 @@ bool matches_operand_vma(const std::string& name) {
                                               "lt",
                                               "clamp",
                                               "concatenate",
+                                              "stack",
                                               "dot_general",
                                               "pad",
                                               "select_n",

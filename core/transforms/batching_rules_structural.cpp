@@ -96,6 +96,35 @@ std::vector<BatchedValue> split_rule(JaxprBuilder& builder, std::span<const Batc
   return all_at(builder.bind("split", {args[0].value}, out), bdim);
 }
 
+// lax._stack_batch_rule: one shared batch dim stays put (the stacked axis placed around it); otherwise every
+// operand's batch dim moves to the front (unbatched ones broadcast) and the stack goes one axis further in.
+std::vector<BatchedValue> stack_rule(JaxprBuilder& builder, std::span<const BatchedValue> args, const Params& params) {
+  const int64_t axis = param(params, "axis").as_int("axis");
+  const std::optional<int64_t> bdim = args[0].batch_dim;
+  if (bdim && std::all_of(args.begin(), args.end(), [&](const BatchedValue& a) { return a.batch_dim == bdim; })) {
+    const bool before = axis <= *bdim;
+    return one(builder.bind1("stack", values(args), with_param(params, "axis", before ? axis : axis + 1)),
+               before ? *bdim + 1 : *bdim);
+  }
+  const int64_t size = mapped_size(args);
+  std::vector<Atom> operands;
+  for (const BatchedValue& arg : args) {
+    operands.push_back(arg.batch_dim ? move_axis(builder, arg.value, *arg.batch_dim, 0)
+                                     : broadcast_leading(builder, arg.value, {size}));
+  }
+  return one(builder.bind1("stack", operands, with_param(params, "axis", axis + 1)), 0);
+}
+
+// lax._unstack_batch_rule: the axis shifts past the batch dim, and each result keeps the batch dim where it lands.
+std::vector<BatchedValue> unstack_rule(JaxprBuilder& builder, std::span<const BatchedValue> args,
+                                       const Params& params) {
+  const int64_t bdim = *args[0].batch_dim;
+  const int64_t axis = param(params, "axis").as_int("axis");
+  const bool before = axis < bdim;
+  return all_at(builder.bind("unstack", {args[0].value}, with_param(params, "axis", before ? axis : axis + 1)),
+                before ? bdim - 1 : bdim);
+}
+
 std::vector<ParamValue> padding_entries(const Params& params) {
   const auto* tuple = param(params, "padding_config").get_if<ParamValue::Tuple>();
   if (tuple == nullptr) throw type_error("pad padding_config must be a tuple of (low, high, interior) triples");
@@ -237,6 +266,8 @@ void register_structural_batch_rules() {
   add("squeeze", squeeze_rule);
   add("concatenate", concatenate_rule);
   add("split", split_rule);
+  add("stack", stack_rule);
+  add("unstack", unstack_rule);
   add("pad", pad_rule);
   add("rev", rev_rule);
   add("slice", slice_rule);

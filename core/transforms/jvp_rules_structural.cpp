@@ -209,7 +209,7 @@ JvpRule bilinear_jvp(const std::string& name) {
 void register_structural_jvp_rules() {
   const auto all = [](std::size_t, std::size_t) { return true; };
   for (const char* name : {"broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "reduce_sum", "slice", "pad",
-                           "concatenate", "split", "cumsum"}) {
+                           "concatenate", "split", "stack", "unstack", "cumsum"}) {
     register_jvp_rule(name, linear_in(name, all));
   }
   register_jvp_rule("dynamic_slice", linear_in("dynamic_slice", [](std::size_t i, std::size_t) { return i == 0; }));

@@ -210,6 +210,35 @@ void register_slicing_ops() {
         }
         return Cts{b.bind1("concatenate", pieces, {{"dimension", static_cast<int64_t>(axis)}})};
       });
+  // stack and unstack transpose to each other (lax._stack_transpose_rule, _unstack_transpose_rule).
+  register_transpose_rule(
+      "stack", single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto primals, auto, const Params& params) {
+        const std::vector<Atom> pieces = b.bind("unstack", {ct}, {{"axis", param(params, "axis")}});
+        Cts cts(primals.size());
+        for (std::size_t i = 0; i < cts.size() && i < pieces.size(); ++i) {
+          if (!primals[i]) cts[i] = pieces[i];
+        }
+        return cts;
+      }));
+  register_transpose_rule(
+      "unstack", [](JaxprBuilder& b, std::span<const std::optional<Atom>> cts, auto, auto avals, const Params& params) {
+        const auto axis = static_cast<std::size_t>(param(params, "axis").as_int("axis"));
+        // Every result has one type, so symbolic zeros take a given cotangent's (sharding included); the rule only
+        // runs when some cotangent is nonzero.
+        Aval piece = avals[0];
+        piece.shape.erase(piece.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+        if (piece.dim_axes.size() > axis)
+          piece.dim_axes.erase(piece.dim_axes.begin() + static_cast<std::ptrdiff_t>(axis));
+        for (const std::optional<Atom>& ct : cts) {
+          if (ct) {
+            piece = atom_aval(*ct);
+            break;
+          }
+        }
+        std::vector<Atom> pieces;
+        for (const std::optional<Atom>& ct : cts) pieces.push_back(instantiate(b, ct, piece));
+        return Cts{b.bind1("stack", pieces, {{"axis", static_cast<int64_t>(axis)}})};
+      });
   register_transpose_rule("dynamic_slice", single_output_transpose([](JaxprBuilder& b, const Atom& ct, auto primals,
                                                                       auto avals, const Params&) {
                             std::vector<Atom> inputs{full_like(b, avals[0], 0), ct};

@@ -133,6 +133,14 @@ TEST_CASE("data movement costs bytes and no flops") {
   CHECK(s.flops == 0.0);
   CHECK(s.operand_bytes == std::vector<double>{32.0});
   CHECK(s.output_bytes == 32.0);
+  // stack and unstack copy: every operand read once, every result written once.
+  const OpCost stacked = single_op("stack", {f32_4x8, f32_4x8, f32_4x8}, {{"axis", int64_t{1}}});
+  CHECK(stacked.flops == 0.0);
+  CHECK(stacked.operand_bytes == std::vector<double>{128.0, 128.0, 128.0});
+  CHECK(stacked.output_bytes == 384.0);
+  const OpCost rows = single_op("unstack", {f32_4x8}, {{"axis", int64_t{0}}});
+  CHECK(rows.flops == 0.0);
+  CHECK(rows.bytes_accessed() == 128.0 + 128.0);
 }
 
 TEST_CASE("a nested jit costs what its body costs") {

@@ -122,6 +122,12 @@ void layout_samples(std::vector<Sample>& out) {
       single("split", {{"sizes", ParamValue::int_tuple({4, 4})}, {"axis", int64_t{1}}}));
   add(out, "split", "uneven", Family::kLayout, {f32({8, 4})},
       single("split", {{"sizes", ParamValue::int_tuple({2, 6})}, {"axis", int64_t{0}}}));
+  // The stacked axis is never sharded: the new dim of stack's result, the taken-apart dim of unstack's operand.
+  add(out, "stack", "new leading dim", Family::kLayout, {f32({4, 8}), f32({4, 8})}, single("stack", {{"axis", 0}}));
+  add(out, "stack", "new middle dim", Family::kLayout, {i32({4, 8}), i32({4, 8}), i32({4, 8})},
+      single("stack", {{"axis", 1}}));
+  add(out, "unstack", "major", Family::kLayout, {f32({2, 4, 8})}, single("unstack", {{"axis", 0}}));
+  add(out, "unstack", "minor", Family::kLayout, {f32({4, 8, 2})}, single("unstack", {{"axis", 2}}));
   const ParamValue interior = ParamValue::tuple({ParamValue::int_tuple({1, 2, 0}), ParamValue::int_tuple({0, 0, 1})});
   add(out, "pad", "interior", Family::kLayout, {f32({4, 8}), f32({})}, single("pad", {{"padding_config", interior}}));
   const ParamValue negative = ParamValue::tuple({ParamValue::int_tuple({-1, 1, 0}), ParamValue::int_tuple({0, 0, 0})});

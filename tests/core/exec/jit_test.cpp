@@ -146,6 +146,52 @@ TEST_CASE("a concatenation takes the sharding of the dims it keeps before that o
   check_matches_reference(*jaxpr, args, run);
 }
 
+TEST_CASE(
+    "stack keeps the operands' sharding on their dims and leaves the new dim whole, and unstack gathers its axis") {
+  // JAX 0.11.2 (probes_strategies): jnp.stack([a, a]) of P('data', 'model') is P(None, 'data', 'model'), no
+  // collectives.
+  const Mesh mesh = tpu_mesh({4, 2}, {"a", "b"});
+  {
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Var y = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const JaxprPtr jaxpr = b.build({b.bind1("stack", {x, y}, {{"axis", int64_t{0}}})});
+    const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('a', 'b')"),
+                                     placed(iota_f32({8, 8}, 0.5F), mesh, "P('a', 'b')")};
+    const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+    CHECK(spec_of(run.outputs[0]) == "P(None, 'a', 'b')");
+    CHECK(run.log.empty());
+    check_matches_reference(*jaxpr, args, run);
+  }
+  {
+    // The unstacked dim is gathered; the other dim keeps its axis in every result.
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 4}, DType::kFloat32));
+    const JaxprPtr jaxpr = b.build(b.bind("unstack", {x}, {{"axis", int64_t{1}}}));
+    const std::vector<Array> args = {placed(iota_f32({8, 4}), mesh, "P('a', 'b')")};
+    const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+    REQUIRE(run.outputs.size() == 4);
+    for (const Array& out : run.outputs) CHECK(spec_of(out) == "P('a',)");
+    check_matches_reference(*jaxpr, args, run);
+  }
+  {
+    // A result pinned with an axis on the new dim: the stack still runs with that dim whole (each device holds every
+    // operand's block), and the constraint then cuts it.
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Var y = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Atom stacked = b.bind1("stack", {x, y}, {{"axis", int64_t{0}}});
+    const JaxprPtr jaxpr =
+        b.build({b.bind1("sharding_constraint", {stacked},
+                         {{"sharding", make_named_sharding(mesh, parse_partition_spec("P('b', 'a')"), kProfile)}})});
+    const std::vector<Array> args = {placed(iota_f32({8, 8}), mesh, "P('a', None)"),
+                                     placed(iota_f32({8, 8}, 0.5F), mesh, "P('a', None)")};
+    const JitRun run = run_jit(*jaxpr, args, {}, kProfile);
+    CHECK(spec_of(run.outputs[0]) == "P('b', 'a')");
+    check_matches_reference(*jaxpr, args, run);
+  }
+}
+
 TEST_CASE("a sharded dot whose contraction stays local holds exactly the unsharded product's values") {
   // Irregular values, so that rounding differs wherever the summation does: BLAS sums a small block's
   // elements differently from the same elements inside a bigger product.

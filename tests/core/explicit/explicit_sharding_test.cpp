@@ -365,6 +365,33 @@ TEST_CASE("concatenate and select need equal shardings") {
                          ", spec=P('x',)), NamedSharding(mesh=" + mesh_text + ", spec=P(None,))].");
 }
 
+TEST_CASE("stack inserts an unsharded dim into the common sharding, and unstack refuses a sharded axis") {
+  const Mesh mesh = explicit_mesh({2, 4}, {"x", "y"});
+  MeshScope scope(mesh, kNewest);
+  JaxprBuilder b;
+  const Var x = b.arg(typed(DType::kFloat32, {4, 8}, {{"x"}, {"y"}}));
+  const Var y = b.arg(typed(DType::kFloat32, {4, 8}, {{"x"}, {"y"}}));
+  CHECK(type_of(b.bind1("stack", {x, y}, {{"axis", 0}})).str_short(true) == "f32[2,4@x,8@y]");
+  CHECK(type_of(b.bind1("stack", {x, y}, {{"axis", 1}})).str_short(true) == "f32[4@x,2,8@y]");
+  CHECK(type_of(b.bind1("stack", {x, y}, {{"axis", 2}})).str_short(true) == "f32[4@x,8@y,2]");
+  const Var z = b.arg(typed(DType::kFloat32, {4, 8}, {{"x"}, {}}));
+  const std::string mesh_text = abstract_mesh_repr(AbstractMesh::from_mesh(mesh), kNewest);
+  CHECK(error_of([&] {
+          (void)b.bind1("stack", {x, z}, {{"axis", 0}});
+        }) == std::pair<std::string, std::string>{
+                  "ShardingTypeError",
+                  "All operands should have the same sharding. Got shardings NamedSharding(mesh=" + mesh_text +
+                      ", spec=P('x', 'y')), NamedSharding(mesh=" + mesh_text + ", spec=P('x', None))"});
+  const std::vector<Atom> columns = b.bind("unstack", {z}, {{"axis", 1}});
+  REQUIRE(columns.size() == 8);
+  CHECK(type_of(columns[7]).str_short(true) == "f32[4@x]");
+  CHECK(error_of([&] {
+          (void)b.bind("unstack", {x}, {{"axis", 0}});
+        }) == std::pair<std::string, std::string>{
+                  "ShardingTypeError",
+                  "unstack operand cannot be sharded on the unstacking axis 0. Got operand type=f32[4@x,8@y]"});
+}
+
 TEST_CASE("with_sharding_constraint asserts in an all-Explicit mesh") {
   const Mesh mesh = explicit_mesh({2}, {"x"});
   MeshScope scope(mesh, kNewest);

@@ -18,6 +18,8 @@ TEST_CASE("every structural primitive is registered") {
                            "squeeze",
                            "concatenate",
                            "split",
+                           "stack",
+                           "unstack",
                            "pad",
                            "rev",
                            "iota",
@@ -177,6 +179,56 @@ TEST_CASE("split returns one array per size") {
   CHECK(error_of([&] {
           (void)prim("split").abstract_eval(std::vector<Aval>{f32_aval({2, 4})}, params);
         }).second == "Sum of sizes 3 must be equal to dimension 1 of the operand shape [2, 4]");
+}
+
+TEST_CASE("stack joins same-shape operands along a new axis, with JAX 0.10.1's shape and dtype errors") {
+  const Aval out =
+      eval("stack", {Aval::of({2, 3}, DType::kInt8, true), Aval::of({2, 3}, DType::kInt8, true)}, {{"axis", 1}});
+  CHECK(out.shape == Shape{2, 2, 3});
+  CHECK(out.dtype == DType::kInt8);
+  CHECK(out.weak_type);
+  CHECK_FALSE(eval("stack", {Aval::of({3}, DType::kInt8, true), Aval::of({3}, DType::kInt8)}, {{"axis", 0}}).weak_type);
+  const BufferPtr a = i32({2, 3}, counting(6));
+  const BufferPtr b = i32({2, 3}, counting(6, 10));
+  CHECK(values(run("stack", {a, b}, {{"axis", 0}})) == std::vector<double>{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15});
+  CHECK(values(run("stack", {a, b}, {{"axis", 1}})) == std::vector<double>{0, 1, 2, 10, 11, 12, 3, 4, 5, 13, 14, 15});
+  const BufferPtr last = run("stack", {a, b, a}, {{"axis", 2}});
+  CHECK(last->shape() == Shape{2, 3, 3});
+  CHECK(values(last) == std::vector<double>{0, 10, 0, 1, 11, 1, 2, 12, 2, 3, 13, 3, 4, 14, 4, 5, 15, 5});
+  CHECK(eval_error("stack", {}, {{"axis", 0}}) ==
+        std::pair<std::string, std::string>{"ValueError", "stack expects at least one operand, got 0."});
+  CHECK(eval_error("stack", {f32_aval({2, 3}), f32_aval({3})}, {{"axis", 0}}) ==
+        std::pair<std::string, std::string>{
+            "ValueError", "Cannot stack arrays with different numbers of dimensions: got (2, 3), (3,)."});
+  CHECK(
+      eval_error("stack", {f32_aval({2}), f32_aval({3})}, {{"axis", 0}}) ==
+      std::pair<std::string, std::string>{"ValueError", "All input arrays must have the same shape. Got (2,), (3,)."});
+  CHECK(eval_error("stack", {f32_aval({2}), Aval::of({2}, DType::kInt32)}, {{"axis", 0}}) ==
+        std::pair<std::string, std::string>{
+            "TypeError", "lax.stack requires arguments to have the same dtypes, got float32, int32."});
+  CHECK(print_eqn("stack", {f32_aval({3}), f32_aval({3})}, f32_aval({2, 3}), {{"axis", 0}}, kNewest) ==
+        "{ lambda ; a:f32[3] b:f32[3]. let c:f32[2,3] = stack[axis=0] a b in (c,) }");
+}
+
+TEST_CASE("unstack returns one result per index along the axis, that dim removed") {
+  const std::vector<Aval> outs =
+      prim("unstack").abstract_eval(std::vector<Aval>{f32_aval({2, 3}, true)}, {{"axis", 1}});
+  REQUIRE(outs.size() == 3);
+  CHECK(outs[2].shape == Shape{2});
+  CHECK(outs[2].weak_type);
+  const std::vector<BufferPtr> rows = run_all("unstack", {i32({2, 3}, counting(6))}, {{"axis", 0}});
+  REQUIRE(rows.size() == 2);
+  CHECK(values(rows[1]) == std::vector<double>{3, 4, 5});
+  const std::vector<BufferPtr> columns = run_all("unstack", {i32({2, 3}, counting(6))}, {{"axis", 1}});
+  REQUIRE(columns.size() == 3);
+  CHECK(columns[1]->shape() == Shape{2});
+  CHECK(values(columns[1]) == std::vector<double>{1, 4});
+  CHECK(values(columns[2]) == std::vector<double>{2, 5});
+  CHECK(run_all("unstack", {i32({0, 2}, {})}, {{"axis", 0}}).empty());
+  CHECK(eval_error("unstack", {f32_aval({})}, {{"axis", 0}}) ==
+        std::pair<std::string, std::string>{
+            "ValueError", "unstack requires arrays with rank > 0, however a scalar array of shape () was passed."});
+  CHECK(params_text("unstack", {{"axis", 1}}, kNewest) == "axis=1");
 }
 
 TEST_CASE("pad: low/high (negative crops) and interior padding") {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/transforms/autodiff_test_util.h"
+#include "ir/jaxpr_printer.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
 #include "ops/structural.h"
@@ -49,6 +50,8 @@ TEST_CASE("every registered primitive has a JVP rule, and the transposable ones 
                            "rev",
                            "copy",
                            "split",
+                           "stack",
+                           "unstack",
                            "psum",
                            "psum_invariant",
                            "all_gather",
@@ -261,6 +264,44 @@ TEST_CASE("pad, concatenate, split, select_n, clamp and dot_general derivatives 
     check_derivatives(*b.build({b.bind1("dot_general", {x, y}, numbers)}),
                       {f64({2, 3, 4}, ramp(24, -1.0, 0.09)), f64({4, 2, 5}, ramp(40, 0.7, -0.04))});
   }
+}
+
+TEST_CASE("stack and unstack derivatives match finite differences, and transpose to each other") {
+  const BufferPtr x23 = f64({2, 3}, {0.5, -1.2, 2.0, 0.3, 1.7, -0.4});
+  const BufferPtr y23 = f64({2, 3}, {1.5, 0.2, -2.0, 0.8, 0.7, 1.4});
+  const Params accuracy{{"accuracy", ParamValue::None{}}};
+  {
+    // stack of two inputs and a constant (no cotangent for it), then a nonlinearity.
+    JaxprBuilder b;
+    const Var x = b.arg(f64_aval({2, 3}));
+    const Var y = b.arg(f64_aval({2, 3}));
+    const Atom constant = b.bind1("broadcast_in_dim", {scalar_literal(0.5, DType::kFloat64, false)},
+                                  {{"broadcast_dimensions", ParamValue::int_tuple({})},
+                                   {"shape", ParamValue::int_tuple({2, 3})},
+                                   {"sharding", ParamValue::None{}}});
+    const Atom stacked = b.bind1("stack", {x, b.bind1("sin", {y}, accuracy), constant}, {{"axis", 1}});
+    check_derivatives(*b.build({b.bind1("mul", {stacked, stacked})}), {x23, y23});
+  }
+  {
+    // Only two of three results are used: the unused one's cotangent is a symbolic zero, instantiated.
+    JaxprBuilder b;
+    const Var x = b.arg(f64_aval({2, 3}));
+    const std::vector<Atom> columns = b.bind("unstack", {x}, {{"axis", 1}});
+    REQUIRE(columns.size() == 3);
+    const Atom scaled = b.bind1("mul", {columns[2], scalar_literal(3.0, DType::kFloat64, false)});
+    check_derivatives(*b.build({b.bind1("add", {scaled, b.bind1("sin", {columns[0]}, accuracy)})}), {x23});
+  }
+  // The transposes: d/dx sum(unstack(x)[1] * 3) is 3 on row 1 and zero elsewhere, through a stack of cotangents.
+  JaxprBuilder b;
+  const Var x = b.arg(f64_aval({2, 3}));
+  const std::vector<Atom> rows = b.bind("unstack", {x}, {{"axis", 0}});
+  const Atom total = b.bind1("reduce_sum", {b.bind1("mul", {rows[1], scalar_literal(3.0, DType::kFloat64, false)})},
+                             {{"axes", ParamValue::int_tuple({0})}, {"out_sharding", ParamValue::None{}}});
+  const JaxprPtr program = b.build({total});
+  const JaxprPtr gradient = grad_jaxpr(*program, {0}, false);
+  const std::string text = print_jaxpr(*gradient, JaxProfile());
+  CHECK(text.find("= stack[axis=0] ") != std::string::npos);
+  CHECK(run(*gradient, {x23}) == std::vector<double>{0, 0, 0, 3, 3, 3});
 }
 
 TEST_CASE("dynamic_slice, dynamic_update_slice and gather derivatives match finite differences") {

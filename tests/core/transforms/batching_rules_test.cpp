@@ -5,6 +5,7 @@
 #include "device/presets.h"
 #include "explicit/mesh_context.h"
 #include "ir/axis_env.h"
+#include "ir/jaxpr_printer.h"
 #include "ir/primitive.h"
 #include "ops/ops.h"
 #include "ops/structural.h"
@@ -121,6 +122,29 @@ TEST_CASE("layout primitives batch like the per-example map") {
         return std::vector<Atom>{b.bind1("add", {a[0], iota})};
       },
       {f32({4})}, {int64_t{0}});
+}
+
+TEST_CASE("stack and unstack batch like the per-example map, keeping a shared batch dim in place") {
+  for (const int64_t axis : {0, 1, 2}) {
+    CAPTURE(axis);
+    check_all_mixes(single("stack", {{"axis", axis}}), {f32({2, 4}), f32({2, 4}), f32({2, 4})});
+    check_all_mixes(single("unstack", {{"axis", axis}}), {f32({2, 3, 4})});
+  }
+  // Different batch dims: each moves to the front and the stack goes one axis further in.
+  check_vmap(single("stack", {{"axis", int64_t{1}}}), {f32({2, 4}), f32({2, 4})}, {int64_t{0}, int64_t{2}});
+  // One shared batch dim: a single stack, its axis placed around the batch dim, and no transposes.
+  const JaxprPtr program = batching_test::trace(single("stack", {{"axis", int64_t{0}}}), {f32({2, 4}), f32({2, 4})});
+  const JaxprPtr vmapped =
+      vmap_jaxpr(*program, {f32({2, 3, 4}), f32({2, 3, 4})}, {int64_t{1}, int64_t{1}}, {int64_t{2}});
+  const std::string text = print_jaxpr(*vmapped, JaxProfile());
+  CHECK(text.find("f32[2,2,3,4] = stack[axis=0] a b") != std::string::npos);
+  CHECK(text.find("transpose") == std::string::npos);
+  const JaxprPtr pieces = batching_test::trace(single("unstack", {{"axis", int64_t{1}}}), {f32({2, 4})});
+  const JaxprPtr unstacked =
+      vmap_jaxpr(*pieces, {f32({2, 4, 3})}, {int64_t{2}}, std::vector<std::optional<int64_t>>(4, int64_t{1}));
+  const std::string unstacked_text = print_jaxpr(*unstacked, JaxProfile());
+  CHECK(unstacked_text.find("= unstack[axis=1] a") != std::string::npos);
+  CHECK(unstacked_text.find("transpose") == std::string::npos);
 }
 
 TEST_CASE("indexing primitives batch like the per-example map") {

@@ -271,6 +271,23 @@ def pbroadcast(x, axis_name, source):
     raise NotImplementedError('jax.lax.pbroadcast is not supported by shardscope')
 
 
+def _stack(operands, axis=0):
+    """lax.stack: the operands joined along a new axis (the stack primitive)."""
+    import jax.numpy as jnp
+    return _shardscope.lax._stack([jnp.asarray(op) for op in operands], int(axis))
+
+
+def _unstack(x, axis=0):
+    """lax.unstack: a tuple of the slices of x along axis (the unstack primitive)."""
+    import jax.numpy as jnp
+    return _shardscope.lax._unstack(jnp.asarray(x), int(axis))
+
+
+# JAX's functions are lax.stack and lax.unstack, and their reprs say so.
+_stack.__name__ = _stack.__qualname__ = 'stack'
+_unstack.__name__ = _unstack.__qualname__ = 'unstack'
+
+
 def _versioned_collective(name):
     """The collectives that appeared or went away in a JAX release, per the session's JAX version."""
     version = _jax_version()
@@ -289,7 +306,10 @@ def _versioned_collective(name):
         if (0, 10, 0) <= version < (0, 11, 0):
             raise AttributeError("jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; "
                                  "use `jax.lax.pcast(..., to='varying')")
-    if name in ('axis_size', 'pcast', 'pvary'):
+    # The stack and unstack primitives (and their lax functions) arrived in 0.10.1.
+    if name in ('stack', 'unstack') and version >= (0, 10, 1):
+        return _stack if name == 'stack' else _unstack
+    if name in ('axis_size', 'pcast', 'pvary', 'stack', 'unstack'):
         raise AttributeError(f"module 'jax.lax' has no attribute '{name}'")
     return None
 

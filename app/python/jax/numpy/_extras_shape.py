@@ -181,20 +181,17 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 def select(condlist, choicelist, default=0):
     j = _jnp()
+    from jax import lax
     if len(condlist) != len(choicelist):
         raise ValueError(f'condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})')
     if len(condlist) == 0:
         raise ValueError('condlist must be non-empty')
     conds = [j.asarray(c) for c in condlist]
-    for c in conds:
-        if str(c.dtype) != 'bool':
-            raise ValueError(f'condlist must be a list of boolean arrays; got dtype {c.dtype}')
-    values = _promote(default, *choicelist)
-    # The first true condition wins: apply them from the last to the first.
-    out = values[0]
-    for cond, choice in zip(reversed(conds), reversed(values[1:])):
-        out = j.where(cond, choice, out)
-    return j.broadcast_to(out, broadcast_shapes(*(a.shape for a in conds + values)))
+    # The default goes first under a False condition: argmax of all-False conditions picks index 0.
+    values = _promote(j.asarray(default), *(j.asarray(c) for c in choicelist))
+    conditions = j.stack(broadcast_arrays(False, *conds))
+    idx = j.argmax(conditions.astype(bool), axis=0)
+    return lax.select_n(*broadcast_arrays(idx, *values))
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
