@@ -366,7 +366,9 @@ Atom Trace::lift(const Value& value) {
                              std::get<Var>(captured.atom()) == std::get<Var>(value.atom());
     if (same_array || same_tracer) return var;
   }
-  Aval aval = value.aval();
+  // A captured array placed on an Explicit mesh is typed by its sharding, as an argument is (JAX's constvars keep
+  // typeof(value)), so operations mixing it with sharded arguments type-check.
+  Aval aval = argument_aval(value);
   const Var var = builder_.constant(aval);
   captured_.emplace_back(value, var);
   return var;

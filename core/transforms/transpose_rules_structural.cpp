@@ -8,6 +8,14 @@
 namespace shardscope::ad {
 namespace {
 
+// A value of `like`'s shape and sharding with another dtype (zeros that stand for an operand's cotangent).
+Aval typed_like(const Aval& like, DType dtype) {
+  Aval out = like;
+  out.dtype = dtype;
+  out.weak_type = false;
+  return out;
+}
+
 using Cts = std::vector<std::optional<Atom>>;
 
 std::vector<int64_t> ints(const Params& params, const std::string& key) { return param(params, key).as_ints(key); }
@@ -204,9 +212,12 @@ void register_slicing_ops() {
         const std::vector<int64_t> sizes = ints(params, "sizes");
         std::vector<Atom> pieces;
         for (std::size_t i = 0; i < cts.size(); ++i) {
-          Shape piece = shape;
-          piece[axis] = sizes[i];
-          pieces.push_back(instantiate(b, cts[i], Aval::of(piece, avals[0].dtype, avals[0].weak_type)));
+          // A zero piece keeps the operand's type, sharding included (JAX's Zero.instantiate), so that the
+          // concatenate type-checks under an Explicit mesh.
+          Aval piece = avals[0];
+          piece.shape = shape;
+          piece.shape[axis] = sizes[i];
+          pieces.push_back(instantiate(b, cts[i], piece));
         }
         return Cts{b.bind1("concatenate", pieces, {{"dimension", static_cast<int64_t>(axis)}})};
       });
@@ -275,7 +286,7 @@ void register_slicing_ops() {
           return value != nullptr ? *value : ParamValue(false);
         };
         const ParamValue* mode = find_param(params, "mode");
-        const Atom zeros = full_like(b, Aval::of(avals[0].shape, atom_aval(ct).dtype), 0);
+        const Atom zeros = full_like(b, typed_like(avals[0], atom_aval(ct).dtype), 0);
         Params scatter_params{
             {"dimension_numbers",
              scatter_dimension_numbers_param(numbers.offset_dims, numbers.collapsed_slice_dims, numbers.start_index_map,
@@ -344,7 +355,7 @@ void register_scatter_transposes() {
         if (!primals[1]) throw runtime_error("scatter cannot be transposed with respect to its indices");
         Cts cts(3);
         if (!primals[0]) {
-          const Atom zeros = full_like(b, Aval::of(avals[2].shape, atom_aval(ct).dtype), 0);
+          const Atom zeros = full_like(b, typed_like(avals[2], atom_aval(ct).dtype), 0);
           cts[0] = b.bind1("scatter", {ct, *primals[1], zeros}, params);
         }
         if (!primals[2]) cts[2] = scatter_updates_cotangent(b, ct, *primals[1], avals[2], params);

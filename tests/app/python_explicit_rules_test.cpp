@@ -336,3 +336,16 @@ TEST_CASE("auto_axes called eagerly runs its function on concrete arrays typed u
                 "    print(jax.typeof(jax.jit(lambda a: inspect(a, out_sharding=jax.P(('X', 'Y'))))(a)))") ==
         "(Auto, Auto) P(None,)\nfloat32[8@(X,Y)]\n");
 }
+
+TEST_CASE("a captured Explicit-sharded array keeps its type inside jit; split's zero cotangents keep theirs") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // The closed-over array is typed like an argument, so concatenating it with one type-checks.
+  CHECK(printed("print(types(lambda b: jnp.concatenate([b, a], axis=0).sum(), r * 0 + a))") == "['float32[]']\n");
+  CHECK(printed("print(types(lambda b: jnp.concatenate([b, a], axis=0), a))") == "['float32[16@x,8@y]']\n");
+  // grad through split: the unused piece's zero cotangent is typed like the piece, so the concatenate agrees.
+  CHECK(printed("print(types(jax.grad(lambda m: (jnp.split(m, 2, axis=1)[0] * 2).sum()), r))") ==
+        "['float32[8@x,8]']\n");
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    g = jax.grad(lambda m: (jnp.split(m, 2, axis=1)[0] * 2).sum())(r)\n"
+                "print(np.asarray(g)[0].tolist())") == "[2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0]\n");
+}
