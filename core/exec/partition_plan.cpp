@@ -218,9 +218,16 @@ EquationPlan local_plan(const Eqn& eqn, const LayoutMap& layouts, const Mesh& me
   gather_from_local_blocks(eqn, layouts, plan);
   slice_from_local_blocks(eqn, layouts, mesh, plan);
   scatter_into_local_blocks(eqn, layouts, plan);
-  if ((eqn.primitive->name == "argmax" || eqn.primitive->name == "argmin" || eqn.primitive->name == "top_k") &&
-      !plan.operands.empty()) {
+  if ((eqn.primitive->name == "argmax" || eqn.primitive->name == "argmin") && !plan.operands.empty()) {
     plan.moves_index_iota = layout_in(layouts, eqn.inputs[0]) != plan.operands[0];
+  }
+  if (eqn.primitive->name == "top_k") {
+    // XLA's partitioner has no rule of its own for TopK: its default action replicates the operand (one all-gather
+    // per sharded dim), runs the op whole (its index iota made whole beside it), and cuts the results to their
+    // propagated layouts in place.
+    for (Layout& operand : plan.operands) operand.assign(operand.size(), {});
+    for (Layout& produced : plan.produced) produced.assign(produced.size(), {});
+    plan.exchanges.clear();
   }
   move_sorted_axes_aside(eqn, layouts, mesh, plan);
   if (eqn.outputs.size() == 1) {
