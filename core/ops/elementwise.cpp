@@ -98,6 +98,17 @@ void vector_unary(const std::string& name, vector_math::Function function, Fn fa
   register_unary<Accepted>(name, UnaryParams::kAccuracy, false, vectorised(function, fallback));
 }
 
+// x * N(x^2) / D(x^2), both polynomials by Horner's rule in fused multiply-adds (highest power first).
+template <typename T, std::size_t N, std::size_t D>
+T odd_fraction(T x, const std::array<T, N>& numerator_coeffs, const std::array<T, D>& denominator_coeffs) {
+  const T square = x * x;
+  T numerator = numerator_coeffs[0];
+  for (std::size_t i = 1; i < N; ++i) numerator = std::fma(square, numerator, numerator_coeffs[i]);
+  T denominator = denominator_coeffs[0];
+  for (std::size_t i = 1; i < D; ++i) denominator = std::fma(square, denominator, denominator_coeffs[i]);
+  return x * numerator / denominator;
+}
+
 // tanh as XLA's CPU and GPU code generators emit it: an odd rational function of x (Eigen's coefficients), the
 // input clamped where the fraction reaches exactly +-1, tanh(x) = x below 4e-4 in float32 and +-1 from |x| = 20.
 // The Horner steps are fused multiply-adds, as LLVM contracts them. It is not correctly rounded (tanh(-1.0480671f)
@@ -112,13 +123,7 @@ float xla_tanh(float x) {
   const float magnitude = std::fabs(x);
   if (std::isnan(x) || magnitude < 0.0004F) return x;
   if (magnitude >= 20.0F) return std::copysign(1.0F, x);
-  const float clamped = std::fmin(std::fmax(x, -kClamp), kClamp);
-  const float square = clamped * clamped;
-  float numerator = kNumerator[0];
-  for (std::size_t i = 1; i < kNumerator.size(); ++i) numerator = std::fma(square, numerator, kNumerator[i]);
-  float denominator = kDenominator[0];
-  for (std::size_t i = 1; i < kDenominator.size(); ++i) denominator = std::fma(square, denominator, kDenominator[i]);
-  return clamped * numerator / denominator;
+  return odd_fraction(std::fmin(std::fmax(x, -kClamp), kClamp), kNumerator, kDenominator);
 }
 
 double xla_tanh(double x) {
@@ -136,13 +141,7 @@ double xla_tanh(double x) {
   constexpr double kClamp = 17.714196154005176;
   if (std::isnan(x)) return x;
   if (std::fabs(x) >= 20.0) return std::copysign(1.0, x);
-  const double clamped = std::fmin(std::fmax(x, -kClamp), kClamp);
-  const double square = clamped * clamped;
-  double numerator = kNumerator[0];
-  for (std::size_t i = 1; i < kNumerator.size(); ++i) numerator = std::fma(square, numerator, kNumerator[i]);
-  double denominator = kDenominator[0];
-  for (std::size_t i = 1; i < kDenominator.size(); ++i) denominator = std::fma(square, denominator, kDenominator[i]);
-  return clamped * numerator / denominator;
+  return odd_fraction(std::fmin(std::fmax(x, -kClamp), kClamp), kNumerator, kDenominator);
 }
 
 // ---- special functions without a <cmath> counterpart ----

@@ -10,12 +10,6 @@
 namespace shardscope::structural {
 namespace {
 
-std::string shapes_text(std::span<const Aval> avals) {
-  std::vector<std::string> parts;
-  for (const Aval& aval : avals) parts.push_back(int_tuple(aval.shape));
-  return join(parts, ", ");
-}
-
 BufferPtr copy_with_shape(const Buffer& operand, const Shape& shape) {
   std::vector<std::byte> bytes(operand.bytes().begin(), operand.bytes().end());
   return std::make_shared<const Buffer>(operand.dtype(), shape, std::move(bytes));

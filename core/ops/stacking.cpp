@@ -8,12 +8,6 @@
 namespace shardscope::structural {
 namespace {
 
-std::string shapes_text(std::span<const Aval> avals) {
-  std::vector<std::string> parts;
-  for (const Aval& aval : avals) parts.push_back(int_tuple(aval.shape));
-  return join(parts, ", ");
-}
-
 // The primitive is bound by lax.stack/lax.unstack with a canonical axis; a direct bind may pass anything.
 std::size_t checked_axis(const Params& params, std::size_t limit) {
   const int64_t axis = int_param(params, "axis");

@@ -72,6 +72,12 @@ std::vector<std::vector<int64_t>> int_groups(const ParamValue& value, const std:
 
 std::string int_tuple(const std::vector<int64_t>& values) { return python_int_tuple(values); }
 
+std::string shapes_text(std::span<const Aval> avals) {
+  std::vector<std::string> parts;
+  for (const Aval& aval : avals) parts.push_back(int_tuple(aval.shape));
+  return join(parts, ", ");
+}
+
 std::string aval_str(const Aval& aval) { return (aval.weak_type ? "~" : "") + aval.str_short(false); }
 
 Aval derived_aval(const Aval& like, Shape shape, DType dtype, bool weak_type) {

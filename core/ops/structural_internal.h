@@ -43,7 +43,9 @@ void register_dot_general_primitive();
 // ---- Python-style text for error messages ---------------------------------------------------
 
 [[nodiscard]] std::string int_tuple(const std::vector<int64_t>& values);  // "(1, 2)", "(3,)"
-using shardscope::check_shapelike;                                        // base/checked_math.h
+// The operands' shapes as concatenate's and stack's errors list them: "(2, 3), (4,)".
+[[nodiscard]] std::string shapes_text(std::span<const Aval> avals);
+using shardscope::check_shapelike;  // base/checked_math.h
 // str(ShapedArray) in the newest JAX: "float32[3,4]", with "~" in front of weak types.
 [[nodiscard]] std::string aval_str(const Aval& aval);
 
