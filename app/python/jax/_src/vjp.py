@@ -171,21 +171,25 @@ def _apply(fun, in_tree, out_tree, args_res, opaque_residuals, out_ct):
     return tuple(tree_util.tree_unflatten(in_tree, program(residuals, ct_leaves)))
 
 
-def _check_cotangent_types(ct_leaves, out_types):
-    """api._vjp_check_ct_avals: each cotangent has its output's shape, and an array cotangent its dtype."""
+def _check_cotangent(ct, shape, dtype, expected):
+    """api._vjp_check_ct_avals for one cotangent: its output's shape, and its dtype where both are arrays (`dtype`
+    None: a Python scalar output). `expected()` gives the output's type text, asked only for the error."""
     import numpy as np
     import jax
     from jax._src.api import _leaf_dtype
+    ct_dtype = _leaf_dtype(ct)
+    if np.shape(ct) != tuple(shape) or (ct_dtype is not None and dtype is not None and ct_dtype != dtype):
+        text = expected()
+        raise ValueError('unexpected JAX type (e.g. shape/dtype) for argument to VJP function: '
+                         f'got {jax.typeof(ct).str_short()}, but expected {text} because the corresponding '
+                         f'output of the differentiated function had JAX type {text}')
+
+
+def _check_cotangent_types(ct_leaves, out_types):
+    """Each cotangent against the type its output had."""
+    from jax._src.api import _leaf_dtype
     for ct, out_type in zip(ct_leaves, out_types):
-        ct_dtype = _leaf_dtype(ct)
-        out_dtype = _leaf_dtype(out_type)
-        dtype_differs = ct_dtype is not None and out_dtype is not None and ct_dtype != out_dtype
-        if np.shape(ct) != tuple(out_type.shape) or dtype_differs:
-            expected = out_type.str_short()
-            ct_type = jax.typeof(ct)
-            raise ValueError('unexpected JAX type (e.g. shape/dtype) for argument to VJP function: '
-                             f'got {ct_type.str_short()}, but expected {expected} because the corresponding '
-                             f'output of the differentiated function had JAX type {expected}')
+        _check_cotangent(ct, out_type.shape, _leaf_dtype(out_type), out_type.str_short)
 
 
 def _tuptree_map(f, treedef, *flat):
@@ -371,7 +375,7 @@ def _vjp_by_grad(fun, primals, has_aux):
 
 
 def _check_vjp_cotangents(outs, cts):
-    """api._vjp_check_ct_avals: each cotangent has the shape (and, for arrays, the dtype) of its output."""
+    """Each cotangent against its output's value (the grad-based pullback of integer primals)."""
     import numpy as np
     import jax
     from jax._src.api import _leaf_dtype
@@ -380,10 +384,4 @@ def _check_vjp_cotangents(outs, cts):
     if len(out_leaves) != len(ct_leaves):
         return
     for out, ct in zip(out_leaves, ct_leaves):
-        out_dtype, ct_dtype = _leaf_dtype(out), _leaf_dtype(ct)
-        dtype_differs = out_dtype is not None and ct_dtype is not None and out_dtype != ct_dtype
-        if np.shape(out) != np.shape(ct) or dtype_differs:
-            expected = jax.typeof(out).str_short()
-            raise ValueError('unexpected JAX type (e.g. shape/dtype) for argument to VJP function: '
-                             f'got {jax.typeof(ct).str_short()}, but expected {expected} because the corresponding '
-                             f'output of the differentiated function had JAX type {expected}')
+        _check_cotangent(ct, np.shape(out), _leaf_dtype(out), lambda out=out: jax.typeof(out).str_short())
