@@ -45,7 +45,9 @@ class KernelLink:
 
     def _request(self, code, silent=False, user_expressions=None, interrupted=lambda: False):
         """Sends an execute request; returns its reply and the outputs it produced, in order."""
-        msg_id = self.client.execute(code, silent=silent, store_history=not silent,
+        # stop_on_error=False: each request is the user's own cell; with Jupyter's default, a request arriving
+        # while the kernel still handles the previous cell's error would be aborted unrun.
+        msg_id = self.client.execute(code, silent=silent, store_history=not silent, stop_on_error=False,
                                      user_expressions=user_expressions or {}, allow_stdin=False)
         self.outputs = []
         idle = False
