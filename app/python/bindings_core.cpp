@@ -315,6 +315,11 @@ void bind_devices(py::module_& m) {
   m.def("device_preset", [] { return api::session().device_preset; });
   m.def("set_device_preset", [](const std::string& preset) { api::set_device_preset(preset); });
   m.def("jax_version", [] { return profile().version().to_string(); });
+  // The profile's version as a tuple, for the Python modules' feature checks (one parse, here).
+  m.def("jax_version_info", [] {
+    const JaxVersion version = profile().version();
+    return py::make_tuple(version.major, version.minor, version.patch);
+  });
   m.def("set_jax_version",
         [](const std::string& version) { api::session().profile = JaxProfile(JaxVersion::parse(version)); });
   m.def("set_enable_x64", [](bool on) { api::session().enable_x64 = on; });

@@ -32,7 +32,7 @@ def inline_rc():
         import _shardscope
     except ImportError:  # the host alone, without the simulated jax: the newest profile
         return {}
-    version = tuple(int(part) for part in _shardscope.jax_version().split(".")[:3])
+    version = _shardscope.jax_version_info()
     return dict(_INLINE_RC_UNTIL_0_1_4) if version < _FIRST_JAX_WITHOUT_INLINE_RC else {}
 
 

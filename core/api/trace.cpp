@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -393,10 +392,9 @@ namespace {
 std::optional<std::vector<DeviceBuffers>> blocks_of(const Trace& trace, const std::string& name,
                                                     const std::vector<Value>& inputs, const Params& params) {
   // Host effects and callbacks run once, when the program does, not while it is traced.
-  static const std::set<std::string> kHostCalls = {"debug_callback", "debug_print", "inspect_sharding", "pure_callback",
-                                                   "io_callback"};
   const Primitive* primitive = find_primitive(name);
-  if (primitive == nullptr || (!primitive->collective_impl && !primitive->impl) || kHostCalls.count(name) != 0) {
+  if (primitive == nullptr || (!primitive->collective_impl && !primitive->impl) ||
+      primitive->host_call != HostCall::kNone) {
     return std::nullopt;
   }
   const auto devices = static_cast<std::size_t>(trace.per_device_mesh()->size());
@@ -450,8 +448,8 @@ std::vector<Value> bind(const std::string& primitive, const std::vector<Value>& 
   // A trace differentiating concrete arguments also computes each operation whose operands are all known.
   std::optional<std::vector<Value>> known;
   // Effects (debug callbacks and prints) run once, when the program does.
-  if (!target->concrete_kind().empty() && primitive != "debug_callback" && primitive != "debug_print" &&
-      primitive != "inspect_sharding" && primitive != "pure_callback" && primitive != "io_callback") {
+  const Primitive* definition = find_primitive(primitive);
+  if (!target->concrete_kind().empty() && (definition == nullptr || definition->host_call == HostCall::kNone)) {
     std::vector<Value> known_inputs;
     for (const Value& input : inputs) {
       const Value* value = input.concrete_or_known();

@@ -92,6 +92,7 @@ Primitive debug_primitive(const std::string& name) {
   Primitive p;
   p.name = name;
   p.multiple_results = true;
+  p.host_call = HostCall::kDebug;
   p.abstract_eval = [name](std::span<const Aval> in, const Params&) {
     if (is_inspect(name) && in.size() != 1) {
       throw type_error("inspect_sharding takes one operand, got " + std::to_string(in.size()));
@@ -168,10 +169,7 @@ void clear_debug_callbacks() {
   }
 }
 
-bool is_debug_effect(const Eqn& eqn) {
-  const std::string& name = eqn.primitive->name;
-  return name == "debug_callback" || name == "debug_print" || name == "inspect_sharding";
-}
+bool is_debug_effect(const Eqn& eqn) { return eqn.primitive->host_call == HostCall::kDebug; }
 
 void ensure_debug_primitives() {
   static std::once_flag once;

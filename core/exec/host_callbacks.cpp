@@ -75,6 +75,7 @@ Primitive callback_primitive(const std::string& name) {
   Primitive p;
   p.name = name;
   p.multiple_results = true;
+  p.host_call = name == "io_callback" ? HostCall::kIoCallback : HostCall::kPureCallback;
   p.abstract_eval = [](std::span<const Aval>, const Params& params) { return result_avals(params); };
   p.impl = [name](std::span<const BufferPtr> in, std::span<const Aval>, const Params& params) {
     std::vector<BufferPtr> out = function_of(params)(in);
@@ -194,8 +195,7 @@ void clear_host_functions() {
 }
 
 bool is_host_callback(const Eqn& eqn) {
-  const std::string& name = eqn.primitive->name;
-  return name == "pure_callback" || name == "io_callback";
+  return eqn.primitive->host_call == HostCall::kPureCallback || eqn.primitive->host_call == HostCall::kIoCallback;
 }
 
 std::vector<bool> unused_pure_callbacks(const Jaxpr& jaxpr) {

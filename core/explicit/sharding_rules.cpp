@@ -298,7 +298,7 @@ void apply_explicit_sharding(const Primitive& primitive, std::span<const Aval> i
   // Nested programs and manual collectives type their results themselves.
   if (primitive.collective_impl || is_manual_type_cast(primitive.name) || find_param(params, "jaxpr") != nullptr ||
       find_param(params, "call_jaxpr") != nullptr || primitive.name == "custom_lin" ||
-      primitive.name == "pure_callback" || primitive.name == "io_callback") {
+      primitive.host_call == HostCall::kPureCallback || primitive.host_call == HostCall::kIoCallback) {
     return;
   }
   const MeshContext& state = mesh_context();

@@ -23,11 +23,22 @@ struct SpmdContext {
   CommLog* log = nullptr;
 };
 
+// Which kind of host call a primitive is (Primitive::host_call).
+enum class HostCall {
+  kNone,
+  kDebug,         // debug_callback, debug_print, inspect_sharding: ordered effects that return nothing
+  kPureCallback,  // pure_callback: no effect; dropped when its results are unused
+  kIoCallback,    // io_callback: an effect with results
+};
+
 struct Primitive {
   std::string name;
   bool multiple_results = false;
   // Operands of the result's shape (or scalars) map dim to dim: one sharding factor per dim.
   bool elementwise = false;
+  // A call back into the host (Python): it runs once, when the program runs (never while it is traced), its
+  // results are replicated, and all but a pure callback are effects that differentiation and remat keep.
+  HostCall host_call = HostCall::kNone;
 
   // Shape/dtype rule: output avals from input avals and params (raises JAX's errors).
   std::function<std::vector<Aval>(std::span<const Aval>, const Params&)> abstract_eval;

@@ -29,9 +29,9 @@ struct CustomSplit {
   std::size_t num_residuals = 0;
 };
 
-bool has_effect(const std::string& primitive) {
-  return primitive == "debug_callback" || primitive == "debug_print" || primitive == "io_callback" ||
-         primitive == "inspect_sharding";
+// Host calls other than a pure callback are effects: remat keeps them where the program has them.
+bool has_effect(const Primitive& primitive) {
+  return primitive.host_call == HostCall::kDebug || primitive.host_call == HostCall::kIoCallback;
 }
 
 bool is_call(const std::string& primitive) { return primitive == "remat2" || primitive == "jit"; }
@@ -157,7 +157,7 @@ CustomSplit split_by_policy(const Jaxpr& body, const std::vector<bool>& in_unkno
     split.known.eqns.push_back(eqn);
     std::vector<Aval> in_avals;
     for (const Atom& input : eqn.inputs) in_avals.push_back(atom_aval(input));
-    const RematDecision decision = has_effect(eqn.primitive->name)
+    const RematDecision decision = has_effect(*eqn.primitive)
                                        ? RematDecision::kSave
                                        : remat_decision(policy, eqn.primitive->name, in_avals, eqn.params);
     if (decision == RematDecision::kSave) {
@@ -210,9 +210,8 @@ std::vector<bool> remove_dead_code(Jaxpr& jaxpr, const std::vector<bool>& keep_o
   }
   std::vector<Eqn> kept;
   for (auto it = jaxpr.eqns.rbegin(); it != jaxpr.eqns.rend(); ++it) {
-    const bool needed =
-        has_effect(it->primitive->name) ||
-        std::any_of(it->outputs.begin(), it->outputs.end(), [&](const Var& v) { return live.contains(v.id); });
+    const bool needed = has_effect(*it->primitive) || std::any_of(it->outputs.begin(), it->outputs.end(),
+                                                                  [&](const Var& v) { return live.contains(v.id); });
     if (!needed) continue;
     for (const Atom& input : it->inputs) {
       if (const auto* var = std::get_if<Var>(&input)) live.insert(var->id);

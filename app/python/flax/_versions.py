@@ -5,7 +5,7 @@
 def jax_version():
     # The engine's current profile (jax.__version__ is fixed when jax is first imported).
     import _shardscope
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
+    return _shardscope.jax_version_info()
 
 
 def returns_frozen_dicts():

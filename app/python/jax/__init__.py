@@ -160,7 +160,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     for t in targets:
         if t is not None and not isinstance(t, placements):
             # api._check_sharding; layouts were named Layout until 0.7.0, memory spaces accepted from 0.8.0.
-            version = tuple(int(part) for part in _shardscope.jax_version().split('.')[:2])
+            version = _shardscope.jax_version_info()
             kinds = ('`Format`, `jax.memory.Space`' if version >= (0, 8) else
                      '`Format`' if version >= (0, 7) else '`Layout`')
             raise ValueError(f'`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, {kinds} '
@@ -227,11 +227,11 @@ def __getattr__(name):
             from jax._src import ref
             return getattr(ref, name)
     # jax.fwd_and_bwd arrived in 0.6.1.
-    if name == 'fwd_and_bwd' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) >= (0, 6, 1):
+    if name == 'fwd_and_bwd' and _shardscope.jax_version_info() >= (0, 6, 1):
         from jax._src.vjp import fwd_and_bwd
         return fwd_and_bwd
     # jax.custom_remat arrived in 0.11.0.
-    if name == 'custom_remat' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) >= (0, 11, 0):
+    if name == 'custom_remat' and _shardscope.jax_version_info() >= (0, 11, 0):
         from jax._src.ad_checkpoint import custom_remat
         return custom_remat
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

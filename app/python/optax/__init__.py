@@ -14,5 +14,5 @@ def __getattr__(name):
     # The optax release of the profile's months: 0.2.8 next to jax 0.11, 0.2.4 before.
     if name == '__version__':
         import _shardscope
-        return '0.2.8' if tuple(int(p) for p in _shardscope.jax_version().split('.')[:2]) >= (0, 11) else '0.2.4'
+        return '0.2.8' if _shardscope.jax_version_info() >= (0, 11) else '0.2.4'
     raise AttributeError(f"module 'optax' has no attribute '{name}'")

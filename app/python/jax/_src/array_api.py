@@ -8,10 +8,6 @@ import _shardscope
 from jax._src import tree as _tree
 
 
-def _version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 def _is_sharding(x):
     from jax._src.positional_sharding import PositionalSharding
     return isinstance(x, (_shardscope.NamedSharding, _shardscope.SingleDeviceSharding, PositionalSharding)) or \
@@ -45,7 +41,7 @@ class ShapeDtypeStruct:
 
     def __setattr__(self, name, value):
         # Immutable from JAX 0.6.1; before, attributes could be reassigned.
-        if _version() >= (0, 6, 1) and getattr(self, name, None) != value:
+        if _shardscope.jax_version_info() >= (0, 6, 1) and getattr(self, name, None) != value:
             raise RuntimeError(f'Cannot reassign attributes ({name}) of immutable ShapeDtypeStruct objects')
         object.__setattr__(self, name, value)
 

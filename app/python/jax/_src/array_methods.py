@@ -58,7 +58,7 @@ def _differentiated_tracer_repr(self, version, aval, kind):
 
 
 def _repr(self):
-    version = tuple(int(p) for p in _shardscope.jax_version().split('.'))
+    version = _shardscope.jax_version_info()
     if self._is_tracer:
         return _tracer_repr(self, version)
     prefix = 'Array(' if version >= (0, 4, 1) else _legacy_prefix(self)
@@ -238,7 +238,7 @@ def _getitem(self, index):
         if isinstance(item, ArrayImpl) and item._is_tracer and item._dtype_name == 'bool':
             from jax.errors import NonConcreteBooleanIndexError
             # The aval as str() prints it: bare from 0.7, its repr before.
-            modern = tuple(int(p) for p in _shardscope.jax_version().split('.')[:2]) >= (0, 7)
+            modern = _shardscope.jax_version_info() >= (0, 7)
             raise NonConcreteBooleanIndexError(item._aval_str if modern else f'ShapedArray({item._aval_str})')
     return _jnp()._getitem(self, index)
 

@@ -4,10 +4,6 @@
 import _shardscope
 
 
-def _version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 class AutoLayoutSingleton:
     def __repr__(self):
         return 'AUTO'
@@ -36,7 +32,7 @@ class Layout:
     _sub_byte_element_size_in_bits = property(lambda self: self.sub_byte_element_size_in_bits)
 
     def __repr__(self):
-        if _version() < (0, 7, 0):
+        if _shardscope.jax_version_info() < (0, 7, 0):
             return (f'DeviceLocalLayout(major_to_minor={self.major_to_minor}, _tiling={self.tiling},'
                     f' _sub_byte_element_size_in_bits={self.sub_byte_element_size_in_bits})')
         return (f'Layout(major_to_minor={self.major_to_minor}, tiling={self.tiling},'
@@ -89,9 +85,9 @@ class Format:
         return self.layout
 
     def __repr__(self):
-        if _version() < (0, 6, 2):
+        if _shardscope.jax_version_info() < (0, 6, 2):
             return f'Layout(device_local_layout={self.layout}, sharding={self.sharding})'
-        if _version() < (0, 7, 0):
+        if _shardscope.jax_version_info() < (0, 7, 0):
             return f'Format(device_local_layout={self.layout}, sharding={self.sharding})'
         return f'Format(layout={self.layout}, sharding={self.sharding})'
 
@@ -131,7 +127,7 @@ def array_format(array):
 
 def array_format_attribute(array, name):
     """x.format from 0.6.2, x.layout (the Layout pair) before: the other name is not an attribute."""
-    if (name == 'format') != (_version() >= (0, 6, 2)):
+    if (name == 'format') != (_shardscope.jax_version_info() >= (0, 6, 2)):
         raise AttributeError(f"'ArrayImpl' object has no attribute '{name}'")
     return array_format(array)
 

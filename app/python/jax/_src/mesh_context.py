@@ -72,7 +72,7 @@ def on_context_mesh(spec, api_name, name='in_shardings or out_shardings'):
     from 0.7.1 it names the argument, `name`, and points at jax.set_mesh)."""
     mesh = _shardscope.get_concrete_mesh()
     if mesh is None:
-        version = tuple(int(p) for p in _shardscope.jax_version().split('.')[:3])
+        version = _shardscope.jax_version_info()
         if version >= (0, 7, 1):
             raise RuntimeError(f'{api_name} requires a non-empty mesh in context if you are passing `PartitionSpec`s to '
                                f'{name}. You can define a context mesh via `jax.set_mesh(mesh)`. Alternatively, '

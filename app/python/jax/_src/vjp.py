@@ -7,10 +7,6 @@ from jax._src import tree as tree_util
 from jax._src.tree_extras import register_dataclass, Partial
 
 
-def _version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class NotNeeded:
     """An argument the backward pass does not read: nothing of it is kept."""
@@ -250,7 +246,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=(), saveable_args=True, in_nzs
     if reduce_axes:
         raise NotImplementedError('reduce_axes argument to vjp is deprecated')
     _check_callable(fun)
-    version = _version()
+    version = _shardscope.jax_version_info()
     if saveable_args is not True or in_nzs is not None:
         if version < (0, 11, 0):
             bad = 'saveable_args' if saveable_args is not True else 'in_nzs'

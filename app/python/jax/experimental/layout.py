@@ -5,10 +5,6 @@ from jax._src.layout import Format as _Format, Layout as _Layout
 from jax._src import layout as _layout_lib
 
 
-def _version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 def _with_layout_constraint(x, layout):
     """Constrains x's layout: the value is unchanged, its result carries the layout."""
     if not isinstance(layout, _Layout):
@@ -25,7 +21,7 @@ def _with_layout_constraint(x, layout):
 
 def __getattr__(name):
     # Resolved on access so the names follow the version profile in force.
-    version = _version()
+    version = _shardscope.jax_version_info()
     if name == 'Layout':
         return _Layout if version >= (0, 7, 0) else _Format
     if name == 'Format' and version >= (0, 6, 2):

@@ -9,10 +9,6 @@ from jax._src.array_methods import ArrayImpl
 PartitionSpec = _shardscope.PartitionSpec
 
 
-def _version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 def _hlo_sharding_text(sharding, ndim):
     """XLA's HloSharding text of a NamedSharding: tile counts per dimension (plus a replication tile), device
     ids in the mesh transposed to the order the dimensions use its axes, unused axes last."""
@@ -56,7 +52,7 @@ class _PjitOutput(ArrayImpl):
 
     @property
     def sharding(self):
-        name = 'OpShardingSharding' if _version() < (0, 4, 5) else 'GSPMDSharding'
+        name = 'OpShardingSharding' if _shardscope.jax_version_info() < (0, 4, 5) else 'GSPMDSharding'
         return _XlaSharding(name, ArrayImpl.sharding.__get__(self), len(self.shape))
 
 
@@ -89,7 +85,7 @@ def pjit(fun, in_shardings=None, out_shardings=None, static_argnums=None, static
             return jax.tree_util.tree_map(mark_pmap_output, jitted(*args, **kwargs))
         legacy_call.lower = jitted.lower
         return legacy_call
-    if _version() >= (0, 4, 7) or out_shardings is None:
+    if _shardscope.jax_version_info() >= (0, 4, 7) or out_shardings is None:
         return jitted
 
     def call(*args, **kwargs):

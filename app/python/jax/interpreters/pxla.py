@@ -14,7 +14,7 @@ ShardedDeviceArray = _ShardedDeviceArray
 
 
 def _uses_legacy_arrays():
-    version = tuple(int(part) for part in _shardscope.jax_version().split('.'))
+    version = _shardscope.jax_version_info()
     return version < (0, 4, 1)
 
 

@@ -112,10 +112,6 @@ def min(x, y):
 # ---- Collectives (jax/_src/lax/parallel.py): JAX's signatures and keywords, mapped over pytree leaves; the
 # engine binds the primitives, inserts the check_vma casts and raises JAX's errors.
 
-def _jax_version():
-    return tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
-
-
 def _axis_names(axis_name, api):
     """JAX's axis_name argument as a tuple of names (a tuple or list means several axes)."""
     names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
@@ -290,7 +286,7 @@ _unstack.__name__ = _unstack.__qualname__ = 'unstack'
 
 def _versioned_collective(name):
     """The collectives that appeared or went away in a JAX release, per the session's JAX version."""
-    version = _jax_version()
+    version = _shardscope.jax_version_info()
     if name == 'axis_size' and version >= (0, 6, 1):
         return _axis_size
     if name == 'pcast' and version >= (0, 8, 2):

@@ -1,5 +1,5 @@
 # jax.lib: xla_bridge through JAX 0.8 (JAX 0.9 removed the module).
 import _shardscope
 
-if tuple(int(part) for part in _shardscope.jax_version().split('.')[:2]) < (0, 9):
+if _shardscope.jax_version_info() < (0, 9):
     from jax.lib import xla_bridge  # noqa: F401

@@ -1,7 +1,7 @@
 # jax.lib.xla_bridge: the backend the simulated devices belong to; gone from JAX 0.9 on.
 import _shardscope
 
-if tuple(int(part) for part in _shardscope.jax_version().split('.')[:2]) >= (0, 9):
+if _shardscope.jax_version_info() >= (0, 9):
     raise ModuleNotFoundError("No module named 'jax.lib.xla_bridge'", name='jax.lib.xla_bridge')
 
 

@@ -178,7 +178,7 @@ def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
     # jnp.unstack arrived in 0.4.27.
-    if name == 'unstack' and tuple(int(p) for p in _shardscope.jax_version().split('.')[:3]) < (0, 4, 27):
+    if name == 'unstack' and _shardscope.jax_version_info() < (0, 4, 27):
         raise AttributeError(f"module 'jax.numpy' has no attribute '{name}'")
     engine = getattr(_shardscope, 'numpy', None)
     if engine is not None and hasattr(engine, name):

@@ -4,7 +4,7 @@ import textwrap
 
 import _shardscope
 
-_VERSION = tuple(int(part) for part in _shardscope.jax_version().split('.')[:3])
+_VERSION = _shardscope.jax_version_info()
 if _VERSION >= (0, 9, 2):
     raise ModuleNotFoundError("No module named 'jax.tools.colab_tpu'", name='jax.tools.colab_tpu')
 
