@@ -22,7 +22,7 @@ FILTER_NOTE = re.compile(r"--------------------\nFor simplicity, JAX has removed
 
 
 def mask(text):
-    return re.sub(r"0x[0-9a-fA-F]+", "0x...", text)
+    return re.sub(r"object id [0-9]+", "object id ...", re.sub(r"0x[0-9a-fA-F]+", "0x...", text))
 
 
 def single_newline(text):

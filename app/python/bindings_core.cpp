@@ -554,6 +554,7 @@ void bind_arrays(py::module_& m) {
                              })
       .def_property_readonly("_origin_operations",
                              [](const PyValue& v) { return api::tracer_origin_operations(v.value()); })
+      .def_property_readonly("_batch_origin", [](const PyValue& v) { return api::batch_tracer_origin(v.value()); })
       .def_property_readonly("_concrete_kind",
                              [](const PyValue& v) -> std::string {
                                const api::Trace* trace = v.value().trace();

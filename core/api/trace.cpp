@@ -281,6 +281,11 @@ Trace::Trace(std::string name) : name_(std::move(name)), previous_(innermost) {
 
 Trace::~Trace() { innermost = previous_; }
 
+void Trace::set_vmap_axis_size(std::optional<int64_t> size) {
+  vmap_axis_size_ = size;
+  vmap_call_site_ = size ? capture_source_info() : SourceInfo();
+}
+
 namespace {
 
 // The inputs a traced value depends on: the trace's invars and constants it reads, through every equation
@@ -309,6 +314,23 @@ std::optional<std::vector<std::size_t>> argument_progenitors(const Value& value)
     if (active.contains(jaxpr.invars[i].id)) positions.push_back(i);
   }
   return positions;
+}
+
+std::optional<std::string> batch_tracer_origin(const Value& value) {
+  if (!value.is_traced() || !std::holds_alternative<Var>(value.atom())) return std::nullopt;
+  Trace& trace = *value.trace();
+  if (!trace.vmap_axis_size()) return std::nullopt;
+  const int64_t id = std::get<Var>(value.atom()).id;
+  const Jaxpr& jaxpr = trace.builder().so_far();
+  SourceInfo source = trace.vmap_call_site();
+  for (const Eqn& eqn : jaxpr.eqns) {
+    if (std::any_of(eqn.outputs.begin(), eqn.outputs.end(), [&](const Var& out) { return out.id == id; })) {
+      source = eqn.source;
+      break;
+    }
+  }
+  if (!source) return std::nullopt;
+  return summarize(source);
 }
 
 std::vector<std::string> tracer_origin_operations(const Value& value) {

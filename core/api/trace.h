@@ -74,7 +74,9 @@ class Trace {
   // The mapped axis size when this trace is a vmap body (its values stand for batches of that many): JAX prints
   // its tracers as VmapTracer, with the batched type.
   [[nodiscard]] std::optional<int64_t> vmap_axis_size() const { return vmap_axis_size_; }
-  void set_vmap_axis_size(std::optional<int64_t> size) { vmap_axis_size_ = size; }
+  // Also remembers where the user is (the vmap call): JAX's BatchTracers of the arguments were created there.
+  void set_vmap_axis_size(std::optional<int64_t> size);
+  [[nodiscard]] const SourceInfo& vmap_call_site() const { return vmap_call_site_; }
   // Which differentiation evaluates alongside this trace ("grad" or "jvp"; empty: none). Such a trace runs each
   // operation whose operands are known and records the result as known, as JAX's JVP of concrete arguments
   // computes primals eagerly.
@@ -101,6 +103,7 @@ class Trace {
   int level_ = 0;
   Trace* previous_ = nullptr;
   std::optional<int64_t> vmap_axis_size_;
+  SourceInfo vmap_call_site_;
   std::string concrete_kind_;
   const Mesh* per_device_mesh_ = nullptr;
   std::vector<std::pair<Value, Var>> captured_;
@@ -121,6 +124,10 @@ class Trace {
 // \n    from line file:line:column (function)"): each equation of its trace reading a constant it depends on or a
 // literal, in program order.
 [[nodiscard]] std::vector<std::string> tracer_origin_operations(const Value& value);
+// Where a value of a vmap body was created, as JAX's BatchTracer error messages summarize it ("file:line:col
+// (function)"): the operation that computed it, or the vmap call for an argument. nullopt for other values, or
+// when nothing recorded the location.
+[[nodiscard]] std::optional<std::string> batch_tracer_origin(const Value& value);
 
 // What an operation hands back to the user: a scalar literal made outside every trace (jnp.zeros(()), a
 // convert_element_type of a Python number) becomes the 0-d array JAX's eager dispatch returns, on the default

@@ -244,6 +244,32 @@ TEST_CASE("a tracer that cannot become a Python value names the traced function 
         std::string::npos);
 }
 
+TEST_CASE("a vmap body's tracer says where it was made: the operation's line, or the vmap call for an argument") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  REQUIRE(run_cell("def absolute(x):\n  if x > 0:\n    return x\n  return -x\n"
+                   "def direct(x):\n  return x if x else -x\n")
+              .ok());
+  const std::string file = printed("print(absolute.__code__.co_filename, end='')");
+  const std::string message = attempt("jax.vmap(absolute)(jnp.arange(-2.0, 3.0))");
+  const std::string id = "object id ";
+  REQUIRE(message.find(id) != std::string::npos);
+  const std::size_t digits = message.find(id) + id.size();
+  const std::size_t end = message.find(' ', digits);
+  REQUIRE(end != std::string::npos);
+  CHECK(message.substr(digits, end - digits).find_first_not_of("0123456789") == std::string::npos);
+  CHECK(message.substr(0, digits) ==
+        "TracerBoolConversionError Attempted boolean conversion of traced array with shape bool[].\n"
+        "This BatchTracer with object id ");
+  CHECK(message.substr(end) ==
+        " was created on line:\n  " + file +
+            ":2:5 (absolute)\n"
+            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError\n");
+  // An argument itself was made where vmap was called.
+  CHECK(attempt("jax.vmap(direct)(jnp.arange(-2.0, 3.0))").find(" was created on line:\n  <cell") != std::string::npos);
+  // A jit inside the vmap body keeps jit's own message.
+  CHECK(attempt("jax.vmap(jax.jit(absolute))(jnp.arange(-2.0, 3.0))").find("for jit.") != std::string::npos);
+}
+
 TEST_CASE("set_mesh's object prints as JAX's class, and jax.Device is the devices' type") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   const std::string text =

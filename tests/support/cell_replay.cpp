@@ -64,7 +64,9 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 std::string mask_addresses(const std::string& text) {
   static const std::regex address("0x[0-9a-fA-F]+");
-  return std::regex_replace(text, address, "0x...");
+  // A tracer's id in JAX's messages ("BatchTracer with object id 1405...") is its address in decimal.
+  static const std::regex object_id("object id [0-9]+");
+  return std::regex_replace(std::regex_replace(text, address, "0x..."), object_id, "object id ...");
 }
 
 std::string line_diff(const std::string& expected, const std::string& actual) {

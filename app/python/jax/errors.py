@@ -54,6 +54,10 @@ class tracing:
 
 def _origin_msg(tracer):
     """"\nThe error occurred while tracing the function f at file:line for jit. ...", or "" when unknown."""
+    batch_origin = getattr(tracer, '_batch_origin', None)
+    if batch_origin is not None:
+        # A vmap body's value: JAX's BatchTracer says where it was made.
+        return f'\nThis BatchTracer with object id {id(tracer)} was created on line:\n  {batch_origin}'
     progenitors = getattr(tracer, '_progenitors', None)
     if progenitors is None:
         return ''
