@@ -216,6 +216,19 @@ TEST_CASE("bfloat16 arrays print each element as ml_dtypes does: %g, without a c
         "Array([1.5, 2. ], dtype=float32)\n");
 }
 
+TEST_CASE(
+    "from 0.11.2 an array of a million elements or more reprs as its shape; smaller ones and 0.11.1 print values") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n")
+              .ok());
+  CHECK(printed("print(repr(jnp.arange(10**6) * 1.5))\nprint(repr(jnp.ones((1000, 1000), jnp.int8)))") ==
+        "Array(shape=(1000000,), dtype=float32, weak_type=True)\nArray(shape=(1000, 1000), dtype=int8)\n");
+  CHECK(printed("print(repr(jnp.arange(999999)))") ==
+        "Array([     0,      1,      2, ..., 999996, 999997, 999998], dtype=int32)\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.11.1')\n").ok());
+  CHECK(printed("print(repr(jnp.arange(10**6)))") ==
+        "Array([     0,      1,      2, ..., 999997, 999998, 999999], dtype=int32)\n");
+}
+
 TEST_CASE("the Sharding API's queries on NamedSharding, SingleDeviceSharding and PositionalSharding") {
   REQUIRE(run_cell(kPrelude).ok());
   REQUIRE(run_cell("s = NamedSharding(mesh, P('x'))\nsd = SingleDeviceSharding(jax.devices()[1])\n").ok());

@@ -57,6 +57,11 @@ def _differentiated_tracer_repr(self, version, aval, kind):
     return f'JVPTracer(primal={primal}, tangent=JitTracer({self._aval_str}))'
 
 
+# From 0.11.2 JAX's repr shows a big array's shape instead of fetching its values: its recordings show it for
+# 10**6 elements (jnp.arange(10**6), a 1000x1000 product) and print the values of every smaller array they hold.
+_SHAPE_ONLY_REPR_SIZE = 1_000_000
+
+
 def _repr(self):
     version = _shardscope.jax_version_info()
     if self._is_tracer:
@@ -68,6 +73,8 @@ def _repr(self):
     if _unreduced(self):
         # Its devices hold partial values: JAX shows the layout rather than fetch them.
         return f'Array(shape={self.shape}, {dtype_str}, sharding={self.sharding})'
+    if version >= (0, 11, 2) and self.size >= _SHAPE_ONLY_REPR_SIZE:
+        return f'{prefix}shape={self.shape}, {dtype_str})'
     line_width = np.get_printoptions()['linewidth']
     if self.size == 0:
         s = f'[], shape={self.shape}'
