@@ -439,8 +439,15 @@ void bind_transforms(py::module_& m) {
       .def("insert", &JitCache::insert)
       .def("clear", &JitCache::clear)
       .def("__len__", &JitCache::size);
+  // out_axes: one entry per output leaf, or a callable giving them once the function has run (a prefix of the
+  // output tree, which only the trace makes known).
   m.def("vmap_call", [](const py::function& f, const py::list& args, const py::object& in_axes,
                         const py::object& out_axes, std::optional<std::string> axis_name, const std::string& name) {
+    if (PyCallable_Check(out_axes.ptr()) != 0) {
+      const api::AxesAfterTrace after_trace = [&out_axes] { return optional_axes(out_axes()); };
+      return from_values(api::call_vmap_out_axes_after_trace(wrap(f), to_values(args), optional_axes(in_axes),
+                                                             after_trace, axis_name, name));
+    }
     return from_values(
         api::call_vmap(wrap(f), to_values(args), optional_axes(in_axes), optional_axes(out_axes), axis_name, name));
   });

@@ -268,6 +268,15 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
                              const std::vector<std::optional<int64_t>>& in_axes,
                              const std::vector<std::optional<int64_t>>& out_axes,
                              const std::optional<std::string>& axis_name, const std::string& name) {
+  return call_vmap_out_axes_after_trace(
+      f, args, in_axes, [&out_axes] { return out_axes; }, axis_name, name);
+}
+
+std::vector<Value> call_vmap_out_axes_after_trace(const Function& f, const std::vector<Value>& args,
+                                                  const std::vector<std::optional<int64_t>>& in_axes,
+                                                  const AxesAfterTrace& out_axes_of,
+                                                  const std::optional<std::string>& axis_name,
+                                                  const std::string& name) {
   if (in_axes.size() != args.size()) {
     throw value_error("vmap in_axes has " + std::to_string(in_axes.size()) + " entries for " +
                       std::to_string(args.size()) + " arguments");
@@ -296,6 +305,7 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
   }
   all_avals.insert(all_avals.end(), batched.begin(), batched.end());
   all_axes.insert(all_axes.end(), in_axes.begin(), in_axes.end());
+  const std::vector<std::optional<int64_t>> out_axes = out_axes_of();
   std::vector<std::optional<int64_t>> outs = out_axes;
   if (outs.size() == 1 && traced.jaxpr->outvars.size() != 1) outs.assign(traced.jaxpr->outvars.size(), out_axes[0]);
   const JaxprPtr program = vmap_jaxpr(*consts_as_args(*traced.jaxpr), all_avals, all_axes, outs, axis_name);

@@ -79,6 +79,13 @@ std::vector<Value> call_vmap(const Function& f, const std::vector<Value>& args,
                              const std::vector<std::optional<int64_t>>& in_axes,
                              const std::vector<std::optional<int64_t>>& out_axes,
                              const std::optional<std::string>& axis_name, const std::string& name);
+// The same with out_axes known only once `f` has run: a prefix of its output tree (out_axes=(None, -1) over
+// two pytrees) gives one axis per output leaf after the trace. Called once, right after `f`.
+using AxesAfterTrace = std::function<std::vector<std::optional<int64_t>>()>;
+std::vector<Value> call_vmap_out_axes_after_trace(const Function& f, const std::vector<Value>& args,
+                                                  const std::vector<std::optional<int64_t>>& in_axes,
+                                                  const AxesAfterTrace& out_axes,
+                                                  const std::optional<std::string>& axis_name, const std::string& name);
 
 // jax.value_and_grad / jax.grad: (value, aux..., grads...) or (grads..., aux...).
 std::vector<Value> call_grad(const Function& f, const std::vector<Value>& args, const std::vector<int64_t>& argnums,

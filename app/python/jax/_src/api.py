@@ -104,11 +104,19 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             len(axes) == len(args) else tree_util.broadcast_prefix((axes, 0), (args, kwargs))
         out_store = [None]
         flat = _flat_function(fun, in_tree, out_store)
-        probe_out = out_axes if isinstance(out_axes, (int, type(None))) else None
+
+        def flat_out_axes():
+            # out_axes is a prefix of the output tree, which the trace has just made known.
+            out_tree = out_store[0]
+            spec = tuple(out_axes) if isinstance(out_axes, list) else out_axes
+            try:
+                return tree_util.broadcast_prefix(spec, tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves))
+            except ValueError:
+                raise ValueError('vmap out_axes specification must be a tree prefix of the corresponding value, '
+                                 f'got specification {spec} for value tree {out_tree}.') from None
         try:
             outs = _shardscope.vmap_call(flat, leaves, flat_axes,
-                                         [probe_out] if probe_out is not None or out_axes is None
-                                         else tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
+                                         [out_axes] if isinstance(out_axes, (int, type(None))) else flat_out_axes,
                                          axis_name, _name(fun))
         except ValueError as err:
             raise _with_argument_names(err, fun, args) from None
@@ -293,14 +301,32 @@ def jvp(fun, primals, tangents, has_aux=False):
     t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
     _check_jvp_tangents(p_leaves, p_tree, t_leaves, t_tree)
     out_store = [None]
-    flat = _flat_function(lambda *a: fun(*a), tree_util.tree_structure((tuple(primals), {})), out_store)
+    aux_store = [None, 0]  # aux's tree and leaf count: its leaves follow the outputs' (their tangents are dropped)
+
+    def outputs_then_aux(*args):
+        out = fun(*args)
+        if not has_aux:
+            return out
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise TypeError('jvp with has_aux=True requires the function to return a pair (output, aux), '
+                            f'got {type(out).__name__}')
+        aux_leaves, aux_store[0] = tree_util.tree_flatten(out[1])
+        aux_store[1] = len(aux_leaves)
+        return (out[0], *aux_leaves)
+    flat = _flat_function(outputs_then_aux, tree_util.tree_structure((tuple(primals), {})), out_store)
     def differentiated(leaves):
         from jax._src import custom_derivatives
         with custom_derivatives.differentiating('jvp'):
             return flat(leaves)
     outs = _shardscope.jvp_call(differentiated, p_leaves, t_leaves, _name(fun))
     half = len(outs) // 2
-    return (tree_util.tree_unflatten(out_store[0], outs[:half]), tree_util.tree_unflatten(out_store[0], outs[half:]))
+    primal_outs, tangent_outs = outs[:half], outs[half:]
+    if not has_aux:
+        return (tree_util.tree_unflatten(out_store[0], primal_outs), tree_util.tree_unflatten(out_store[0], tangent_outs))
+    out_tree = out_store[0].children()[0]
+    n = out_tree.num_leaves
+    return (tree_util.tree_unflatten(out_tree, primal_outs[:n]), tree_util.tree_unflatten(out_tree, tangent_outs[:n]),
+            tree_util.tree_unflatten(aux_store[0], primal_outs[n:]))
 
 
 def _flat_specs(specs, tree):
@@ -466,93 +492,184 @@ def linearize(fun, *primals, has_aux=False):
     return (primals_out, f_jvp, aux) if has_aux else (primals_out, f_jvp)
 
 
-def _std_basis_rows(x):
+def _argnums_partial(fun, argnums, args, kwargs):
+    """fun of the arguments at `argnums` only (the others and the keywords fixed), and those arguments."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise ValueError(f"argnums {i} is out of bounds for a function called with {len(args)} positional "
+                             "arguments")
+    nums = tuple(i % len(args) for i in nums)
+
+    def f_partial(*dyn_args):
+        full = list(args)
+        for i, a in zip(nums, dyn_args):
+            full[i] = a
+        return fun(*full, **kwargs)
+    return f_partial, tuple(args[i] for i in nums)
+
+
+def _dtype_of(x):
     import jax.numpy as jnp
-    size = int(jnp.size(x))
-    dtype = jnp.result_type(x)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        raise TypeError(f"jacfwd requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
-                        f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
-                        f"inputs, use vjp or set allow_int to True.")
-    return jnp.eye(size, dtype=dtype).reshape((size,) + jnp.shape(x))
+    return jnp.result_type(x)
+
+
+def _weakly_typed(x):
+    return bool(getattr(x, 'weak_type', False)) or type(x) in (int, float, complex, bool)
+
+
+def _check_input_dtype_jacfwd(holomorphic, x):
+    import jax.numpy as jnp
+    dtype = _dtype_of(x)
+    if holomorphic:
+        if not jnp.issubdtype(dtype, jnp.complexfloating):
+            raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif not jnp.issubdtype(dtype, jnp.floating):
+        raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+                        f"but got {dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
+                        "differentiation of non-holomorphic functions involving complex inputs or integer inputs, "
+                        "use jax.jvp directly.")
+
+
+def _check_output_dtype_jacfwd(holomorphic, x):
+    import jax.numpy as jnp
+    dtype = _dtype_of(x)
+    if holomorphic and not jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dtype.name}.")
+
+
+def _check_input_dtype_jacrev(holomorphic, allow_int, x):
+    import jax.numpy as jnp
+    dtype = _dtype_of(x)
+    if holomorphic and not jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError("jacrev with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dtype.name}.")
+    if jnp.issubdtype(dtype, jnp.integer) or jnp.issubdtype(dtype, jnp.bool_):
+        if not allow_int:
+            raise TypeError("jacrev requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                            f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
+                            "inputs, use vjp or set allow_int to True.")
+    elif not jnp.issubdtype(dtype, jnp.inexact):
+        raise TypeError("jacrev requires numerical-valued inputs (input dtype that is a sub-dtype of np.bool_ or "
+                        f"np.number), but got {dtype.name}.")
+
+
+def _check_output_dtype_jacrev(holomorphic, x):
+    import jax.numpy as jnp
+    dtype = _dtype_of(x)
+    if holomorphic:
+        if not jnp.issubdtype(dtype, jnp.complexfloating):
+            raise TypeError("jacrev with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {dtype.name}.")
+    elif jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                        f"but got {dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
+                        "differentiation of non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+
+
+def _split_along(x, indices, axis):
+    import numpy as np
+    import jax.numpy as jnp
+    if isinstance(x, np.ndarray):
+        return np.split(x, indices, axis)
+    return jnp.split(x, indices, axis)
+
+
+def _matching_type(x, example):
+    """x cast to the example leaf's dtype and weak type (the real part where the example is not complex)."""
+    import jax.numpy as jnp
+    from jax import lax
+    dtype = _dtype_of(example)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dtype, jnp.complexfloating):
+        x = x.real
+    weak = _weakly_typed(example)
+    if x.dtype == dtype and bool(getattr(x, 'weak_type', False)) == weak:
+        return x
+    return _shardscope.lax._convert_element_type(x, dtype, weak)
+
+
+def _unravel_into(pytree, axis, example, arr):
+    """arr split along `axis` into one piece per leaf of `pytree` (its size there), each shaped as the leaf is
+    at that axis and typed as `example` (or as the leaf, without one), in pytree's structure."""
+    import numpy as np
+    leaves, treedef = tree_util.tree_flatten(pytree)
+    shapes = [arr.shape[:axis] + np.shape(leaf) + arr.shape[axis + 1:] for leaf in leaves]
+    parts = _split_along(arr, list(np.cumsum([np.size(leaf) for leaf in leaves[:-1]])), axis)
+    pieces = [_matching_type(np.reshape(part, shape), leaf if example is None else example)
+              for part, shape, leaf in zip(parts, shapes, leaves)]
+    return tree_util.tree_unflatten(treedef, pieces)
+
+
+def _std_basis(pytree):
+    """The identity over every element of pytree's leaves, cut into the leaves' shapes along axis 1."""
+    import numpy as np
+    import jax.numpy as jnp
+    leaves, _ = tree_util.tree_flatten(pytree)
+    size = sum(int(np.size(leaf)) for leaf in leaves)
+    return _unravel_into(pytree, 1, None, jnp.eye(size, dtype=jnp.result_type(*leaves)))
+
+
+def _none_spec_tree(pytree):
+    # JAX builds a PartitionSpec per leaf of the structure it unravels into, through the leaves' own pytree
+    # constructors: a constructor that converts its contents (jnp.asarray(P(None))) fails there as it does in JAX.
+    from jax.sharding import PartitionSpec
+    import numpy as np
+    return tree_util.tree_map(lambda leaf: PartitionSpec(*[None] * len(np.shape(leaf))), pytree)
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """jax.jacfwd: one JVP per input element (the rows of the identity), stacked on the trailing axes."""
-    import jax.numpy as jnp
+    """jax.jacfwd: the JVP vmapped over the identity basis of the inputs; the basis axis ends up last."""
     _check_callable(fun)
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
 
-    def jac(*args):
-        dyn = [args[i] for i in nums]
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        tree_util.tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
+        pushfwd = functools.partial(jvp, f_partial, dyn_args, has_aux=has_aux)
+        if has_aux:
+            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn_args))
+        else:
+            (y, jac), aux = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn_args)), None
+        tree_util.tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), y)
+        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
 
-        def partial_fun(*dyn_args):
-            full = list(args)
-            for i, a in zip(nums, dyn_args):
-                full[i] = a
-            return fun(*full)
-        flat_dyn, dyn_tree = tree_util.tree_flatten(tuple(dyn))
-        aux_box = [None]
-
-        def plain(*leaves):
-            out = partial_fun(*tree_util.tree_unflatten(dyn_tree, leaves))
-            if has_aux:
-                out, aux_box[0] = out
-            return out
-        out = plain(*flat_dyn)
-        per_input = []
-        for k, leaf in enumerate(flat_dyn):
-            basis = _std_basis_rows(leaf)
-            columns = []
-            for row in basis:
-                tangents = [jnp.zeros_like(l) if j != k else row for j, l in enumerate(flat_dyn)]
-                columns.append(jvp(plain, tuple(flat_dyn), tuple(tangents))[1])
-            per_input.append(tree_util.tree_map(
-                lambda o, *cols, leaf=leaf: jnp.moveaxis(jnp.stack(cols), 0, -1).reshape(jnp.shape(o) + jnp.shape(leaf)),
-                out, *columns))
-        # Jacobian structure: the output tree, each leaf holding the inputs' tree.
-        def combine(*per_leaf):
-            by_input = tree_util.tree_unflatten(dyn_tree, list(per_leaf))
-            return by_input[0] if single else by_input
-        jac_tree = tree_util.tree_map(combine, *per_input)
-        return (jac_tree, aux_box[0]) if has_aux else jac_tree
-    return jac
+        def unravel(y_leaf, arr):
+            _none_spec_tree(example_args)
+            return _unravel_into(example_args, arr.ndim - 1, y_leaf, arr)
+        jac_tree = tree_util.tree_map(unravel, y, jac)
+        return (jac_tree, aux) if has_aux else jac_tree
+    return jacfun
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """jax.jacrev: one VJP per output element (the rows of the identity), stacked on the leading axes."""
-    import jax.numpy as jnp
-    _check_callable(fun)
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-
+    """jax.jacrev: the VJP's pullback vmapped over the identity basis of the outputs; that axis comes first."""
+    from jax._src.tree_extras import tree_transpose
     from jax._src.vjp import vjp
+    _check_callable(fun)
 
-    def jac(*args):
-        def partial_fun(*dyn_args):
-            full = list(args)
-            for i, a in zip(nums, dyn_args):
-                full[i] = a
-            return fun(*full)
-        dyn = tuple(args[i] for i in nums)
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        tree_util.tree_map(functools.partial(_check_input_dtype_jacrev, holomorphic, allow_int), dyn_args)
         if has_aux:
-            out, pull, aux = vjp(partial_fun, *dyn, has_aux=True)
+            y, pullback, aux = vjp(f_partial, *dyn_args, has_aux=True)
         else:
-            (out, pull), aux = vjp(partial_fun, *dyn), None
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        per_output = []
-        for k, o in enumerate(out_leaves):
-            rows = []
-            for row in _std_basis_rows(o):
-                cts = [jnp.zeros_like(l) if j != k else row for j, l in enumerate(out_leaves)]
-                rows.append(pull(tree_util.tree_unflatten(out_tree, cts)))
-            stacked = tree_util.tree_map(lambda *rs, o=o: jnp.stack(rs).reshape(jnp.shape(o) + jnp.shape(rs[0])),
-                                         *rows)
-            per_output.append(stacked[0] if single else stacked)
-        result = tree_util.tree_unflatten(out_tree, per_output)
-        return (result, aux) if has_aux else result
-    return jac
+            (y, pullback), aux = vjp(f_partial, *dyn_args), None
+        tree_util.tree_map(functools.partial(_check_output_dtype_jacrev, holomorphic), y)
+        jac = vmap(pullback)(_std_basis(y))
+        jac = jac[0] if isinstance(argnums, int) else jac
+        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
+
+        def unravel(arg_leaf, arr):
+            _none_spec_tree(y)
+            return _unravel_into(y, 0, arg_leaf, arr)
+        jac_tree = tree_util.tree_map(unravel, example_args, jac)
+        jac_tree = tree_transpose(tree_util.tree_structure(example_args), tree_util.tree_structure(y), jac_tree)
+        return (jac_tree, aux) if has_aux else jac_tree
+    return jacfun
 
 
 def jacobian(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
