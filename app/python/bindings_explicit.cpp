@@ -46,7 +46,32 @@ class AxesTypedScope {
   std::optional<AbstractMeshScope> scope_;
 };
 
+// `with jax.sharding.use_abstract_mesh(am):` — the abstract mesh in effect (inside jit too) until the block ends.
+class UseAbstractMesh {
+ public:
+  explicit UseAbstractMesh(const py::object& mesh) {
+    if (!py::isinstance<AbstractMesh>(mesh)) {
+      throw py::value_error("Expected mesh of type `jax.sharding.AbstractMesh`. Got type: " +
+                            py::repr(py::type::of(mesh)).cast<std::string>());
+    }
+    mesh_ = mesh.cast<AbstractMesh>();
+  }
+  void enter() { scope_.emplace(mesh_); }
+  void exit() { scope_.reset(); }
+
+ private:
+  AbstractMesh mesh_;
+  std::optional<AbstractMeshScope> scope_;
+};
+
 void bind_explicit(py::module_& m) {
+  py::class_<UseAbstractMesh>(m, "use_abstract_mesh")
+      .def(py::init<const py::object&>())
+      .def("__enter__", [](UseAbstractMesh& scope) { scope.enter(); })
+      .def("__exit__", [](UseAbstractMesh& scope, const py::args&) {
+        scope.exit();
+        return false;
+      });
   py::class_<AxesTypedScope>(m, "axes_typed")
       .def(py::init<std::vector<std::string>, AxisType>())
       .def("__enter__", [](AxesTypedScope& scope) { scope.enter(); })

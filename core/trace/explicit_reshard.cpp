@@ -47,7 +47,13 @@ Mesh context_mesh_with_current_types(const PartitionSpec& spec) {
         spec.repr(context.profile));
   }
   const Mesh& mesh = *context.concrete;
-  return Mesh(mesh.devices(), mesh.axis_sizes(), mesh.axis_names(), context.abstract_mesh->axis_types);
+  const AbstractMesh& abstract = *context.abstract_mesh;
+  if (abstract.axis_names != mesh.axis_names() || abstract.axis_sizes != mesh.axis_sizes()) {
+    // use_abstract_mesh put another mesh of the same size in effect: its axes lay out the context's devices in
+    // their order, as JAX's lowering concretizes an abstract mesh with the computation's devices.
+    return Mesh(mesh.devices(), abstract.axis_sizes, abstract.axis_names, abstract.axis_types);
+  }
+  return Mesh(mesh.devices(), mesh.axis_sizes(), mesh.axis_names(), abstract.axis_types);
 }
 
 // The spec of a type with the axes that are not Explicit in `mesh` removed (core.modify_spec_for_auto_manual).

@@ -349,3 +349,37 @@ TEST_CASE("a captured Explicit-sharded array keeps its type inside jit; split's 
                 "    g = jax.grad(lambda m: (jnp.split(m, 2, axis=1)[0] * 2).sum())(r)\n"
                 "print(np.asarray(g)[0].tolist())") == "[2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0]\n");
 }
+
+TEST_CASE("use_abstract_mesh sets the abstract mesh for a block, inside jit too, and keeps the mesh's size") {
+  REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
+                   "_shardscope.set_jax_version('0.11.2')\n")
+              .ok());
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("am = jax.sharding.AbstractMesh((4, 2), ('x', 'y'), (AxisType.Explicit, AxisType.Auto))\n").ok());
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    with jax.sharding.use_abstract_mesh(am):\n"
+                "        print(jax.sharding.get_abstract_mesh().axis_types)\n"
+                "    print(jax.sharding.get_abstract_mesh().axis_types)") ==
+        "(Explicit, Auto)\n(Explicit, Explicit)\n");
+  // Inside jit a bare spec then names the block's mesh: 'y' is Auto there, so only 'x' stays in the type.
+  CHECK(printed("def f(t):\n"
+                "    with jax.sharding.use_abstract_mesh(am):\n"
+                "        return jax.reshard(t, P('x', None)) * 2\n"
+                "print(types(f, a))") == "['float32[8@x,8]']\n");
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    try:\n"
+                "        with jax.sharding.use_abstract_mesh(jax.sharding.AbstractMesh((4,), ('a',))):\n"
+                "            pass\n"
+                "    except ValueError as ex:\n"
+                "        print(str(ex).split(' Got new mesh')[0])\n"
+                "try:\n"
+                "    jax.sharding.use_abstract_mesh(emesh)\n"
+                "except ValueError as ex:\n"
+                "    print(str(ex).split(' Got type')[0])") ==
+        "use_abstract_mesh cannot change the size of the mesh.\nExpected mesh of type "
+        "`jax.sharding.AbstractMesh`.\n");
+  // Before 0.7.2 jax.sharding had no such name.
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.7.1')\n").ok());
+  CHECK(printed("print(hasattr(jax.sharding, 'use_abstract_mesh'))") == "False\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}

@@ -60,6 +60,11 @@ def __getattr__(name):
         if tuple(int(part) for part in jax.__version__.split('.')[:3]) < (0, 7, 0):
             from jax._src.positional_sharding import PositionalSharding
             return PositionalSharding
+    if name == 'use_abstract_mesh':
+        import _shardscope
+        # Public from 0.7.2, to override the mesh inside jit.
+        if _shardscope.jax_version_info() >= (0, 7, 2):
+            return _shardscope.use_abstract_mesh
     if name == 'use_mesh':
         import jax
         version = tuple(int(part) for part in jax.__version__.split('.')[:3])
