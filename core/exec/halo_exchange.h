@@ -29,7 +29,8 @@ struct ElementSource {
 // One operand dim whose sharding the result keeps: each device receives from its neighbours along `axes` the
 // elements its result block reads but its operand block lacks (nothing when every read is local).
 struct HaloExchange {
-  // collective-permute; a concatenation's blocks are regrouped with an all-to-all, as XLA partitions it.
+  // collective-permute; a concatenation's blocks are regrouped with an all-to-all, as XLA partitions it; a pad's or
+  // slice's result that drops the dim's sharding is then made whole by an all-gather or an all-reduce.
   CollectiveKind kind = CollectiveKind::kCollectivePermute;
   std::size_t operand = 0;
   std::size_t dim = 0;
@@ -41,7 +42,10 @@ struct HaloExchange {
 
 // The halo exchange of operand `operand` from layout `held` when the kernel needs `required` and the result
 // comes out as `result`: present when the two layouts differ only on dims the op permutes and the result keeps
-// those dims sharded as the operand holds them. Without one the operand is gathered (reshard_steps).
+// those dims sharded as the operand holds them, or (a slice or pad) drops their sharding. A slice's or an edge
+// pad's permutes follow XLA's windowed reshard (ReshardAsWindowedInput): shards holding nothing the windows
+// read are left out, and windows far from their own block use the compact exchange. Without one the operand
+// is gathered (reshard_steps).
 [[nodiscard]] std::vector<HaloExchange> halo_exchanges(const Eqn& eqn, std::size_t operand, const Layout& held,
                                                        const Layout& required, const Layout& result, const Mesh& mesh);
 

@@ -59,7 +59,7 @@ void gather_from_local_blocks(const Eqn& eqn, const LayoutMap& layouts, Equation
 // XLA slices one element out of the first block of a sharded dim without gathering the operand: the window's
 // only useful block is device 0's, so the slice is local and the element is broadcast to the group by a masked
 // all-reduce (ReplicatePartial's select + all-reduce for a dim of size 1). Elsewhere in the dim a halo exchange
-// comes first, which this plan does not model; those slices gather as before.
+// comes first: exec/halo_exchange plans those slices.
 void slice_from_local_blocks(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh, EquationPlan& plan) {
   if (eqn.primitive->name != "slice" || eqn.inputs.size() != 1 || eqn.outputs.size() != 1 || !plan.reductions.empty() ||
       plan.operands.size() != 1 || plan.produced.size() != 1) {

@@ -116,13 +116,23 @@ class Planner {
     }
   }
 
-  // Neighbour sends of a slice-like operand whose permuted dims stay sharded (exec/halo_exchange).
-  void exchange_halos(std::size_t index, const Atom& value, const EquationPlan& decided,
+  // Neighbour sends of a slice-like operand whose permuted dims stay sharded, and the collective that makes a dim a
+  // slice's or pad's result drops whole (exec/halo_exchange).
+  void exchange_halos(std::size_t index, const Eqn& eqn, const Atom& value, const EquationPlan& decided,
                       const std::vector<HaloExchange>& exchanges) {
     const auto* var = std::get_if<Var>(&value);
     const Aval local = local_under(atom_aval(value), layout_of(value), mesh_);
     for (const HaloExchange& exchange : exchanges) {
       if (!exchange.moves_data()) continue;
+      if (exchange.kind == CollectiveKind::kAllReduce && eqn.outputs.size() == 1) {
+        // A result made whole by summing its blocks into place: the all-reduce runs on the equation's result,
+        // after it, over the whole dim.
+        const Var& output = eqn.outputs[0];
+        const Aval whole = local_under(output.aval, decided.produced.at(0), mesh_);
+        add({index, exchange.kind, exchange.axes, static_cast<int64_t>(exchange.dim), -1, whole, whole,
+             halo_exchange_reason(decided, exchange), output.id});
+        continue;
+      }
       add({index, exchange.kind, exchange.axes, static_cast<int64_t>(exchange.dim), -1, local, local,
            halo_exchange_reason(decided, exchange), var == nullptr ? -1 : var->id});
     }
@@ -132,7 +142,7 @@ class Planner {
   void equation(std::size_t index, const Eqn& eqn, const EquationPlan& decided) {
     for (std::size_t i = 0; i < eqn.inputs.size(); ++i) {
       if (i < decided.exchanges.size() && !decided.exchanges[i].empty()) {
-        exchange_halos(index, eqn.inputs[i], decided, decided.exchanges[i]);
+        exchange_halos(index, eqn, eqn.inputs[i], decided, decided.exchanges[i]);
         continue;
       }
       move(eqn.inputs[i], layout_of(eqn.inputs[i]), decided.operands.at(i), index,

@@ -413,6 +413,12 @@ std::string index_iota_reason(const Eqn& eqn) { return eqn.primitive->name + " i
 std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange) {
   std::string axes;
   for (const std::string& axis : exchange.axes) axes += (axes.empty() ? "'" : ", '") + axis + "'";
+  if (exchange.kind == CollectiveKind::kAllGather || exchange.kind == CollectiveKind::kAllReduce) {
+    // The result of a pad or slice that drops the dim's sharding, made whole after the op ran on blocks.
+    std::string op = plan.reason;
+    if (op.ends_with(" operand")) op.resize(op.size() - std::string(" operand").size());
+    return op + " result: blocks along dim " + std::to_string(exchange.dim) + " made whole over " + axes;
+  }
   return plan.reason + " " + std::to_string(exchange.operand) + ": neighbours' elements along dim " +
          std::to_string(exchange.dim) + ", which stays sharded over " + axes;
 }

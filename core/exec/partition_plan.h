@@ -59,7 +59,9 @@ struct EquationPlan {
 // The reason text of the index iota's moves (EquationPlan::moves_index_iota): "argmax index iota (moves as operand 0)".
 [[nodiscard]] std::string index_iota_reason(const Eqn& eqn);
 
-// Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'".
+// Why an operand exchanges halos: "slice operand 0: neighbours' elements along dim 0, which stays sharded over 'data'";
+// for the collective that then makes a result's dropped dim whole: "slice result: blocks along dim 0 made whole over
+// 'data'".
 [[nodiscard]] std::string halo_exchange_reason(const EquationPlan& plan, const HaloExchange& exchange);
 
 // Pins an argument's layout before propagation: `sharding` came from in_shardings or from the argument itself.
