@@ -218,7 +218,8 @@ TEST_CASE("bfloat16 arrays print each element as ml_dtypes does: %g, without a c
 
 TEST_CASE(
     "from 0.11.2 an array of a million elements or more reprs as its shape; smaller ones and 0.11.1 print values") {
-  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n")
+  REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
+                   "_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n")
               .ok());
   CHECK(printed("print(repr(jnp.arange(10**6) * 1.5))\nprint(repr(jnp.ones((1000, 1000), jnp.int8)))") ==
         "Array(shape=(1000000,), dtype=float32, weak_type=True)\nArray(shape=(1000, 1000), dtype=int8)\n");
@@ -227,6 +228,29 @@ TEST_CASE(
   REQUIRE(run_cell("_shardscope.set_jax_version('0.11.1')\n").ok());
   CHECK(printed("print(repr(jnp.arange(10**6)))") ==
         "Array([     0,      1,      2, ..., 999997, 999998, 999999], dtype=int32)\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}
+
+TEST_CASE("jnp.array keeps a Python number weakly typed; jax.typeof takes only arrays and scalars") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("profile_before = _shardscope.jax_version()\n_shardscope.set_jax_version('0.11.2')\n").ok());
+  CHECK(printed("print(repr(jnp.array(42)), repr(jnp.asarray(3.5)), repr(jnp.array(True)), repr(jnp.array([1, 2])))") ==
+        "Array(42, dtype=int32, weak_type=True) Array(3.5, dtype=float32, weak_type=True) Array(True, dtype=bool) "
+        "Array([1, 2], dtype=int32)\n");
+  // A dtype makes it strong; a weakly typed array stays weak; a ref never is.
+  CHECK(printed("print(repr(jnp.array(42, jnp.int32)), jnp.array(jnp.array(2.0)).weak_type, "
+                "jax.new_ref(0.0)[...].weak_type)") == "Array(42, dtype=int32) True False\n");
+  CHECK(printed("print(jax.typeof(1), jax.typeof(np.float32(2)), jax.typeof(np.ones(3)))") ==
+        "~int32[] float32[] float32[3]\n");
+  CHECK(printed("for bad in ('a', [1, 2], None):\n"
+                "    try:\n"
+                "        jax.typeof(bad)\n"
+                "    except TypeError as ex:\n"
+                "        print(ex)") ==
+        "Argument 'a' of type <class 'str'> is not a valid JAX type\n"
+        "Argument '[1, 2]' of type '<class 'list'>' is not a valid JAX type\n"
+        "Argument 'None' of type '<class 'NoneType'>' is not a valid JAX type\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
 
 TEST_CASE("the Sharding API's queries on NamedSharding, SingleDeviceSharding and PositionalSharding") {

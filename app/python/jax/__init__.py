@@ -193,6 +193,12 @@ def typeof(x):
     if _prng_types.is_key_array(x):
         return x.aval  # key<fry>[...]
     if not isinstance(x, Array):
+        import numpy as np
+        # Only arrays and scalars have JAX types (core.typeof); a string has its own message.
+        if isinstance(x, str):
+            raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
+        if not isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+            raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type")
         import jax.numpy as jnp
         x = jnp.asarray(x)
     return _shapedarray(x)

@@ -88,8 +88,18 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None, out
         raise NotImplementedError("Only implemented for order='K'")
     if _holds_none(object):
         raise ValueError('None is not a valid value for jnp.array')
-    result = _engine.array(object, dtype)
+    result = _keep_weak_type(_engine.array(object, dtype), object, dtype)
     return _finish(result, ndmin, device, out_sharding)
+
+
+def _keep_weak_type(result, object, dtype):
+    """JAX's jnp.array keeps a Python number (not a bool) or a weakly typed array weakly typed when no dtype is
+    given: Array(42, dtype=int32, weak_type=True)."""
+    weak = dtype is None and (type(object) in (int, float, complex) or bool(getattr(object, 'weak_type', False)))
+    if not weak or result.weak_type:
+        return result
+    import _shardscope
+    return _shardscope.lax._convert_element_type(result, result.dtype, True)
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
@@ -97,7 +107,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
         raise NotImplementedError("Only implemented for order='K'")
     if _holds_none(a):
         raise ValueError('None is not a valid value for jnp.array')
-    return _finish(_engine.asarray(a, dtype), 0, device, out_sharding)
+    return _finish(_keep_weak_type(_engine.asarray(a, dtype), a, dtype), 0, device, out_sharding)
 
 
 def _finish(result, ndmin, device, out_sharding):

@@ -93,7 +93,11 @@ class Ref:
 
 def new_ref(init_val, *, memory_space=None, kind=None):
     import jax.numpy as jnp
-    return Ref(jnp.asarray(init_val))
+    value = jnp.asarray(init_val)
+    if value.weak_type:
+        # A ref's type is never weak (Ref{float32[]} for new_ref(0.0)).
+        value = _shardscope.lax._convert_element_type(value, value.dtype, False)
+    return Ref(value)
 
 
 def freeze(ref):
