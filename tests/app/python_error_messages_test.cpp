@@ -18,13 +18,8 @@ std::string prelude(const std::string& version) {
          "')\n_shardscope.set_device_preset('cpu:8')\n"
          "import jax\nimport jax.numpy as jnp\nfrom jax import lax\n"
          "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType\n"
-         "mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
-         "def attempt(thunk):\n"
-         "    try:\n"
-         "        thunk()\n"
-         "        print('OK')\n"
-         "    except Exception as ex:\n"
-         "        print(type(ex).__name__, ex)\n";
+         "mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Auto, AxisType.Auto))\n" +
+         python_test::kAttemptHelper;
 }
 
 std::string attempt(const std::string& thunk) { return printed("attempt(lambda: " + thunk + ")"); }

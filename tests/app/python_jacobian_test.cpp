@@ -12,14 +12,9 @@ using shardscope::python::run_cell;
 
 namespace {
 
-constexpr const char* kPrelude =
-    "import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n"
-    "def attempt(thunk):\n"
-    "    try:\n"
-    "        thunk()\n"
-    "        print('OK')\n"
-    "    except Exception as ex:\n"
-    "        print(type(ex).__name__, ex)\n";
+const std::string kPrelude =
+    std::string("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n") +
+    python_test::kAttemptHelper;
 
 }  // namespace
 

@@ -17,13 +17,8 @@ std::string prelude(const std::string& version) {
          "')\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
          "def layer(W, x):\n  return jnp.tanh(x @ W)\n"
          "W1 = jnp.linspace(-1.0, 1.0, 9).reshape(3, 3)\nW2 = 0.5 * W1.T\n"
-         "x0 = jnp.linspace(0.5, -0.75, 6).reshape(2, 3)\n"
-         "def attempt(thunk):\n"
-         "    try:\n"
-         "        thunk()\n"
-         "        print('OK')\n"
-         "    except Exception as ex:\n"
-         "        print(type(ex).__name__, ex)\n";
+         "x0 = jnp.linspace(0.5, -0.75, 6).reshape(2, 3)\n" +
+         python_test::kAttemptHelper;
 }
 
 }  // namespace
