@@ -7,6 +7,8 @@ namespace shardscope::api {
 
 SessionConfig& session() {
   static SessionConfig config = [] {
+    // Rules below this layer read the profile through compat's active_profile().
+    set_profile_source([]() -> const JaxProfile& { return session().profile; });
     SessionConfig initial;
     initial.devices = make_device_preset(initial.device_preset).devices;
     return initial;

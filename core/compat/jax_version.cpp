@@ -1,6 +1,7 @@
 // The table of JAX behaviour changes and version parsing.
 #include "compat/jax_version.h"
 
+#include <atomic>
 #include <charconv>
 
 #include "base/error.h"
@@ -134,8 +135,21 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kIndivisibleErrorPrintsSource, {0, 11, 0}, "uneven device_put/jit shards print the source"},
       {JaxFeature::kFrozenSetParamsBraced, {0, 11, 0}, "frozenset params print frozenset({...}), even empty"},
       {JaxFeature::kReduceMaxMinOutShardingParam, {0, 11, 1}, "reduce_max/reduce_min have an out_sharding param"},
+      {JaxFeature::kTanhJvpOneResidual, {0, 11, 2}, "tanh's JVP keeps one residual, (1 - ans) * (1 + ans)"},
   };
   return table;
+}
+
+namespace {
+std::atomic<ProfileSource> profile_source{nullptr};
+}  // namespace
+
+void set_profile_source(ProfileSource source) { profile_source.store(source); }
+
+const JaxProfile& active_profile() {
+  static const JaxProfile fallback;
+  const ProfileSource source = profile_source.load();
+  return source == nullptr ? fallback : source();
 }
 
 bool JaxProfile::has(JaxFeature feature) const {

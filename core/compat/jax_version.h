@@ -98,6 +98,7 @@ enum class JaxFeature {
   kStackPrimitives,                // stack/unstack are primitives (jnp.stack's shape error lists the shapes)
   kUfuncMismatchNamesAdd,          // a jnp ufunc's device mismatch names `add` and its (x, y), not jax.numpy.add's x1
   kDeviceMismatchWithDeviceIds,    // device-mismatch errors say `... with device ids [..] on platform CPU`
+  kTanhJvpOneResidual,             // tanh's JVP is g * ((1 - ans) * (1 + ans)): one residual, its rounding
   kCount
 };
 
@@ -121,5 +122,11 @@ class JaxProfile {
  private:
   JaxVersion version_ = kNewestJax;
 };
+
+// The profile the session reproduces, for rules below the session layer (a derivative whose form changed across
+// releases). The session installs where to read it; until then, the default profile.
+using ProfileSource = const JaxProfile& (*)();
+void set_profile_source(ProfileSource source);
+[[nodiscard]] const JaxProfile& active_profile();
 
 }  // namespace shardscope

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "compat/jax_version.h"
 #include "transforms/autodiff_internal.h"
 
 namespace shardscope::ad {
@@ -61,7 +62,18 @@ void register_unary_calculus() {
     return mul(b, g, add(b, ans, scalar_literal(1, av(ans).dtype, av(ans).weak_type)));
   });
   defjvp1("tanh", [](JaxprBuilder& b, const Atom& g, auto x, const Atom& ans, const Params&) {
-    return mul(b, add(b, g, mul(b, g, ans)), sub(b, scalar_literal(1, av(x[0]).dtype, av(x[0]).weak_type), ans));
+    const Atom one = scalar_literal(1, av(x[0]).dtype, av(x[0]).weak_type);
+    // One statement per operation: JAX's Python evaluates operands left to right, and the equations print in the
+    // order they are bound. 0.11.2 multiplies the tangent by one residual, (1 - ans) * (1 + ans); before,
+    // (g + g * ans) * (1 - ans) kept two (and rounds differently).
+    if (active_profile().has(JaxFeature::kTanhJvpOneResidual)) {
+      const Atom below = sub(b, one, ans);
+      const Atom above = add(b, one, ans);
+      return mul(b, g, mul(b, below, above));
+    }
+    const Atom scaled = mul(b, g, ans);
+    const Atom sum = add(b, g, scaled);
+    return mul(b, sum, sub(b, one, ans));
   });
   defjvp1("logistic", [](JaxprBuilder& b, const Atom& g, auto, const Atom& ans, const Params&) {
     return mul(b, g, mul(b, ans, sub(b, scalar_literal(1, av(ans).dtype, av(ans).weak_type), ans)));

@@ -53,8 +53,9 @@ TEST_CASE("a VJP function crosses jit both ways and the backward pass equals gra
         "[True, True, True]\n");
   // The forward and backward passes each compiled once: the second pullback has the first one's structure.
   CHECK(printed("print(traces)") == "['fwd', 'bwd']\n");
+  // W and x, then tanh's one residual (1 - y) * (1 + y) from 0.11.2.
   CHECK(printed("print(type(res1).__name__, [a.shape for a in jax.tree.leaves(res1)])") ==
-        "VJP [(3, 3), (2, 3), (2, 3), (2, 3)]\n");
+        "VJP [(3, 3), (2, 3), (2, 3)]\n");
   // fwd_and_bwd packages the same; an int argnums returns one cotangent.
   CHECK(
       printed("f, b = jax.fwd_and_bwd(layer, argnums=(0, 1))\ny, r = f(W1, x0)\ng = b(r, jnp.ones_like(y))\n"
@@ -116,4 +117,17 @@ TEST_CASE(
         "TypeError vjp() got an unexpected keyword argument 'saveable_args'\n");
   REQUIRE(run_cell(prelude("0.6.0")).ok());
   CHECK(printed("print(hasattr(jax, 'fwd_and_bwd'))") == "False\n");
+}
+
+TEST_CASE("tanh's derivative is one residual product from 0.11.2, and rounds as JAX's did before") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  // grad(tanh)(2.) as real JAX 0.11.2 prints it: (1 - t) * (1 + t), one rounding fewer than 1 - t - t * (1 - t).
+  CHECK(printed("print(jax.grad(jnp.tanh)(2.0))\n"
+                "_, f_vjp = jax.vjp(jnp.tanh, jnp.ones(3))\nprint(len(f_vjp.opaque_residuals))") == "0.07065082\n1\n");
+  CHECK(printed("print(jax.make_jaxpr(jax.grad(jnp.tanh))(2.0))") ==
+        "{ lambda ; a:f32[]. let\n    b:f32[] = tanh a\n    c:f32[] = sub 1.0:f32[] b\n    d:f32[] = add 1.0:f32[] b\n"
+        "    e:f32[] = mul c d\n    f:f32[] = mul 1.0:f32[] e\n  in (f,) }\n");
+  REQUIRE(run_cell(prelude("0.11.1")).ok());
+  CHECK(printed("print(jax.grad(jnp.tanh)(2.0))\n"
+                "_, f_vjp = jax.vjp(jnp.tanh, jnp.ones(3))\nprint(len(f_vjp.opaque_residuals))") == "0.070650816\n2\n");
 }
