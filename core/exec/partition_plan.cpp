@@ -50,17 +50,39 @@ EquationPlan manual_plan(const Eqn& eqn, const Mesh& mesh) {
   return plan;
 }
 
-// XLA sorts along a sharded dimension without gathering it: an all-to-all first moves that dimension's axes onto
-// another dimension that splits evenly over them (the largest such, the first on ties), the sort runs locally, and
-// the result moves back to its layout the same way. The operands and the kernel's layout change; the result's
-// propagated layout does not.
+// The first dim other than `source` that can take `source`'s axes as well as its own: its size splits evenly
+// over both (XLA's GetFirstTargetDimToMoveShardingTiles, dims in order); nullopt when none can.
+std::optional<std::size_t> first_target_dim(const Aval& aval, const Layout& layout, std::size_t source,
+                                            const Mesh& mesh) {
+  if (source >= aval.rank() || aval.shape[source] <= 1) return std::nullopt;
+  const int64_t moving = mesh.axes_size(layout[source]);
+  for (std::size_t d = 0; d < aval.rank(); ++d) {
+    if (d == source) continue;
+    if (aval.shape[d] % (mesh.axes_size(layout[d]) * moving) == 0) return d;
+  }
+  return std::nullopt;
+}
+
+// `layout` with `dim`'s axes moved onto `target` after its own (XLA's MoveAndMergeShardingTiles keeps the
+// target's tiles major), or dropped when there is no target (the dim is gathered).
+Layout axes_moved_aside(Layout layout, std::size_t dim, std::optional<std::size_t> target) {
+  if (target) layout[*target].insert(layout[*target].end(), layout[dim].begin(), layout[dim].end());
+  layout[dim].clear();
+  return layout;
+}
+
+// XLA sorts along a sharded dimension without gathering it (HandleSort): an all-to-all first moves that
+// dimension's axes onto the first other dimension that splits evenly over them, the sort runs locally, and the
+// results move back to their layout the same way. The operands and the kernel's layout change; the results'
+// propagated layouts do not.
 void move_sorted_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh, EquationPlan& plan) {
   if (eqn.primitive->name != "sort" || eqn.inputs.empty() || plan.operands.empty()) return;
   const int64_t dimension = param(eqn.params, "dimension").as_int("dimension");
   const Aval& aval = atom_aval(eqn.inputs[0]);
   const Layout held = layout_in(layouts, eqn.inputs[0]);
   if (dimension < 0 || static_cast<std::size_t>(dimension) >= held.size()) return;
-  const std::vector<std::string>& moving = held[static_cast<std::size_t>(dimension)];
+  const auto dim = static_cast<std::size_t>(dimension);
+  const std::vector<std::string>& moving = held[dim];
   if (moving.empty()) return;
   const Layout& required = plan.operands[0];
   for (const auto& axes : required) {
@@ -68,13 +90,9 @@ void move_sorted_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh
       if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return;
     }
   }
-  std::optional<std::size_t> target;
-  for (std::size_t d = 0; d < aval.rank(); ++d) {
-    if (static_cast<int64_t>(d) == dimension) continue;
-    const int64_t tiles = mesh.axes_size(required[d]) * mesh.axes_size(moving);
-    if (aval.shape[d] % tiles != 0) continue;
-    if (!target || aval.shape[d] > aval.shape[*target]) target = d;
-  }
+  Layout probe = required;
+  probe[dim] = moving;
+  const std::optional<std::size_t> target = first_target_dim(aval, probe, dim, mesh);
   if (!target) return;
   for (Layout& operand : plan.operands) {
     if (operand.size() != aval.rank()) return;
@@ -260,7 +278,9 @@ std::optional<std::pair<int64_t, int64_t>> slice_along(const Eqn& eqn, const Var
 
 }  // namespace
 
-void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh, std::vector<EquationPlan>& plans) {
+std::set<std::size_t> plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh,
+                                     std::vector<EquationPlan>& plans) {
+  std::set<std::size_t> rotated;
   std::map<int64_t, std::size_t> producer;
   std::map<int64_t, int> uses;
   for (std::size_t e = 0; e < jaxpr.eqns.size(); ++e) {
@@ -353,7 +373,9 @@ void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& me
     plan.exchanges[0] = exchanges.empty() ? std::vector<HaloExchange>{none} : exchanges;
     none.operand = 1;
     plan.exchanges[1] = {none};
+    rotated.insert(e);
   }
+  return rotated;
 }
 
 void pin_argument(LayoutMap& known, const Var& arg, const NamedSharding& sharding, std::size_t index,
@@ -503,6 +525,61 @@ void keep_unreduced_partial_sums(const Eqn& eqn, EquationPlan& plan) {
                         plan.reductions.end());
 }
 
+// XLA's HandleConcatenate treats the concatenated dim as one to replicate (HandleElementwiseWithDimsToReplicate):
+// when the result is sharded along it, its axes move onto the first other dim that splits evenly over them (or,
+// with none, the dim is gathered), every operand is resharded to that layout (once per distinct value: the
+// partitioner caches a value's reshards), the blocks are concatenated locally, and the result moves back. This
+// replaces the regrouping exchange halo_exchanges planned for the operands.
+void move_concatenated_axes_aside(const Eqn& eqn, const LayoutMap& layouts, const Mesh& mesh, EquationPlan& plan) {
+  if (eqn.primitive->name != "concatenate" || plan.mode != EquationMode::kLocal || eqn.outputs.size() != 1 ||
+      plan.produced.size() != 1 || plan.operands.size() != eqn.inputs.size()) {
+    return;
+  }
+  const auto dim = static_cast<std::size_t>(param(eqn.params, "dimension").as_int("dimension"));
+  const Aval& out = eqn.outputs[0].aval;
+  const Layout result = layout_in(layouts, Atom{eqn.outputs[0]});
+  if (dim >= result.size() || result[dim].empty()) return;
+  // XLA's simplifier drops operands with no elements first; one operand left is the result itself.
+  const auto empty = [&](const Atom& a) { return atom_aval(a).shape.at(dim) == 0; };
+  if (std::count_if(eqn.inputs.begin(), eqn.inputs.end(), [&](const Atom& a) { return !empty(a); }) <= 1) return;
+  const Layout kernel = axes_moved_aside(result, dim, first_target_dim(out, result, dim, mesh));
+  plan.exchanges.assign(eqn.inputs.size(), {});
+  for (std::size_t o = 0; o < eqn.inputs.size(); ++o) {
+    plan.operands[o] = kernel;
+    const auto* var = std::get_if<Var>(&eqn.inputs[o]);
+    const auto seen = std::find_if(eqn.inputs.begin(), eqn.inputs.begin() + static_cast<std::ptrdiff_t>(o),
+                                   [&](const Atom& a) { return var != nullptr && a == eqn.inputs[o]; });
+    if (seen == eqn.inputs.begin() + static_cast<std::ptrdiff_t>(o) && !empty(eqn.inputs[o])) continue;
+    // The same value again (the first operand's reshard serves it) or no elements at all: an exchange that sends
+    // nothing stands for the move.
+    plan.exchanges[o] = {HaloExchange{CollectiveKind::kAllToAll, o, dim, result[dim],
+                                      std::vector<int64_t>(mesh.devices().size(), 0),
+                                      std::vector<int64_t>(mesh.devices().size(), 0)}};
+  }
+  plan.produced[0] = kernel;
+}
+
+// A result nothing reads (argsort's sorted values beside the permutation) is not moved to its layout: XLA's dead
+// code elimination drops the collectives that would move it.
+void keep_dead_results_in_place(const Jaxpr& jaxpr, const LayoutMap& layouts, std::vector<EquationPlan>& plans) {
+  std::set<int64_t> read;
+  for (const Eqn& eqn : jaxpr.eqns) {
+    for (const Atom& in : eqn.inputs) {
+      if (const auto* v = std::get_if<Var>(&in)) read.insert(v->id);
+    }
+  }
+  for (const Atom& out : jaxpr.outvars) {
+    if (const auto* v = std::get_if<Var>(&out)) read.insert(v->id);
+  }
+  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
+    const Eqn& eqn = jaxpr.eqns[e];
+    if (eqn.primitive->name != "sort" || plans[e].mode != EquationMode::kLocal) continue;
+    for (std::size_t r = 0; r < eqn.outputs.size() && r < plans[e].produced.size(); ++r) {
+      if (!read.contains(eqn.outputs[r].id)) plans[e].produced[r] = layout_in(layouts, Atom{eqn.outputs[r]});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh) {
@@ -512,7 +589,11 @@ std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& la
     plans.push_back(plan_equation(eqn, layouts, mesh));
     keep_unreduced_partial_sums(eqn, plans.back());
   }
-  plan_rotations(jaxpr, layouts, mesh, plans);
+  const std::set<std::size_t> rotated = plan_rotations(jaxpr, layouts, mesh, plans);
+  for (std::size_t e = 0; e < jaxpr.eqns.size() && e < plans.size(); ++e) {
+    if (!rotated.contains(e)) move_concatenated_axes_aside(jaxpr.eqns[e], layouts, mesh, plans[e]);
+  }
+  keep_dead_results_in_place(jaxpr, layouts, plans);
   combine_all_reduces(jaxpr, mesh, plans);
   return plans;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,9 @@ void pin_outputs_and_types(LayoutMap& known, const Jaxpr& jaxpr,
 // Rotations (concat of a value's last and first slices along one dim, jnp.roll's static lowering) whose result
 // keeps the value's sharding: the concatenation sends each device its missing elements with one
 // collective-permute and the slices move nothing, as XLA partitions the pattern.
-void plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh, std::vector<EquationPlan>& plans);
+// Returns the indices of the concatenations so planned.
+[[nodiscard]] std::set<std::size_t> plan_rotations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh,
+                                                   std::vector<EquationPlan>& plans);
 
 // The decisions for every equation of `jaxpr`, in order.
 [[nodiscard]] std::vector<EquationPlan> plan_equations(const Jaxpr& jaxpr, const LayoutMap& layouts, const Mesh& mesh);

@@ -216,6 +216,64 @@ TEST_CASE("calling the compiled program gives the jit result") {
   CHECK(run.outputs[0].sharding() == compiled.output_shardings()[0]);
 }
 
+TEST_CASE("an argsort moves its keys and index operand aside but not its unread sorted values back") {
+  // jnp.argsort: a sort of (x, iota) whose sorted values nothing reads; XLA's dead code elimination drops their
+  // all-to-all back, so three all-to-alls remain (real JAX 0.11.2, p08_uneven argsort0).
+  const Mesh mesh = mesh_of("cpu:8", {4, 2}, {"data", "model"});
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+  const Var index = b.arg(Aval::of({8, 8}, DType::kInt32));
+  const std::vector<Atom> sorted =
+      b.bind("sort", {x, index}, {{"dimension", int64_t{0}}, {"is_stable", true}, {"num_keys", int64_t{1}}});
+  const JaxprPtr jaxpr = b.build({sorted.at(1)});
+  const NamedSharding in = named(mesh, "P('data', 'model')");
+  ShapeDtypeStruct index_arg = sds({8, 8}, in);
+  index_arg.dtype = DType::kInt32;
+  const Compiled compiled = Lowered(jaxpr, {sds({8, 8}, in), index_arg}, {}, kProfile).compile();
+  const CommLog planned = compiled.plan().comm_log();
+  REQUIRE(planned.records().size() == 3);
+  for (const CollectiveRecord& record : planned.records()) {
+    CHECK(record.kind == CollectiveKind::kAllToAll);
+    CHECK(record.axes == std::vector<std::string>{"data"});
+    // Each device's 2x4 block of 4-byte elements: three quarters of it leave for the other 'data' shards.
+    CHECK(record.bytes_sent == std::vector<int64_t>(8, 24));
+  }
+}
+
+TEST_CASE("a concatenation along a sharded dim moves that dim's axes aside once per value and back") {
+  // XLA's HandleConcatenate: the result's axes on the concatenated dim move onto the next dim that splits evenly
+  // over them (all-to-all per distinct operand), the blocks concatenate locally, and the result moves back.
+  const Mesh mesh = mesh_of("cpu:8", {4, 2}, {"data", "model"});
+  const NamedSharding in = named(mesh, "P('data', 'model')");
+  const auto concatenated = [&](bool same) {
+    JaxprBuilder b;
+    const Var x = b.arg(Aval::of({8, 8}, DType::kFloat32));
+    const Var y = b.arg(Aval::of({same ? int64_t{8} : int64_t{4}, 8}, DType::kFloat32));
+    const JaxprPtr jaxpr =
+        b.build({b.bind1("concatenate", {x, same ? Atom{x} : Atom{y}}, {{"dimension", int64_t{0}}})});
+    return Lowered(jaxpr, {sds({8, 8}, in), sds({same ? int64_t{8} : int64_t{4}, 8}, in)}, {}, kProfile)
+        .compile()
+        .plan()
+        .comm_log();
+  };
+  SUBCASE("two values: one all-to-all each, and one back") {
+    const CommLog planned = concatenated(false);
+    REQUIRE(planned.records().size() == 3);
+    // x's 2x4 blocks and y's 1x4 blocks send three quarters; the (12, 8) result's 12x1 blocks come back.
+    const std::vector<int64_t> bytes{24, 12, 36};
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(planned.records()[i].kind == CollectiveKind::kAllToAll);
+      CHECK(planned.records()[i].axes == std::vector<std::string>{"data"});
+      CHECK(planned.records()[i].bytes_sent == std::vector<int64_t>(8, bytes[i]));
+    }
+  }
+  SUBCASE("one value twice: its all-to-all serves both operands") {
+    const CommLog planned = concatenated(true);
+    REQUIRE(planned.records().size() == 2);
+    for (const CollectiveRecord& record : planned.records()) CHECK(record.kind == CollectiveKind::kAllToAll);
+  }
+}
+
 TEST_CASE("a sort along a sharded dim moves that dim's axes onto another dim and back with all-to-alls") {
   const Mesh mesh = mesh_of("cpu:8", {4, 2}, {"data", "model"});
   for (const std::string spec : {"P('data', 'model')", "P('data', None)"}) {
