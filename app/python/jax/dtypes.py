@@ -107,6 +107,7 @@ def result_type(*args, return_weak_type_flag=False):
 
 
 def is_weakly_typed(x):
-    if isinstance(x, (bool, int, float, complex)):
-        return type(x) is not bool
+    # A Python int, float or complex (exactly: not bool, nor numpy's float64, a float subclass), or a weak array.
+    if type(x) in (int, float, complex):
+        return True
     return bool(getattr(x, 'weak_type', False))

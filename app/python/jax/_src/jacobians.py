@@ -29,17 +29,18 @@ def _dtype_of(x):
     return jnp.result_type(x)
 
 
-def _weakly_typed(x):
-    return bool(getattr(x, 'weak_type', False)) or type(x) in (int, float, complex, bool)
+def _require_complex(name, what, dtype):
+    """holomorphic=True: the inputs or outputs (`what`) must be complex."""
+    import jax.numpy as jnp
+    if not jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError(f"{name} with holomorphic=True requires {what} with complex dtype, but got {dtype.name}.")
 
 
 def _check_input_dtype_jacfwd(holomorphic, x):
     import jax.numpy as jnp
     dtype = _dtype_of(x)
     if holomorphic:
-        if not jnp.issubdtype(dtype, jnp.complexfloating):
-            raise TypeError("jacfwd with holomorphic=True requires inputs with complex dtype, "
-                            f"but got {dtype.name}.")
+        _require_complex('jacfwd', 'inputs', dtype)
     elif not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError("jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
                         f"but got {dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
@@ -48,19 +49,15 @@ def _check_input_dtype_jacfwd(holomorphic, x):
 
 
 def _check_output_dtype_jacfwd(holomorphic, x):
-    import jax.numpy as jnp
-    dtype = _dtype_of(x)
-    if holomorphic and not jnp.issubdtype(dtype, jnp.complexfloating):
-        raise TypeError("jacfwd with holomorphic=True requires outputs with complex dtype, "
-                        f"but got {dtype.name}.")
+    if holomorphic:
+        _require_complex('jacfwd', 'outputs', _dtype_of(x))
 
 
 def _check_input_dtype_jacrev(holomorphic, allow_int, x):
     import jax.numpy as jnp
     dtype = _dtype_of(x)
-    if holomorphic and not jnp.issubdtype(dtype, jnp.complexfloating):
-        raise TypeError("jacrev with holomorphic=True requires inputs with complex dtype, "
-                        f"but got {dtype.name}.")
+    if holomorphic:
+        _require_complex('jacrev', 'inputs', dtype)
     if jnp.issubdtype(dtype, jnp.integer) or jnp.issubdtype(dtype, jnp.bool_):
         if not allow_int:
             raise TypeError("jacrev requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
@@ -75,9 +72,7 @@ def _check_output_dtype_jacrev(holomorphic, x):
     import jax.numpy as jnp
     dtype = _dtype_of(x)
     if holomorphic:
-        if not jnp.issubdtype(dtype, jnp.complexfloating):
-            raise TypeError("jacrev with holomorphic=True requires outputs with complex dtype, "
-                            f"but got {dtype.name}.")
+        _require_complex('jacrev', 'outputs', dtype)
     elif jnp.issubdtype(dtype, jnp.complexfloating):
         raise TypeError("jacrev requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
                         f"but got {dtype.name}. For holomorphic differentiation, pass holomorphic=True. For "
@@ -99,7 +94,8 @@ def _matching_type(x, example):
     dtype = _dtype_of(example)
     if jnp.issubdtype(x.dtype, jnp.complexfloating) and not jnp.issubdtype(dtype, jnp.complexfloating):
         x = x.real
-    weak = _weakly_typed(example)
+    from jax.dtypes import is_weakly_typed
+    weak = is_weakly_typed(example)
     if x.dtype == dtype and bool(getattr(x, 'weak_type', False)) == weak:
         return x
     return _shardscope.lax._convert_element_type(x, dtype, weak)

@@ -95,8 +95,8 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None, out
 def _keep_weak_type(result, object, dtype):
     """JAX's jnp.array keeps a Python number (not a bool) or a weakly typed array weakly typed when no dtype is
     given: Array(42, dtype=int32, weak_type=True)."""
-    weak = dtype is None and (type(object) in (int, float, complex) or bool(getattr(object, 'weak_type', False)))
-    if not weak or result.weak_type:
+    from jax.dtypes import is_weakly_typed
+    if dtype is not None or not is_weakly_typed(object) or result.weak_type:
         return result
     import _shardscope
     return _shardscope.lax._convert_element_type(result, result.dtype, True)
