@@ -424,6 +424,8 @@ void bind_meshes(py::module_& m) {
   m.def("get_concrete_mesh", [] { return get_concrete_mesh(); });
   m.def("get_abstract_mesh", [] { return get_abstract_mesh(); });
   m.def("set_mesh", [](std::optional<Mesh> mesh) { set_mesh(mesh, profile()); });
+  m.def("enter_resource_mesh", [](const Mesh& mesh) { enter_resource_mesh(mesh); });
+  m.def("exit_resource_mesh", [] { exit_resource_mesh(); });
 }
 
 void bind_shardings(py::module_& m) {

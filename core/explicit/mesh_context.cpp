@@ -2,6 +2,7 @@
 #include "explicit/mesh_context.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "base/error.h"
 #include "base/python_format.h"
@@ -78,6 +79,21 @@ MeshScope::MeshScope(const Mesh& mesh, const JaxProfile& profile) : saved_(mesh_
 }
 
 MeshScope::~MeshScope() { t_scoped = saved_; }
+
+namespace {
+thread_local std::vector<MeshContext> t_resource_saved;
+}  // namespace
+
+void enter_resource_mesh(const Mesh& mesh) {
+  t_resource_saved.push_back(mesh_context());
+  writable_context().concrete = mesh;
+}
+
+void exit_resource_mesh() {
+  if (t_resource_saved.empty()) throw value_error("exit_resource_mesh: no `with mesh:` is active");
+  t_scoped = std::move(t_resource_saved.back());
+  t_resource_saved.pop_back();
+}
 
 AbstractMeshScope::AbstractMeshScope(AbstractMesh mesh) : saved_(mesh_context()) {
   const std::optional<AbstractMesh>& previous = saved_.abstract_mesh;

@@ -53,6 +53,12 @@ class MeshScope {
   MeshContext saved_;
 };
 
+// `with mesh:` (JAX's resource environment, which pjit and bare PartitionSpecs read): the concrete mesh changes but
+// the abstract mesh does not, as in JAX, where only jax.set_mesh / use_mesh / use_abstract_mesh set it. Scopes nest
+// per thread; exit restores the context entry saved.
+void enter_resource_mesh(const Mesh& mesh);
+void exit_resource_mesh();
+
 // `with jax.sharding.use_abstract_mesh(am):` — changes only the abstract mesh (auto_axes, explicit_axes use it).
 // ValueError when a mesh is already set and the new one has a different number of devices.
 class AbstractMeshScope {

@@ -66,7 +66,12 @@ PARTITION_NAME = 'partition_name'
 
 
 def get_global_mesh():
+    # Flax 0.12 on reads the abstract mesh, which only jax.set_mesh / use_mesh set (not `with mesh:`); earlier
+    # releases read the resource environment `with mesh:` sets. The engine's concrete mesh stands for either.
     import _shardscope
+    from flax import _versions
+    if _versions.nnx_variables_shard_eagerly() and _shardscope.get_abstract_mesh().empty:
+        return None
     return _shardscope.get_concrete_mesh()
 
 

@@ -4,6 +4,7 @@ import functools
 import jax
 from jax.sharding import NamedSharding, PartitionSpec
 
+from flax.core import meta
 from flax.nnx import variablelib
 
 PARTITION_NAME = 'partition_name'
@@ -58,9 +59,7 @@ def _hashable(a):
 
 
 def _global_mesh():
-    # The mesh of `jax.set_mesh` (Flax reads the abstract mesh; the engine's concrete one carries the same axes).
-    from jax._src.mesh_context import concrete_mesh
-    mesh = concrete_mesh()
+    mesh = meta.get_global_mesh()
     return mesh if mesh is not None and tuple(mesh.axis_names) else None
 
 

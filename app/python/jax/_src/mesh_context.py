@@ -48,18 +48,15 @@ def get_abstract_mesh():
 
 
 # `with mesh:` (JAX's resource environment, used by pjit and with_sharding_constraint with bare
-# PartitionSpecs): the engine keeps one mesh context, so entering a mesh sets it and leaving restores it.
-_entered = []
-
-
+# PartitionSpecs): bare specs resolve on it, but it sets no abstract mesh (jax.sharding.get_abstract_mesh() stays
+# as it was, which is what Flax's eager sharding reads).
 def _enter_mesh(mesh):
-    _entered.append(_shardscope.get_concrete_mesh())
-    _shardscope.set_mesh(mesh)
+    _shardscope.enter_resource_mesh(mesh)
     return mesh
 
 
 def _exit_mesh(mesh, *exc):
-    _shardscope.set_mesh(_entered.pop())
+    _shardscope.exit_resource_mesh()
     return False
 
 
