@@ -545,11 +545,8 @@ Value pcast(const Value& x, const std::vector<std::string>& axes, const std::str
 }
 
 Value with_sharding_constraint(const Value& x, const NamedSharding& sharding) {
-  // Unless the mesh context's axes are all Explicit (where the constraint asserts the type), a constraint steers
-  // the partitioner, which only Auto axes allow.
-  const AbstractMesh context = get_abstract_mesh();
-  if (is_empty(context) || has_axis_type(context, AxisType::kAuto) || has_axis_type(context, AxisType::kManual)) {
-    explicit_rules::check_constraint_names_auto_axes(sharding, session().profile);
+  if (explicit_rules::constraint_is_type_assertion(get_abstract_mesh(), x.aval(), sharding, session().profile)) {
+    return x;
   }
   return bind1(
       "sharding_constraint", {x},

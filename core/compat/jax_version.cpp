@@ -106,6 +106,10 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
       {JaxFeature::kUnboundAxisFoundMessage, {0, 7, 0}, "traced collectives name the API in unbound-axis errors"},
       // jax commit 279de8bd72 (first released in 0.7.1) made `device` the CPU devices' default memory.
       {JaxFeature::kCpuDefaultMemoryKindDevice, {0, 7, 1}, "CPU default memory kind is device"},
+      // jax commit ad8f28dcbd (August 2025, first released in 0.7.1).
+      {JaxFeature::kConstraintAssertsOnExplicitMesh,
+       {0, 7, 1},
+       "with_sharding_constraint under an all-Explicit mesh asserts the operand's type"},
       {JaxFeature::kAbstractMeshReprDevice, {0, 7, 2}, "repr(AbstractMesh) shows device_kind, num_cores, platform"},
       {JaxFeature::kDebugPrintPrimitive, {0, 7, 2}, "jax.debug.print binds debug_print"},
       {JaxFeature::kAutoAxesWithoutMeshCast, {0, 7, 2}, "auto_axes changes axis types without mesh_cast"},

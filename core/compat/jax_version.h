@@ -30,6 +30,7 @@ enum class JaxFeature {
   kTpuMemoryKindInReprs,             // TPU/GPU shardings print `memory_kind=device`
   kCpuMemoryKindInReprs,             // CPU shardings print a memory kind at all
   kCpuDefaultMemoryKindDevice,       // CPU default memory kind is `device` (was `unpinned_host`)
+  kConstraintAssertsOnExplicitMesh,  // with_sharding_constraint under an all-Explicit mesh asserts the type
   kMeshStrShowsAxisTypes,            // str(Mesh) ends with `, axis_types=(...)`
   kMeshReprAxisTypes,                // repr(Mesh) ends with `, axis_types=(...)`
   kMeshReprAxisSizes,                // repr(Mesh) uses `axis_sizes=` (was `device_ids=array(...)`)

@@ -79,6 +79,11 @@ void refuse_unreduced_generic(const std::string& name, std::span<const Aval> inp
 
 // with_sharding_constraint on an all-Explicit mesh: AssertionError unless the type already has the sharding.
 void assert_sharding_matches(const Aval& aval, const NamedSharding& sharding, const JaxProfile& profile);
+// with_sharding_constraint(x, sharding) under the context mesh `context`: from 0.7.1 an all-Explicit context makes
+// it an assertion on x's type (true: bind nothing); otherwise it steers the partitioner, and its spec may name Auto
+// axes only (ValueError), and false is returned.
+[[nodiscard]] bool constraint_is_type_assertion(const AbstractMesh& context, const Aval& aval,
+                                                const NamedSharding& sharding, const JaxProfile& profile);
 // with_sharding_constraint outside an all-Explicit mesh context: its spec may name Auto axes only (ValueError).
 void check_constraint_names_auto_axes(const NamedSharding& sharding, const JaxProfile& profile);
 

@@ -488,6 +488,18 @@ void assert_sharding_matches(const Aval& aval, const NamedSharding& sharding, co
   }
 }
 
+bool constraint_is_type_assertion(const AbstractMesh& context, const Aval& aval, const NamedSharding& sharding,
+                                  const JaxProfile& profile) {
+  const bool all_explicit =
+      !is_empty(context) && !has_axis_type(context, AxisType::kAuto) && !has_axis_type(context, AxisType::kManual);
+  if (all_explicit && profile.has(JaxFeature::kConstraintAssertsOnExplicitMesh)) {
+    assert_sharding_matches(aval, sharding, profile);
+    return true;
+  }
+  check_constraint_names_auto_axes(sharding, profile);
+  return false;
+}
+
 void register_structural_rules() {
   add_rule("transpose", transpose_rule);
   add_rule("squeeze", squeeze_rule);

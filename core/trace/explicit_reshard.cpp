@@ -110,13 +110,10 @@ Atom reshard(JaxprBuilder& builder, const Atom& x, const NamedSharding& sharding
 }
 
 Atom with_sharding_constraint(JaxprBuilder& builder, const Atom& x, const NamedSharding& sharding) {
-  const AbstractMesh context = get_abstract_mesh();
-  if (!is_empty(context) && !has_axis_type(context, AxisType::kAuto) && !has_axis_type(context, AxisType::kManual)) {
-    explicit_rules::assert_sharding_matches(atom_aval(x), sharding, mesh_context().profile);
+  if (explicit_rules::constraint_is_type_assertion(get_abstract_mesh(), atom_aval(x), sharding,
+                                                   mesh_context().profile)) {
     return x;
   }
-  // Otherwise the constraint steers the partitioner, which only Auto axes allow.
-  explicit_rules::check_constraint_names_auto_axes(sharding, mesh_context().profile);
   return builder.bind1(
       "sharding_constraint", {x},
       {{"sharding", sharding}, {"layout", ParamValue::None{}}, {"unconstrained_dims", ParamValue::FrozenSet{}}});

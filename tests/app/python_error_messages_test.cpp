@@ -26,7 +26,7 @@ std::string attempt(const std::string& thunk) { return printed("attempt(lambda: 
 
 }  // namespace
 
-TEST_CASE("device_put names its args in rank and divisibility errors; 0.11 prints the user's source line") {
+TEST_CASE("device_put names its args in rank and divisibility errors, 0.11 prints the user's source line") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   CHECK(attempt("jax.device_put(jnp.ones(8), NamedSharding(mesh, P('data', 'model')))") ==
         "ValueError One of device_put args is incompatible with its sharding annotation "
@@ -86,9 +86,30 @@ TEST_CASE("indexing, reshape, NamedSharding specs and reshard give JAX's texts")
         "TypeError cannot reshape array of shape (8,) (size 8) into shape (3, -1) because the product of specified "
         "axis sizes (3) does not evenly divide 8\n");
   CHECK(attempt("NamedSharding(mesh, 'data')") == "AttributeError 'str' object has no attribute 'partitions'\n");
+  // From 0.11 the constructor is C++: None fails its argument conversion, and memory_kind may come positionally.
+  CHECK(attempt("NamedSharding(mesh, None)") ==
+        "TypeError __init__(): incompatible function arguments. The following argument types are supported:\n"
+        "    1. __init__(self, mesh: object, spec: object, memory_kind: object | None = None, _logical_device_ids: "
+        "object | None = None) -> None\n\nInvoked with types: jax.sharding.NamedSharding, jax._src.mesh.Mesh, "
+        "NoneType\n");
+  CHECK(printed("print(NamedSharding(mesh, P('data'), 'device').memory_kind)") == "device\n");
+  const std::string import_pjit_constraint =
+      "try:\n    from jax.experimental.pjit import with_sharding_constraint\n    print('imported')\n"
+      "except ImportError as ex:\n    print(str(ex).split(' (')[0])";
+  CHECK(printed(import_pjit_constraint) ==
+        "cannot import name 'with_sharding_constraint' from 'jax.experimental.pjit'\n");
   CHECK(attempt("jax.sharding.reshard(jnp.ones(8), P('data'))") ==
         "ValueError Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
         "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got P('data',)\n");
+  // Before: check_pspec iterated the spec (0.5.3 to 0.10), and earlier still None meant replicated; the pjit module
+  // re-exported with_sharding_constraint until 0.4.24.
+  REQUIRE(run_cell(prelude("0.10.2")).ok());
+  CHECK(attempt("NamedSharding(mesh, None)") == "TypeError 'NoneType' object is not iterable\n");
+  CHECK(attempt("NamedSharding(mesh, P('data'), 'device')") ==
+        "TypeError NamedSharding.__init__() takes 3 positional arguments but 4 were given\n");
+  REQUIRE(run_cell(prelude("0.4.20")).ok());
+  CHECK(printed("print(NamedSharding(mesh, None).spec)") == "PartitionSpec()\n");
+  CHECK(printed("import warnings\nwarnings.simplefilter('ignore')\n" + import_pjit_constraint) == "imported\n");
 }
 
 TEST_CASE("shard_map spec errors: tree prefixes, unknown axes, the parameter an argument binds") {
@@ -113,7 +134,7 @@ TEST_CASE("shard_map spec errors: tree prefixes, unknown axes, the parameter an 
                  "varargs parameter 'rest', corresponds to in_specs[1] of value") != std::string::npos);
 }
 
-TEST_CASE("an eager shard_map's replication error names JAX's matching helper; under jit, the function") {
+TEST_CASE("an eager shard_map's replication error names JAX's matching helper, under jit, the function") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   const std::string call = "jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('data'), out_specs=P())";
   CHECK(attempt(call + "(jnp.ones(8))")
@@ -136,7 +157,7 @@ TEST_CASE("ops mixing varying axes cast the less varying operands with pvary, li
             .find("pvary") == std::string::npos);
 }
 
-TEST_CASE("jaxpr literals print their value in the literal's dtype from 0.7.2; frozenset params braced from 0.11") {
+TEST_CASE("jaxpr literals print their value in the literal's dtype from 0.7.2, frozenset params braced from 0.11") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   const std::string gelu = printed("print(jax.make_jaxpr(lambda x: x * 0.044715 + (x < 100000.0))(jnp.ones(2)))");
   CHECK(gelu.find("mul a 0.044714998453855515:f32[]") != std::string::npos);
@@ -307,7 +328,7 @@ TEST_CASE("jvp checks its tangents and a vjp pullback its cotangents") {
   CHECK(attempt("jax.vjp(lambda a: (a * 2).sum(), jnp.ones(3))[1](1.0)") == "OK\n");
 }
 
-TEST_CASE("vmap names arguments by parameter and checks in_axes against them; tree_map explains a mismatch") {
+TEST_CASE("vmap names arguments by parameter and checks in_axes against them, tree_map explains a mismatch") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   CHECK(attempt("jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))") ==
         "ValueError vmap got inconsistent sizes for array axes to be mapped:\n  * one axis had size 3: axis 0 of "

@@ -74,7 +74,7 @@ TEST_CASE("jnp.roll refuses an Explicit sharding along the rolled axis") {
   CHECK(printed("print(types(lambda r: jnp.roll(r, 1, 1), r))") == "['float32[8@x,8]']\n");
 }
 
-TEST_CASE("creation functions and jax.random take out_sharding into the type, under vmap too; eval_shape keeps it") {
+TEST_CASE("creation functions and jax.random take out_sharding into the type, under vmap too, eval_shape keeps it") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("with jax.set_mesh(emesh):\n"
                 "    print(jax.typeof(jnp.zeros((8,), out_sharding=P('x'))), jax.typeof(jnp.ones((8, 2), "
@@ -92,7 +92,7 @@ TEST_CASE("creation functions and jax.random take out_sharding into the type, un
                 "    print(str(e)[:42])") == "Only one of `device` or `out_sharding` can\n");
 }
 
-TEST_CASE("make_mesh takes one axis name as a string; backends exist once the devices were asked for") {
+TEST_CASE("make_mesh takes one axis name as a string, backends exist once the devices were asked for") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("print(jax.make_mesh((8,), 'model').axis_names)") == "('model',)\n");
   CHECK(printed("jax.devices()\nprint(jax._src.xla_bridge.backends_are_initialized())") == "True\n");
@@ -118,7 +118,7 @@ TEST_CASE("lower() types Explicit-sharded arguments as the call does, arrays and
   CHECK(printed("print(lowered(jax.jit(lambda a: a * 2), sds))") == "lowered\n");
 }
 
-TEST_CASE("zeros_like and full_like keep the operand's sharding; matmul and reshape take out_sharding") {
+TEST_CASE("zeros_like and full_like keep the operand's sharding, matmul and reshape take out_sharding") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("print(types(jnp.zeros_like, a), types(lambda a: jnp.full_like(a, 2.), r))") ==
         "['float32[8@x,8@y]'] ['float32[8@x,8]']\n");
@@ -135,7 +135,7 @@ TEST_CASE("zeros_like and full_like keep the operand's sharding; matmul and resh
         "[0. 1. 1.] [2. 0. 1.]\n");
 }
 
-TEST_CASE("tile and repeat of a sharded dim raise JAX's errors under Explicit axes; triu keeps the sharding") {
+TEST_CASE("tile and repeat of a sharded dim raise JAX's errors under Explicit axes, triu keeps the sharding") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("print(types(lambda a: jnp.tile(a, (2, 1)), a))") ==
         "ShardingTypeError: Operand cannot be sharded on dimension 0 when the tiling is non-trivial. Got input "
@@ -337,7 +337,7 @@ TEST_CASE("auto_axes called eagerly runs its function on concrete arrays typed u
         "(Auto, Auto) P(None,)\nfloat32[8@(X,Y)]\n");
 }
 
-TEST_CASE("a captured Explicit-sharded array keeps its type inside jit; split's zero cotangents keep theirs") {
+TEST_CASE("a captured Explicit-sharded array keeps its type inside jit, split's zero cotangents keep theirs") {
   REQUIRE(run_cell(kPrelude).ok());
   // The closed-over array is typed like an argument, so concatenating it with one type-checks.
   CHECK(printed("print(types(lambda b: jnp.concatenate([b, a], axis=0).sum(), r * 0 + a))") == "['float32[]']\n");
@@ -381,5 +381,43 @@ TEST_CASE("use_abstract_mesh sets the abstract mesh for a block, inside jit too,
   // Before 0.7.2 jax.sharding had no such name.
   REQUIRE(run_cell("_shardscope.set_jax_version('0.7.1')\n").ok());
   CHECK(printed("print(hasattr(jax.sharding, 'use_abstract_mesh'))") == "False\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}
+
+TEST_CASE("with_sharding_constraint under an all-Explicit mesh asserts the type from 0.7.1, and `with mesh:` sets none") {
+  REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
+                   "_shardscope.set_jax_version('0.11.2')\n")
+              .ok());
+  REQUIRE(run_cell(kPrelude).ok());
+  // A matching constraint binds nothing (the jaxpr has no sharding_constraint), a different one is an AssertionError.
+  CHECK(printed("with jax.set_mesh(emesh):\n"
+                "    print(jax.make_jaxpr(lambda t: lax.with_sharding_constraint(t, P('x', 'y')) * 2)(a))") ==
+        "{ lambda ; a:f32[8@x,8@y]. let b:f32[8@x,8@y] = mul a 2.0:f32[] in (b,) }\n");
+  CHECK(printed("print(types(lambda t: lax.with_sharding_constraint(t, P('x', None)), a))") ==
+        "AssertionError: `with_sharding_constraint` acts as an assert when all axes of mesh are of type `Explicit`. "
+        "The array sharding: P('x', 'y') did not match the sharding provided: P('x', None). Please use "
+        "`jax.sharding.reshard` to shard your input to the sharding you want.\n");
+  // `with mesh:` is JAX's resource environment: bare specs resolve on it, but the abstract mesh stays empty, so a
+  // constraint there steers the partitioner, which an Explicit mesh's axes refuse.
+  CHECK(printed("import warnings\nwarnings.simplefilter('ignore')\n"
+                "amesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+                "with amesh:\n"
+                "    print(jax.sharding.get_abstract_mesh())\n"
+                "    print(jax.jit(lambda t: lax.with_sharding_constraint(t, P(None, 'y')))(jnp.ones((8, 8)))"
+                ".sharding.spec)\n"
+                "    with emesh:\n"
+                "        try:\n"
+                "            jax.jit(lambda t: lax.with_sharding_constraint(t, P(None, 'y')))(a)\n"
+                "        except ValueError as ex:\n"
+                "            print(str(ex).split(' Got')[0])\n"
+                "print(jax.sharding.get_abstract_mesh())") ==
+        "AbstractMesh((), axis_types=())\nP(None, 'y')\nThe spec of NamedSharding passed to with_sharding_constraint "
+        "can only refer to Auto axes of the mesh.\nAbstractMesh((), axis_types=())\n");
+  // Before 0.7.1 a constraint naming Explicit axes was refused outright.
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.7.0')\n").ok());
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(types(lambda t: lax.with_sharding_constraint(t, P('x', 'y')), a).split(' Got')[0])") ==
+        "ValueError: The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the "
+        "mesh.\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }

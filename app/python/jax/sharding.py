@@ -38,15 +38,43 @@ class Sharding:
 
 
 def _accept_none_spec():
-    # JAX's NamedSharding(mesh, None) means replicated (ParsedPartitionSpec.from_user_input maps None to no
-    # sharded dims); the engine's constructor takes a PartitionSpec or a tuple.
+    # NamedSharding(mesh, None): replicated until 0.5.3 (ParsedPartitionSpec.from_user_input mapped None to no
+    # sharded dims); from 0.5.3 check_pspec iterates the spec and fails; from 0.11 the constructor is C++ and its
+    # argument conversion rejects None. The engine's constructor takes a PartitionSpec or a tuple.
     engine_init = NamedSharding.__init__
 
     def __init__(self, mesh, spec, *args, **kwargs):
         if isinstance(spec, list):
             raise TypeError("unhashable type: 'list'")  # JAX hashes the spec while building the sharding
-        engine_init(self, mesh, PartitionSpec() if spec is None else spec, *args, **kwargs)
+        if spec is None:
+            version = _shardscope.jax_version_info()
+            if version >= (0, 11, 0):
+                raise TypeError(_cpp_init_mismatch((self, mesh, spec) + args))
+            if version >= (0, 5, 3):
+                raise TypeError("'NoneType' object is not iterable")
+            spec = PartitionSpec()
+        if args and _shardscope.jax_version_info() >= (0, 11, 0):
+            # The C++ constructor takes memory_kind (and _logical_device_ids) positionally too.
+            if len(args) > 2 or 'memory_kind' in kwargs:
+                raise TypeError(_cpp_init_mismatch((self, mesh, spec) + args))
+            kwargs['memory_kind'], args = args[0], ()
+        engine_init(self, mesh, spec, *args, **kwargs)
     NamedSharding.__init__ = __init__
+
+
+def _cpp_init_mismatch(arguments):
+    """The message of JAX's C++ NamedSharding constructor (0.11 on) for arguments it cannot convert."""
+    def type_name(value):
+        kind = type(value)
+        if isinstance(value, (NamedSharding, PartitionSpec)):
+            return 'jax.sharding.' + kind.__name__
+        if isinstance(value, (_shardscope.Mesh, _shardscope.AbstractMesh)):
+            return 'jax._src.mesh.' + kind.__name__
+        return kind.__qualname__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__qualname__}'
+    return ('__init__(): incompatible function arguments. The following argument types are supported:\n'
+            '    1. __init__(self, mesh: object, spec: object, memory_kind: object | None = None, '
+            '_logical_device_ids: object | None = None) -> None\n\n'
+            'Invoked with types: ' + ', '.join(type_name(a) for a in arguments))
 
 
 _accept_none_spec()

@@ -72,19 +72,24 @@ def message(name, dump, args, kwargs):
     if not signatures:
         return None
     positional, keyword_only, star, star_star, shown = _parse(signatures[0])
+    # CPython counts a method's `self` in "takes N positional arguments"; the constructor's dump leaves it out.
+    self_counted = 0
     if name.endswith('.__init__') and not (positional and positional[0][0] == 'self'):
         args = args[1:]
+        self_counted = 1
     names = [n for n, _ in positional] + [n for n, _ in keyword_only]
     if not star_star:
         for key in kwargs:
             if key not in names:
                 return f"{name}() got an unexpected keyword argument '{key}'"
     if not star and len(args) > len(positional):
-        required = sum(1 for _, d in positional if not d)
-        takes = (f'from {required} to {len(positional)}' if required != len(positional) else str(len(positional)))
-        were = 'was' if len(args) == 1 else 'were'
+        required = sum(1 for _, d in positional if not d) + self_counted
+        most = len(positional) + self_counted
+        takes = f'from {required} to {most}' if required != most else str(most)
+        given = len(args) + self_counted
+        were = 'was' if given == 1 else 'were'
         return (f'{name}() takes {takes} positional argument{"" if takes == "1" else "s"} '
-                f'but {len(args)} {were} given')
+                f'but {given} {were} given')
     missing = [n for i, (n, d) in enumerate(positional) if not d and i >= len(args) and n not in kwargs]
     if missing:
         return f'{name}() missing {_plural(len(missing), "required positional argument")}: {_quoted(missing)}'
