@@ -66,7 +66,7 @@ TEST_CASE("explain --compare-spec re-partitions with another layout and shows th
   CHECK(malformed.output.find("--compare-spec wants NAME=SPEC") != std::string::npos);
 }
 
-TEST_CASE("explain --compare PRESET prices the same plan on another preset's devices; --timeline writes the SVG") {
+TEST_CASE("explain --compare PRESET prices the same plan on another preset's devices, --timeline writes the SVG") {
   const std::string svg_path = temp_path("timeline.svg").string();
   const auto run = run_shardscope({"explain", script_path(), "--devices", "tpu-v5e-8", "--compare", "tpu-v5p-16",
                                    "--format", "md", "--timeline", svg_path},

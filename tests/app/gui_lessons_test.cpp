@@ -115,7 +115,7 @@ TEST_CASE("presentation mode fills the screen at 1920x1080 and --ui-scale 1.5 wi
   CHECK(heading_heights[1] > heading_heights[0] * 1.3);
 }
 
-TEST_CASE("headless runs leave saved settings and history alone; --persist and interactive runs save") {
+TEST_CASE("headless runs leave saved settings and history alone, --persist and interactive runs save") {
   Workdir dir;
   dir.write("scene.py", kScene);
   const std::string settings = "theme = dark\nwindow_width = 1200\n";

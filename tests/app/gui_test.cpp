@@ -209,7 +209,7 @@ TEST_CASE("shardscope with no arguments opens the window on the default scene") 
   CHECK(read(dir.file("config/history.jsonl")).find("make_mesh((2, 4)") != std::string::npos);
 }
 
-TEST_CASE("a scene's NaN scale fails its cell, not the window; an unwritable history is said once") {
+TEST_CASE("a scene's NaN scale fails its cell, not the window, an unwritable history is said once") {
   Workdir dir;
   dir.write("scene.py", std::string(kScene) +
                             "\n# %%\njax.debug.visualize_array_sharding(x, scale=float('nan'))\n"
@@ -226,7 +226,7 @@ TEST_CASE("a scene's NaN scale fails its cell, not the window; an unwritable his
   CHECK(fs::is_directory(dir.path / "config" / "history.jsonl"));
 }
 
-TEST_CASE("a symlinked window history stays a symlink; its target holds the cells run") {
+TEST_CASE("a symlinked window history stays a symlink, its target holds the cells run") {
   Workdir dir;
   dir.write("kept.jsonl", "");
   fs::create_symlink(dir.path / "kept.jsonl", dir.path / "config" / "history.jsonl");

@@ -217,7 +217,7 @@ TEST_CASE("bfloat16 arrays print each element as ml_dtypes does: %g, without a c
 }
 
 TEST_CASE(
-    "from 0.11.2 an array of a million elements or more reprs as its shape; smaller ones and 0.11.1 print values") {
+    "from 0.11.2 an array of a million elements or more reprs as its shape, smaller ones and 0.11.1 print values") {
   REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
                    "_shardscope.set_jax_version('0.11.2')\nimport jax\nimport jax.numpy as jnp\n")
               .ok());
@@ -231,7 +231,7 @@ TEST_CASE(
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
 
-TEST_CASE("jnp.array keeps a Python number weakly typed; jax.typeof takes only arrays and scalars") {
+TEST_CASE("jnp.array keeps a Python number weakly typed, jax.typeof takes only arrays and scalars") {
   REQUIRE(run_cell(kPrelude).ok());
   REQUIRE(run_cell("profile_before = _shardscope.jax_version()\n_shardscope.set_jax_version('0.11.2')\n").ok());
   CHECK(printed("print(repr(jnp.array(42)), repr(jnp.asarray(3.5)), repr(jnp.array(True)), repr(jnp.array([1, 2])))") ==
@@ -434,7 +434,7 @@ TEST_CASE("grad and jvp of concrete arguments evaluate primals: Python control f
         "TracerBoolConversionError\n");
 }
 
-TEST_CASE("jax.typeof(x).sharding is the type's NamedSharding; shard_map without in_specs takes the types' specs") {
+TEST_CASE("jax.typeof(x).sharding is the type's NamedSharding, shard_map without in_specs takes the types' specs") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("em = jax.make_mesh((4, 2), ('a', 'b'), axis_types=(jax.sharding.AxisType.Explicit,) * 2)\n"
                 "xe = jax.device_put(jnp.arange(32.).reshape(8, 4), NamedSharding(em, P('a', None)))\n"
@@ -446,7 +446,7 @@ TEST_CASE("jax.typeof(x).sharding is the type's NamedSharding; shard_map without
                 "print(total)") == "496.0\n");
 }
 
-TEST_CASE("shard_map on an Explicit mesh types its results; one on the context mesh names the AbstractMesh") {
+TEST_CASE("shard_map on an Explicit mesh types its results, one on the context mesh names the AbstractMesh") {
   REQUIRE(run_cell(kPrelude).ok());
   const std::string program =
       "m2 = jax.make_mesh((2,), ('i',), axis_types=(jax.sharding.AxisType.Explicit,))\n"

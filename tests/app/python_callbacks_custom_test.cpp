@@ -37,7 +37,7 @@ TEST_CASE("pure_callback runs the host function once on whole values, eagerly, u
   CHECK(printed("calls.clear()\njax.jit(lambda x: (f(x), 1.0)[1])(jnp.ones(2))\nprint(calls)") == "[]\n");
 }
 
-TEST_CASE("vmap of pure_callback follows vmap_method; differentiation and ordered io_callback raise JAX's errors") {
+TEST_CASE("vmap of pure_callback follows vmap_method, differentiation and ordered io_callback raise JAX's errors") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("xs = jnp.arange(6.).reshape(3, 2)\n"
                 "print(jax.vmap(functools.partial(f, method='sequential'))(xs)[2], calls)") ==

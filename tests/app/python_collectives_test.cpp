@@ -125,7 +125,7 @@ TEST_CASE("psum_scatter leaves each device its piece of the sum (tiled, untiled,
                 " mesh, P('i'), P(None, 'i')), [xc], cb.reshape(8, 2, 8).sum(0)))") == "True\n");
 }
 
-TEST_CASE("ppermute moves blocks along (source, destination) pairs; devices that receive nothing get zeros") {
+TEST_CASE("ppermute moves blocks along (source, destination) pairs, devices that receive nothing get zeros") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("ring = [(j, (j + 1) % 8) for j in range(8)]\n"
                 "print(same(smap(lambda b: lax.ppermute(b, axis_name='i', perm=ring), mesh, P('i'), P('i')), [x], "

@@ -54,7 +54,7 @@ TEST_CASE("scan, fori_loop, while_loop and map equal their Python loops") {
         "3.0 [1. 1. 1.] [0. 0. 1.]\n");
 }
 
-TEST_CASE("cond and switch pick a branch; the old five-argument cond still works") {
+TEST_CASE("cond and switch pick a branch, the old five-argument cond still works") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("print(lax.cond(True, lambda x: x + 1, lambda x: x - 1, 3), "
                 "lax.cond(0.0, lambda x: x + 1, lambda x: x - 1, 3))") == "4 2\n");
@@ -145,7 +145,7 @@ TEST_CASE("control flow raises JAX's errors") {
                           "output types match.\n") != std::string::npos);
 }
 
-TEST_CASE("grad through scan, static fori_loop, cond, switch and checkpoint; jvp through while") {
+TEST_CASE("grad through scan, static fori_loop, cond, switch and checkpoint, jvp through while") {
   REQUIRE(run_cell(kPrelude).ok());
   // d/dc of the final carry of step over 4 values is 0.5**4.
   CHECK(printed("print(jax.grad(lambda c: lax.scan(step, c, jnp.asarray(xs_np))[0])(1.0))") == "0.0625\n");

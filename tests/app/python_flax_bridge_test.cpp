@@ -53,7 +53,7 @@ constexpr const char* kMultiCollections =
 
 }  // namespace
 
-TEST_CASE("ToNNX before Flax 0.10.5: Linen init takes the Rngs' keys as they are; collections become Variables") {
+TEST_CASE("ToNNX before Flax 0.10.5: Linen init takes the Rngs' keys as they are, collections become Variables") {
   REQUIRE(run_cell(prelude("0.4.31")).ok());
   // The guide's first recording (September 2024) of model.w.
   CHECK(printed("print(model.w.value[0], type(model.w).__name__)") == "[ 0.35401407  0.38010964 -0.20674096] Param\n");
@@ -93,7 +93,7 @@ TEST_CASE("to_linen builds the NNX module from the Linen streams and stores its 
   CHECK(printed("print(sorted(var))") == "['LoRAParam', 'counts', 'params']\n");
 }
 
-TEST_CASE("NNX metadata rides in NNXMeta boxes; Linen Partitioned boxes become sharding annotations and back") {
+TEST_CASE("NNX metadata rides in NNXMeta boxes, Linen Partitioned boxes become sharding annotations and back") {
   REQUIRE(run_cell(prelude("0.4.31") +
                    "class Dot(nnx.Module):\n"
                    "  def __init__(self, din, dout, rngs):\n"

@@ -44,7 +44,7 @@ TEST_CASE("flax_fix_rng_separator puts a zero byte before each folded part: ('ab
   REQUIRE(run_cell("flax.config.update('flax_fix_rng_separator', False)").ok());
 }
 
-TEST_CASE("nn.vmap lifts only the listed collections and streams; a split stream gives example i split(key)[i]") {
+TEST_CASE("nn.vmap lifts only the listed collections and streams, a split stream gives example i split(key)[i]") {
   REQUIRE(run_cell(kPrelude + std::string("flax.config.update('flax_fix_rng_separator', True)\n") + kOtherModel +
                    "x = jnp.ones((3, 2))\nkeys = {'params': jax.random.key(0), 'other': jax.random.key(1)}\n")
               .ok());
@@ -87,7 +87,7 @@ TEST_CASE("nn.scan traces its body twice, as Flax's axes_scan does: draws inside
   REQUIRE(run_cell("flax.config.update('flax_fix_rng_separator', False)").ok());
 }
 
-TEST_CASE("Dropout masks with a Bernoulli draw from the 'dropout' stream; deterministic passes inputs through") {
+TEST_CASE("Dropout masks with a Bernoulli draw from the 'dropout' stream, deterministic passes inputs through") {
   REQUIRE(run_cell(kPrelude).ok());
   CHECK(printed("d = nn.Dropout(0.5)\nx = jnp.ones(8)\nprint(d.apply({}, x, deterministic=True))") ==
         "[1. 1. 1. 1. 1. 1. 1. 1.]\n");
@@ -99,7 +99,7 @@ TEST_CASE("Dropout masks with a Bernoulli draw from the 'dropout' stream; determ
   CHECK_FALSE(run_cell("nn.Dropout(0.5, deterministic=True).apply({}, x, deterministic=True)").ok());
 }
 
-TEST_CASE("init leaves out 'intermediates' and is the only call that is initializing; sow appends when mutable") {
+TEST_CASE("init leaves out 'intermediates' and is the only call that is initializing, sow appends when mutable") {
   REQUIRE(run_cell(kPrelude + std::string("class M(nn.Module):\n"
                                           "  def setup(self):\n"
                                           "    self.w = self.param('w', nn.initializers.ones, (2,))\n"

@@ -51,7 +51,7 @@ TEST_CASE("Linear, Embed and LayerNorm draw Flax's initial values and print as F
         "[-1.3416404  -0.44721344  0.44721344  1.3416404 ]\n");
 }
 
-TEST_CASE("split gives Flax's GraphDef and a sorted State; merge rebuilds the module; grad and Adam step as Flax") {
+TEST_CASE("split gives Flax's GraphDef and a sorted State, merge rebuilds the module, grad and Adam step as Flax") {
   REQUIRE(run_cell(kPrelude + std::string("lin = nnx.Linear(3, 4, rngs=nnx.Rngs(0))\n")).ok());
   CHECK(printed("g, st = nnx.split(lin)\nprint(len(g.nodes), g.nodes[0].num_attributes, g.num_leaves, list(st))") ==
         "4 13 2 ['bias', 'kernel']\n");

@@ -106,7 +106,7 @@ TEST_CASE("optax.adam's two updates equal a hand computation, with its state sha
                 "print(optax.apply_updates({'w': jnp.array([1.0])}, u)['w'])") == "[0.]\n");
 }
 
-TEST_CASE("optax's losses give the formulas' values; integer-label cross-entropy needs float logits and int labels") {
+TEST_CASE("optax's losses give the formulas' values, integer-label cross-entropy needs float logits and int labels") {
   REQUIRE(run_cell(kPrelude).ok());
   // By hand: logits (1, 2, 3) and label 2: log(e + e^2 + e^3) - 3 = 0.40760596; one-hot gives the same; the
   // squared error of (1, 2) against (0, 4) is (1, 4), the L2 loss half that; sigmoid BCE of 0 is log 2.

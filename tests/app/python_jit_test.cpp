@@ -194,7 +194,7 @@ TEST_CASE("an eager with_sharding_constraint holds the sharding as given, traili
                 ".sharding.spec)") == "P('b', None)\n");
 }
 
-TEST_CASE("array refs: a jitted function's writes to an outside ref land on every call; inner refs are pure") {
+TEST_CASE("array refs: a jitted function's writes to an outside ref land on every call, inner refs are pure") {
   REQUIRE(run_cell("import jax, jax.numpy as jnp\n").ok());
   CHECK(printed("counts = jax.new_ref(jnp.zeros(3))\n"
                 "@jax.jit\n"
@@ -252,7 +252,7 @@ TEST_CASE("jit names a namedtuple field in its non-array argument error, and jnp
         "None is not a valid value for jnp.array\nNone is not a valid value for jnp.array\n");
 }
 
-TEST_CASE("jax_debug_nans: a NaN from an eager op raises; a jitted one reruns its function op by op to find it") {
+TEST_CASE("jax_debug_nans: a NaN from an eager op raises, a jitted one reruns its function op by op to find it") {
   REQUIRE(run_cell("import jax, jax.numpy as jnp\n"
                    "def log_of_negative(x):\n    return jnp.log(-3 * jnp.square(x))\n")
               .ok());

@@ -188,7 +188,7 @@ TEST_CASE("pmap outputs carry PmapSharding from 0.4.1 until pmap became jit of s
   CHECK(printed("print(type(jax.pmap(lambda v: v)(jnp.arange(8.0)).sharding).__name__)") == "NamedSharding\n");
 }
 
-TEST_CASE("jax_default_prng_impl is threefry2x32; other implementations are not simulated") {
+TEST_CASE("jax_default_prng_impl is threefry2x32, other implementations are not simulated") {
   REQUIRE(run_cell(prelude("0.11.0")).ok());
   CHECK(printed("print(jax.config.jax_default_prng_impl)") == "threefry2x32\n");
   CHECK_FALSE(run_cell("jax.config.update('jax_default_prng_impl', 'rbg')").ok());

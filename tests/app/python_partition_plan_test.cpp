@@ -421,7 +421,7 @@ TEST_CASE("independent all-reduces over the same devices run as one combined all
                 "count(jax.jit(lambda a, b: (a.sum(0), b.sum(0))), a, a * 2))") == "2 1\n");
 }
 
-TEST_CASE("XLA:GPU closes a combined all-reduce at 30 MiB; XLA:CPU combines any size") {
+TEST_CASE("XLA:GPU closes a combined all-reduce at 30 MiB, XLA:CPU combines any size") {
   // Abstract arguments: nothing is allocated. Each partial sum is a 12 MiB block per device: two fit in 30 MiB.
   const char* const program =
       "m = jax.make_mesh((8,), ('d',), axis_types=(AxisType.Auto,))\n"

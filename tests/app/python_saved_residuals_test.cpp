@@ -136,7 +136,7 @@ TEST_CASE("custom_remat: under a checkpoint the rules see its policy and give th
                 "print(hasattr(jax, 'custom_remat'))\n_shardscope.set_jax_version('0.11.2')") == "False\n");
 }
 
-TEST_CASE("vjp runs the forward pass once on known primals; its pullback can be jitted and vmapped later") {
+TEST_CASE("vjp runs the forward pass once on known primals, its pullback can be jitted and vmapped later") {
   REQUIRE(run_cell(kModel).ok());
   CHECK(printed("calls = []\n"
                 "def branchy(x):\n"

@@ -99,7 +99,7 @@ TEST_CASE("make_jaxpr of 2 * sin(x) + 1 prints JAX's newest text with typed lite
         "  in (d,) }");
 }
 
-TEST_CASE("a jit inside a traced function becomes a jit equation; a closed-over array becomes a constvar") {
+TEST_CASE("a jit inside a traced function becomes a jit equation, a closed-over array becomes a constvar") {
   const Value x = f32_array({4}, iota_f32(4), on_device_0());
   const Value offset = f32_array({4}, {10, 20, 30, 40}, on_device_0());
   const Function outer = [&](const std::vector<Value>& args) {
@@ -127,7 +127,7 @@ TEST_CASE("jit runs partitioned and honours out_shardings") {
   CHECK(values_of(out[0])[5] == doctest::Approx(2 * std::sin(5.0) + 1).epsilon(1e-6));
 }
 
-TEST_CASE("vmap of a row dot gives per-row dots; grad of sum(sin(x)) is cos(x); jvp of sin is cos * t") {
+TEST_CASE("vmap of a row dot gives per-row dots, grad of sum(sin(x)) is cos(x), jvp of sin is cos * t") {
   const Value v = f32_array({3, 2}, {1, 2, 3, 4, 5, 6}, on_device_0());
   const Function dot = [](const std::vector<Value>& args) {
     const Params numbers = {

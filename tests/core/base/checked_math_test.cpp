@@ -11,7 +11,7 @@
 
 using namespace shardscope;
 
-TEST_CASE("products that fit are exact; ones that overflow int64 name the values") {
+TEST_CASE("products that fit are exact, ones that overflow int64 name the values") {
   CHECK(multiply_exact(1LL << 31, 1LL << 31) == (1LL << 62));
   CHECK_FALSE(multiply_exact(1LL << 32, 1LL << 32).has_value());
   CHECK_FALSE(multiply_exact(std::numeric_limits<int64_t>::max(), 2).has_value());

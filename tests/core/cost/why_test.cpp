@@ -79,7 +79,7 @@ TEST_CASE("the contraction's all-reduce names the operands that carry the reduce
   CHECK(text.find("%arg1 f32[16,4] is P('y', None): the caller passed argument 1 laid out so") != std::string::npos);
 }
 
-TEST_CASE("a result's layout: the constraint pins it; an unsharded value says nothing shards it") {
+TEST_CASE("a result's layout: the constraint pins it, an unsharded value says nothing shards it") {
   const Compiled compiled = layer(mesh_2x4());
   const WhyAnswer out = why_output(compiled, 0);
   CHECK(out.subject == "result 0, %2 (sharding_constraint) f32[8,4] is P(None, 'y')");

@@ -128,7 +128,7 @@ TEST_CASE("a loop carry takes the sharding its body yields, as Shardy's data-flo
   for (int64_t i = 0; i < got->size(); ++i) CHECK(got->element_as_double(i) == want->element_as_double(i));
 }
 
-TEST_CASE("a scan carry takes the xs sharding its body adds it to; the body's sum is all-reduced inside") {
+TEST_CASE("a scan carry takes the xs sharding its body adds it to, the body's sum is all-reduced inside") {
   const Mesh mesh = data_model_mesh();
   const JaxprPtr jaxpr = scan_with_sum();
   const NamedSharding in = named(mesh, "P('data', 'model')");
@@ -151,7 +151,7 @@ TEST_CASE("a scan carry takes the xs sharding its body adds it to; the body's su
   }
 }
 
-TEST_CASE("a while carry keeps its sharding; a sum over two sharded dims in cond is two all-reduces") {
+TEST_CASE("a while carry keeps its sharding, a sum over two sharded dims in cond is two all-reduces") {
   const Mesh mesh = data_model_mesh();
   const JaxprPtr jaxpr = while_with_sum_in_cond();
   const NamedSharding in = named(mesh, "P('data', 'model')");

@@ -18,7 +18,7 @@ constexpr const char* kLesson =
 
 }  // namespace
 
-TEST_CASE("a lesson's steps pair prose with the code after it; the run line is not a step") {
+TEST_CASE("a lesson's steps pair prose with the code after it, the run line is not a step") {
   const Lesson lesson = make_lesson(parse_percent_script(kLesson), true, kLesson);
   CHECK(lesson.title == "Lesson 2: partition specs");
   CHECK(lesson.run.devices == "cpu:8");
@@ -45,7 +45,7 @@ TEST_CASE("the run line is only read before the first cell") {
   CHECK(lesson_run_flags("# shardscope-run: --devices tpu-v4-16\n# %%\n").devices == "tpu-v4-16");
 }
 
-TEST_CASE("the cursor runs each step once, going forward; back only moves; re-run repeats up to here") {
+TEST_CASE("the cursor runs each step once, going forward, back only moves, re-run repeats up to here") {
   LessonCursor cursor(3);
   CHECK(cursor.next() == std::vector<std::size_t>{0});  // the first Next starts the lesson
   CHECK(cursor.current() == 0);

@@ -5,7 +5,7 @@
 
 using namespace shardscope;
 
-TEST_CASE("headings, paragraphs, rules and quotes are blocks; paragraph lines join with spaces") {
+TEST_CASE("headings, paragraphs, rules and quotes are blocks, paragraph lines join with spaces") {
   const auto blocks =
       parse_markdown("# Lesson 2: specs\n\nA `PartitionSpec` says\nhow to split.\n\n---\n> a note\n## Next ##\n");
   REQUIRE(blocks.size() == 5);
@@ -39,7 +39,7 @@ TEST_CASE("lists: bullets, numbers, nesting and continuation lines") {
   CHECK(plain_text(blocks[3].spans) == "star");
 }
 
-TEST_CASE("fenced code keeps its lines and language; text after the fence goes on") {
+TEST_CASE("fenced code keeps its lines and language, text after the fence goes on") {
   const auto blocks = parse_markdown("Run:\n```python\nx = 1\n  y = [2]\n```\nafter\n~~~\nraw\n~~~");
   REQUIRE(blocks.size() == 4);
   CHECK(blocks[1].kind == MarkdownBlockKind::kCode);
@@ -51,7 +51,7 @@ TEST_CASE("fenced code keeps its lines and language; text after the fence goes o
   CHECK(parse_markdown("```\na\nb")[0].text == "a\nb");
 }
 
-TEST_CASE("emphasis, links and escapes; underscores inside names stay text") {
+TEST_CASE("emphasis, links and escapes, underscores inside names stay text") {
   const auto spans = parse_inline_markdown("**bold** and *it* or _it_, [docs](https://x.org/a), shard_map \\*x\\*");
   REQUIRE(spans.size() >= 7);
   CHECK(spans[0].text == "bold");

@@ -19,7 +19,7 @@ json cell_record() {
 
 }  // namespace
 
-TEST_CASE("identical runs have no differences; the report says how many cells were compared") {
+TEST_CASE("identical runs have no differences, the report says how many cells were compared") {
   const std::vector<json> run = {cell_record(), cell_record()};
   CHECK(diff_runs(run, run).empty());
   CHECK(diff_report({}, "shardscope", "python", 2) == "2 cells compared: no differences\n");
@@ -46,7 +46,7 @@ TEST_CASE("shardings: type, spec, mesh and each device's block") {
   CHECK(differences[0].right == "blocks {\"0\":[[0,1]],\"1\":[[0,2]]}");
 }
 
-TEST_CASE("values beyond float tolerance, not within it; shapes and missing arrays") {
+TEST_CASE("values beyond float tolerance, not within it, shapes and missing arrays") {
   json near = cell_record();
   near["variables"]["x"]["values"][1] = 1.0000001;
   CHECK(diff_runs({cell_record()}, {near}).empty());

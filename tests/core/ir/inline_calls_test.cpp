@@ -33,7 +33,7 @@ Eqn eqn(const std::string& name, std::vector<Atom> inputs, std::vector<Var> outp
 
 }  // namespace
 
-TEST_CASE("equations nothing reads are dropped; what feeds a result stays") {
+TEST_CASE("equations nothing reads are dropped, what feeds a result stays") {
   Jaxpr program;
   program.invars = {var(1)};
   program.eqns.push_back(eqn("sin", {var(1)}, {var(2)}));

@@ -196,7 +196,7 @@ TEST_CASE("grad through scan equals the hand-derived gradient") {
   CHECK(host(out[1]) == std::vector<double>{loss_grad(1), loss_grad(2), loss_grad(3), loss_grad(4)});
 }
 
-TEST_CASE("reverse-mode through while_loop raises JAX's ValueError; forward mode works") {
+TEST_CASE("reverse-mode through while_loop raises JAX's ValueError, forward mode works") {
   ensure_autodiff_rules();
   LoopSpec spec;
   spec.what = "while_loop body";
@@ -286,7 +286,7 @@ TEST_CASE("checkpoint binds remat2 with JAX's params and grad through it is exac
         std::vector<double>{3.0});
 }
 
-TEST_CASE("a scan costs its body times its length; a cond its most expensive branch") {
+TEST_CASE("a scan costs its body times its length, a cond its most expensive branch") {
   ensure_cost_rules();
   const Traced traced = trace_function(
       [](const std::vector<Value>& args) {

@@ -91,7 +91,7 @@ TEST_CASE("scatter prints ScatterDimensionNumbers and its combiner as JAX 0.11 d
         "unique_indices=False update_consts=() update_jaxpr=None");
 }
 
-TEST_CASE("sort: several operands ordered by the keys, NaN last; top_k: the largest, first index on ties") {
+TEST_CASE("sort: several operands ordered by the keys, NaN last, top_k: the largest, first index on ties") {
   const BufferPtr keys = f32({2, 3}, {3, NAN, 1, 0, -1, 0});
   const BufferPtr vals = i32({2, 3}, {0, 1, 2, 3, 4, 5});
   const std::vector<BufferPtr> sorted = run_all("sort", {keys, vals}, sort_params(1, 1));

@@ -32,7 +32,7 @@ TEST_CASE("equivalent shardings place the same block on every device") {
   CHECK_FALSE(is_equivalent_to(make_single_device_sharding(d1, profile), on_mesh("P()"), 1, profile));
 }
 
-TEST_CASE("counts and addressable devices follow the device assignment; other hosts are not addressable") {
+TEST_CASE("counts and addressable devices follow the device assignment, other hosts are not addressable") {
   const JaxProfile profile;
   const NamedSharding local = on_mesh("P('x')");
   CHECK(num_devices(local) == 8);

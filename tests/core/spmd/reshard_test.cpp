@@ -33,7 +33,7 @@ std::vector<float> floats(const BufferPtr& b) {
 
 }  // namespace
 
-TEST_CASE("swapping equal-sized axes between dims is one collective-permute; other moves keep their collectives") {
+TEST_CASE("swapping equal-sized axes between dims is one collective-permute, other moves keep their collectives") {
   const Mesh square = cpu_mesh({2, 2}, {"x", "y"});
   const auto swap = reshard_steps({{"x"}, {"y"}}, {{"y"}, {"x"}}, square);
   REQUIRE(swap.size() == 1);
@@ -85,7 +85,7 @@ TEST_CASE("a permuting reshard moves each block once and only from devices whose
   }
 }
 
-TEST_CASE("the axes leaving one dim go in one all-gather over their combined groups; each dim gathers on its own") {
+TEST_CASE("the axes leaving one dim go in one all-gather over their combined groups, each dim gathers on its own") {
   const Mesh mesh = cpu_mesh({4, 2}, {"data", "model"});
   // A dim tiled over both axes (XLA tiles it once, eight ways) becomes whole with one all-gather of all 8 devices.
   const auto whole = reshard_steps({{"data", "model"}}, {{}}, mesh);

@@ -39,7 +39,7 @@ TEST_CASE("every recorded text/html of the notebook corpus is rich's rendering o
   CHECK(compared >= 60);  // the 12 notebooks with rich output
 }
 
-TEST_CASE("styles become rich's CSS; markup characters are escaped") {
+TEST_CASE("styles become rich's CSS, markup characters are escaped") {
   CHECK(ansi_to_jupyter_html("a<b>&c") == std::string(kPre) + "a&lt;b&gt;&amp;c</pre>\n");
   CHECK(ansi_to_jupyter_html("\x1b[1;36m0\x1b[0m,\x1b[1;36m1\x1b[0m") ==
         std::string(kPre) +

@@ -72,7 +72,7 @@ TEST_CASE("a kernel's array is drawn with the mesh, device order and spec the ke
   CHECK(snapshot->meshes.empty());
 }
 
-TEST_CASE("meshes bound in the kernel's namespace are listed with their device order; odd ones are left out") {
+TEST_CASE("meshes bound in the kernel's namespace are listed with their device order, odd ones are left out") {
   const json inspection = {{"jax_version", "0.11.2"},
                            {"devices", devices(4)},
                            {"variables", json::object()},

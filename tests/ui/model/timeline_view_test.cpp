@@ -67,7 +67,7 @@ TEST_CASE("the serial timeline spans the box, one lane per device, collectives o
   CHECK_FALSE(timeline_hit(layout, 500, 40));
 }
 
-TEST_CASE("the overlapped timeline hides eq1 behind the all-reduce; many devices share one lane") {
+TEST_CASE("the overlapped timeline hides eq1 behind the all-reduce, many devices share one lane") {
   const Rect box{0, 0, 170 + 700, 10};
   const TimelineViewLayout layout = timeline_view_layout(explanation(64), Schedule::kOverlapped, box);
   REQUIRE(layout.lanes.size() == 1);
