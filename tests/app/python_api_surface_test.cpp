@@ -493,3 +493,43 @@ TEST_CASE("arrays are uncommitted until device_put places them, and arrays laid 
                 "z = jax.device_put(jnp.arange(8.), jax.sharding.NamedSharding(m, jax.sharding.PartitionSpec('x')))\n"
                 "print(z.committed, (z * 2).committed)") == "True True\n");
 }
+
+TEST_CASE("typed PRNG keys are leaves to jax.tree and jax.tree_util, while transformations reach their data") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("k = jax.random.key(0)\n").ok());
+  CHECK(printed("print(jax.tree.structure({'a': k, 'b': [k, 1]}))") == "PyTreeDef({'a': *, 'b': [*, *]})\n");
+  CHECK(printed("print(jax.tree.leaves([k])[0] is k, len(jax.tree_util.tree_leaves(jax.random.split(k, 3))))") ==
+        "True 1\n");
+  CHECK(printed("print([jax.tree_util.keystr(p) for p, _ in jax.tree.flatten_with_path({'a': (k, 2.0)})[0]])") ==
+        "[\"['a'][0]\", \"['a'][1]\"]\n");
+  CHECK(printed("print(jax.tree.map(lambda x: x.dtype, {'a': k}), jax.tree_util.all_leaves([k]), "
+                "jax.tree_util.is_tree_node(type(k)))") == "{'a': key<fry>} True False\n");
+  // jit, vmap and grad's argument handling still carries the key through.
+  CHECK(printed("print(jax.jit(lambda t: jax.random.uniform(t['a']))({'a': k}) == jax.random.uniform(k))") ==
+        "True\n");
+  CHECK(printed("print(jax.vmap(lambda t: jax.random.bits(t))(jax.random.split(k, 2)).shape)") == "(2,)\n");
+  // A jit argument's tracer is named by its key path, attribute names included.
+  CHECK(printed("import collections\nPoint = collections.namedtuple('Point', 'x y')\n"
+                "try:\n    jax.jit(lambda p: bool(p.y > 0))(Point(1.0, 2.0))\n"
+                "except jax.errors.TracerBoolConversionError as ex:\n    print(str(ex).split('\\n')[1].split('. ')[1])") ==
+        "This concrete value was not available in Python because it depends on the value of the argument p.y.\n");
+}
+
+TEST_CASE("the jax.tree_* aliases warn from their deprecation, name their removal from 0.6.0 and go in 0.9.0") {
+  REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n").ok());
+  const std::string probe =
+      "import warnings\nwith warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+      "    try:\n        f = jax.tree_leaves\n        print(f([1, (2,)]), [str(w.message) for w in caught])\n"
+      "    except AttributeError as ex:\n        print('AttributeError:', ex)";
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.3.5')\nimport jax").ok());
+  CHECK(printed(probe) == "[1, 2] []\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.4.30')").ok());
+  CHECK(printed(probe) == "[1, 2] ['jax.tree_leaves is deprecated: use jax.tree.leaves (jax v0.4.25 or newer) or "
+                          "jax.tree_util.tree_leaves (any JAX version).']\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.8.1')").ok());
+  CHECK(printed(probe) == "AttributeError: jax.tree_leaves was removed in JAX v0.6.0: use jax.tree.leaves (jax v0.4.25 "
+                          "or newer) or jax.tree_util.tree_leaves (any JAX version).\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.9.0')").ok());
+  CHECK(printed(probe) == "AttributeError: module 'jax' has no attribute 'tree_leaves'\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)").ok());
+}

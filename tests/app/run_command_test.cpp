@@ -328,7 +328,12 @@ TEST_CASE("the array class and jax.tree_map's deprecation follow the JAX version
   CHECK(mid.out == "<class 'jaxlib.xla_extension.ArrayImpl'>\n[2, 3]\n");
   CHECK(mid.err.find(warning) != std::string::npos);
   CHECK(mid.err.find("  print(jax.tree_map(lambda a: a + 1, [1, 2]))") != std::string::npos);
-  const CliResult now = run_cli({"run", script, "--jax-version", "0.7.0"});
-  CHECK(now.out == "<class 'jaxlib._jax.ArrayImpl'>\n[2, 3]\n");
+  // 0.6.0 made the alias an AttributeError naming its removal, and 0.9.0 dropped the name altogether.
+  const CliResult removed = run_cli({"run", script, "--jax-version", "0.7.0"});
+  CHECK(removed.out == "<class 'jaxlib._jax.ArrayImpl'>\n");
+  CHECK(removed.err.find("AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or "
+                         "newer) or jax.tree_util.tree_map (any JAX version).") != std::string::npos);
+  const CliResult now = run_cli({"run", script, "--jax-version", "0.11.2"});
+  CHECK(now.err.find("AttributeError: module 'jax' has no attribute 'tree_map'") != std::string::npos);
   CHECK(now.err.find(warning) == std::string::npos);
 }

@@ -213,19 +213,37 @@ def eval_shape(fun, *args, **kwargs):
     return traced_eval_shape(fun, *args, **kwargs)
 
 
-def _tree_map(f, tree, *rest, is_leaf=None):
-    return _tree.tree_map(f, tree, *rest, is_leaf=is_leaf)
+# jax.tree_* aliases of jax.tree_util: (first version that warned on access, jax.tree short name). They became
+# AttributeErrors naming their removal in 0.6.0 and left the module in 0.9.0.
+_TREE_ALIASES = {
+    'treedef_is_leaf': ((0, 3, 15), None),
+    'tree_flatten': ((0, 3, 15), 'flatten'),
+    'tree_leaves': ((0, 3, 15), 'leaves'),
+    'tree_structure': ((0, 3, 15), 'structure'),
+    'tree_transpose': ((0, 3, 15), 'transpose'),
+    'tree_unflatten': ((0, 3, 15), 'unflatten'),
+    'tree_map': ((0, 4, 26), 'map'),
+}
+
+
+def _tree_alias(name):
+    warned_from, short = _TREE_ALIASES[name]
+    version = _shardscope.jax_version_info()
+    if version >= (0, 9, 0):
+        raise AttributeError(f"module 'jax' has no attribute '{name}'")
+    advice = (f'use jax.tree_util.{name}.' if short is None else
+              f'use jax.tree.{short} (jax v0.4.25 or newer) or jax.tree_util.{name} (any JAX version).')
+    if version >= (0, 6, 0):
+        raise AttributeError(f'jax.{name} was removed in JAX v0.6.0: {advice}')
+    if version >= warned_from:
+        import warnings
+        warnings.warn(f'jax.{name} is deprecated: {advice}', DeprecationWarning, stacklevel=3)
+    return getattr(tree_util, name)
 
 
 def __getattr__(name):
-    # jax.tree_map: deprecated (a DeprecationWarning on access) from 0.4.26 until it was removed after 0.5.3.
-    if name == 'tree_map':
-        version = tuple(int(part) for part in __version__.split('.')[:3])
-        if (0, 4, 26) <= version <= (0, 5, 3):
-            import warnings
-            warnings.warn('jax.tree_map is deprecated: use jax.tree.map (jax v0.4.25 or newer) or '
-                          'jax.tree_util.tree_map (any JAX version).', DeprecationWarning, stacklevel=2)
-        return _tree_map
+    if name in _TREE_ALIASES:
+        return _tree_alias(name)
     # Array refs (mutable arrays) became jax.new_ref / jax.freeze in 0.8.0.
     if name in ('new_ref', 'freeze', 'Ref'):
         version = tuple(int(part) for part in __version__.split('.')[:3])

@@ -1,12 +1,13 @@
 # jax.tree_util.
-from jax._src.tree import (tree_flatten, tree_unflatten, tree_leaves, tree_structure, tree_map,  # noqa: F401
-                           register_pytree_node, register_pytree_node_class, PyTreeDef)
-from jax._src.tree import (tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path, keystr,  # noqa: F401
-                           register_pytree_with_keys, register_pytree_with_keys_class, DictKey, SequenceKey,
+from jax._src.tree import (tree_unflatten, register_pytree_node, register_pytree_node_class, PyTreeDef,  # noqa: F401
+                           keystr, register_pytree_with_keys, register_pytree_with_keys_class, DictKey, SequenceKey,
                            GetAttrKey, FlattenedIndexKey)
-from jax._src.tree_extras import (tree_all, tree_reduce, tree_reduce_associative, tree_transpose,  # noqa: F401
-                                  tree_broadcast, treedef_is_leaf, treedef_children, treedef_tuple, all_leaves,
-                                  flatten_one_level, is_tree_node, Partial, register_dataclass, register_static)
+from jax._src.tree_user import (tree_flatten, tree_leaves, tree_structure, tree_map,  # noqa: F401
+                                tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path, tree_all,
+                                tree_reduce, tree_reduce_associative, tree_broadcast, all_leaves, flatten_one_level,
+                                is_tree_node)
+from jax._src.tree_extras import (tree_transpose, treedef_is_leaf, treedef_children, treedef_tuple,  # noqa: F401
+                                  Partial, register_dataclass, register_static)
 
 
 def __getattr__(name):

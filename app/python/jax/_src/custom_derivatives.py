@@ -3,7 +3,7 @@
 import functools
 
 import _shardscope
-from jax import tree_util
+from jax._src import tree as tree_util
 
 
 # The differentiations (grad, jvp, vjp...) whose traces are open, innermost last: "jvp" for forward mode only,

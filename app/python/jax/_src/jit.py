@@ -565,19 +565,8 @@ def eval_shape(fun, *args, **kwargs):
 
 
 def _leaf_paths(tree):
-    """Key-path suffixes ('', '[0]', "['a']") of a pytree's leaves, in flattening order."""
-    if tree is None:
-        return []
-    if isinstance(tree, (tuple, list)) and not hasattr(tree, '_fields'):
-        return [f'[{i}]' + rest for i, child in enumerate(tree) for rest in _leaf_paths(child)]
-    if isinstance(tree, dict):
-        return [f'[{key!r}]' + rest for key in sorted(tree) for rest in _leaf_paths(tree[key])]
-    if isinstance(tree, tuple) and hasattr(tree, '_fields'):  # a namedtuple's children are its attributes
-        return [f'.{name}' + rest for name, child in zip(tree._fields, tree) for rest in _leaf_paths(child)]
-    leaves = tree_util.tree_leaves(tree)
-    if len(leaves) == 1 and leaves[0] is tree:
-        return ['']
-    return [f'[{i}]' for i in range(len(leaves))]
+    """Key-path suffixes ('', '[0]', "['a']", '.kernel.value') of a pytree's leaves, in flattening order."""
+    return [tree_util.keystr(path) for path, _ in tree_util.tree_flatten_with_path(tree)[0]]
 
 
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None, static_argnames=None,

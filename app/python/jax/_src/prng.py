@@ -312,3 +312,4 @@ def _compare(a, b, reduce):
 # as JAX's dispatch registry does, so keys keep their type across them.
 _tree.register_pytree_node(PRNGKeyArray, lambda x: ((x._base_array,), x._impl),
                            lambda impl, children: PRNGKeyArray(impl, children[0]))
+_tree.register_user_leaf(PRNGKeyArray)

@@ -132,6 +132,27 @@ def _sorted_keys(mapping):
         raise ValueError('Comparator raised exception while sorting pytree dictionary keys.') from None
 
 
+# Types a transformation flattens into their data (a typed PRNG key into its key words) that users see as leaves:
+# JAX's key arrays are jax.Array leaves to every jax.tree / jax.tree_util function, while jit, vmap and grad reach
+# their data through this registry. jax._src.tree_user gives the users' view.
+_user_leaf_types = set()
+
+
+def register_user_leaf(kind):
+    _user_leaf_types.add(kind)
+
+
+def as_user_is_leaf(is_leaf):
+    """`is_leaf` extended to the types users see as leaves."""
+    if is_leaf is None:
+        return _is_user_leaf
+    return lambda x: type(x) in _user_leaf_types or is_leaf(x)
+
+
+def _is_user_leaf(x):
+    return type(x) in _user_leaf_types
+
+
 def _flatten(tree, is_leaf, leaves):
     if is_leaf is not None and is_leaf(tree):
         leaves.append(tree)
@@ -373,6 +394,10 @@ def tree_flatten_with_path(tree, is_leaf=None):
             pairs.append((path, node))
         elif node is None:
             return
+        elif type(node) in _user_leaf_types:
+            # Users see it as one leaf: its data (one array) keeps the node's own path.
+            for child in _registry[type(node)][0](node)[0]:
+                walk(child, path)
         elif type(node) in _registry or type(node) in (tuple, list, dict) or _is_namedtuple(node):
             for key, child in _keyed_children(node):
                 walk(child, path + (key,))
