@@ -141,3 +141,26 @@ TEST_CASE("str() of an NNX object is in Flax's colours where Flax finds a termin
         "b'\\x1b[38;2;79;201;177mParam\\x1b[0m\\x1b[38;2;255;213;3m(\\x1b[0m\\x1b[38;2;105;105;105m # 2 (8 B)\\x1b[0m' "
         "Param( # 2 (8 B)\n");
 }
+
+TEST_CASE("split_rngs gives a vmapped constructor one key per layer and puts the streams back after the call") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("rngs = nnx.Rngs(params=0)\n"
+                   "@nnx.split_rngs(splits=3)\n"
+                   "@nnx.vmap(in_axes=0, out_axes=0)\n"
+                   "def create(r):\n"
+                   "    return nnx.Linear(2, 4, rngs=r)\n"
+                   "stack = create(rngs)\n"
+                   "keys = jax.random.split(jax.random.fold_in(jax.random.key(0), 0), 3)\n")
+              .ok());
+  CHECK(printed("print(stack.kernel.shape, rngs.params.count.value, rngs.params.key.shape)") == "(3, 2, 4) 1 ()\n");
+  // Layer i is the Linear a stream keyed by split(next key, 3)[i] makes.
+  CHECK(printed("same = jax.vmap(lambda k: nnx.Linear(2, 4, rngs=nnx.Rngs(params=k)).kernel.value)(keys)\n"
+                "print(bool(jnp.array_equal(stack.kernel.value, same)))") == "True\n");
+  // Called plainly it leaves the streams split, a key and a zero count per split; `only` picks the streams.
+  CHECK(printed("r = nnx.Rngs(params=0, dropout=1)\nnnx.split_rngs(r, splits=5, only='dropout')\n"
+                "print(r.dropout.key.shape, r.dropout.count.value.shape, r.params.key.shape)") == "(5,) (5,) ()\n");
+  CHECK(printed("try:\n    nnx.split_rngs(r, splits=2, squeeze=True)\nexcept ValueError as ex:\n    print(ex)") ==
+        "squeeze=True is only supported for splits=1\n");
+  // A name nnx lacks is an AttributeError, not jax.nn's NotImplementedError.
+  CHECK(printed("print(hasattr(nnx, 'no_such_name'), nnx.relu is jax.nn.relu)") == "False True\n");
+}

@@ -25,7 +25,7 @@ from flax.nnx.nn.stochastic import Dropout  # noqa: F401
 from flax.nnx.training.optimizer import Optimizer, OptState, OptArray, OptVariable  # noqa: F401
 from flax.nnx import training  # noqa: F401
 from flax.nnx.variablelib import register_variable_name, variable_type_from_name, variable_name_from_type  # noqa
-from flax.nnx.rnglib import reseed  # noqa: F401
+from flax.nnx.rnglib import reseed, split_rngs, restore_rngs, SplitBackups  # noqa: F401
 from flax.nnx.spmd import with_sharding_constraint  # noqa: F401
 from flax.nnx.nn.lora import LoRA, LoRAParam  # noqa: F401
 from flax.nnx import bridge  # noqa: F401
@@ -46,6 +46,8 @@ def pure(tree):
 
 def __getattr__(name):
     # Activations (nnx.relu, nnx.gelu, ...) are jax.nn's.
-    if hasattr(_jax_nn, name):
+    # (jax.nn raises NotImplementedError for a name it does not simulate, which hasattr would let through.)
+    import _shardscope
+    if not name.startswith('_') and hasattr(_shardscope.nn, name):
         return getattr(_jax_nn, name)
     raise AttributeError(f"module 'flax.nnx' has no attribute '{name}'")

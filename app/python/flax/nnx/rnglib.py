@@ -154,8 +154,66 @@ class Rngs(Pytree):
         return self._per_stream(split, 'split')
 
 
-def split_rngs(*args, **kwargs):
-    raise NotImplementedError('nnx.split_rngs is not simulated; use rngs.split(n) or rngs.fork(split=n)')
+class SplitBackups:
+    """What split_rngs replaced: each stream's key and count, put back when a `with split_rngs(...)` block ends (a
+    plain call leaves the streams split)."""
+
+    def __init__(self, backups):
+        self.backups = backups
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        restore_rngs(self)
+        return False
+
+
+def restore_rngs(backups):
+    for stream, key, count in backups.backups:
+        stream.key.set_value(key)
+        stream.count.set_value(count)
+
+
+_MISSING = object()
+
+
+def split_rngs(node=_MISSING, /, *, splits, only=..., squeeze=False):
+    """Replaces each matching stream's key in `node` by `splits` keys split from its next key (counts restart at
+    zero, one per key), so a vmap or scan over the new leading axis gives each step its own stream. As a decorator
+    it splits the streams in the call's arguments for the call only."""
+    import functools
+    if node is _MISSING:
+        def decorator(f):
+            @functools.wraps(f)
+            def wrapper(*args, **kwargs):
+                with split_rngs((args, kwargs), splits=splits, only=only, squeeze=squeeze):
+                    return f(*args, **kwargs)
+            return wrapper
+        return decorator
+    if squeeze and splits != 1:
+        raise ValueError('squeeze=True is only supported for splits=1')
+    from flax.nnx import graphlib
+    predicate = filterlib.to_predicate(only)
+    backups = []
+    for path, stream in graphlib.iter_graph(node):
+        if not (isinstance(stream, RngStream) and predicate((*path, 'key'), stream.key)
+                and predicate((*path, 'count'), stream.count)):
+            continue
+        key = stream()
+        backups.append((stream, stream.key[...], stream.count[...]))
+        key = random.split(key, splits)
+        if squeeze:
+            key = key[0]
+        stream.key.set_value(key)
+        if squeeze:
+            counts_shape = stream.count.shape
+        elif isinstance(splits, int):
+            counts_shape = (splits, *stream.count.shape)
+        else:
+            counts_shape = (*splits, *stream.count.shape)
+        stream.count.set_value(jnp.zeros(counts_shape, dtype=jnp.uint32))
+    return SplitBackups(backups)
 
 
 def reseed(node, /, **stream_keys):

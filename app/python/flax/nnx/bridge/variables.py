@@ -96,17 +96,31 @@ def _recursive_merge(dict1, dict2):
 
 def linen_vars_to_nnx_attrs(variables):
     """Linen variables ({collection: {name: value or sub-layer dict}}) as NNX attributes: a Variable per value,
-    sub-layers merged across collections."""
+    sub-layers merged across collections. From Flax 0.12 anything that is not a dict is one value (a sown tuple
+    becomes one Intermediate), and a path two collections both hold is an error."""
+    from flax import _versions
+    if _versions.flax_version() < (0, 12, 0):
+        nnx_vars = jax.tree_util.tree_map_with_path(lambda kp, x: to_nnx_var(str(_key_name(kp[0])), x),
+                                                    dict(variables),
+                                                    is_leaf=lambda x: isinstance(x, meta.AxisMetadata))
+        nnx_attrs = collections.defaultdict(dict)
+        for _, col_tree in nnx_vars.items():
+            for attr_name, value in col_tree.items():
+                if isinstance(value, tp.Mapping):  # a sub-layer
+                    nnx_attrs[attr_name] = _recursive_merge(nnx_attrs[attr_name], dict(value))
+                else:
+                    nnx_attrs[attr_name] = value
+        return dict(nnx_attrs)
     nnx_vars = jax.tree_util.tree_map_with_path(lambda kp, x: to_nnx_var(str(_key_name(kp[0])), x), dict(variables),
-                                                is_leaf=lambda x: isinstance(x, meta.AxisMetadata))
-    nnx_attrs = collections.defaultdict(dict)
-    for _, col_tree in nnx_vars.items():
-        for attr_name, value in col_tree.items():
-            if isinstance(value, tp.Mapping):  # a sub-layer
-                nnx_attrs[attr_name] = _recursive_merge(nnx_attrs[attr_name], dict(value))
-            else:
-                nnx_attrs[attr_name] = value
-    return dict(nnx_attrs)
+                                                is_leaf=lambda x: not isinstance(x, dict))
+    flat_paths = {}
+    for col_tree in nnx_vars.values():
+        for path, variable in _flatten_attrs(dict(col_tree)).items():
+            if path in flat_paths:
+                raise ValueError(f'Found duplicate variable path {path} with variables {flat_paths[path]} and '
+                                 f'{variable}. This is not allowed in NNX.')
+            flat_paths[path] = variable
+    return traverse_util.unflatten_dict(flat_paths)
 
 
 def _flatten_attrs(tree, prefix=()):
