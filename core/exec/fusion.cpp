@@ -2,6 +2,7 @@
 #include "exec/fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -31,8 +32,35 @@ bool fusible(const Eqn& eqn) {
   });
 }
 
+bool contractible_float(DType dtype) { return dtype == DType::kFloat32 || dtype == DType::kFloat64; }
+
+// LLVM's contraction of `fadd/fsub (fmul x, y), z` as XLA:CPU emits it for a fused elementwise loop: the first
+// operand's product is taken when both are products; a subtracted product negates its multiplicand.
+std::optional<FusedMultiplyAdd> contraction(const Eqn& eqn, const FusionStep& step,
+                                            const std::map<std::size_t, const FusionStep*>& product_of_slot) {
+  const std::string& name = eqn.primitive->name;
+  const bool is_sub = name == "sub";
+  if (!(is_sub || name == "add" || name == "add_any") || step.operands.size() != 2) return std::nullopt;
+  if (!contractible_float(eqn.outputs[0].aval.dtype)) return std::nullopt;
+  for (std::size_t which = 0; which < 2; ++which) {
+    const std::ptrdiff_t operand = step.operands[which];
+    if (operand < 0) continue;
+    const auto product = product_of_slot.find(static_cast<std::size_t>(operand));
+    if (product == product_of_slot.end()) continue;
+    FusedMultiplyAdd fma;
+    fma.product_lhs = product->second->operands[0];
+    fma.product_rhs = product->second->operands[1];
+    fma.addend = step.operands[1 - which];
+    fma.negate_product = is_sub && which == 1;
+    fma.negate_addend = is_sub && which == 0;
+    return fma;
+  }
+  return std::nullopt;
+}
+
 // Numbers the group's values and turns its literals into buffers, once per plan.
 void compile(const Jaxpr& jaxpr, FusionGroup& group) {
+  std::map<std::size_t, const FusionStep*> product_of_slot;
   std::map<int64_t, std::size_t> slot_of;
   for (const Var& input : group.inputs) slot_of.emplace(input.id, group.slots++);
   for (std::size_t e = group.begin; e < group.end; ++e) {
@@ -51,7 +79,102 @@ void compile(const Jaxpr& jaxpr, FusionGroup& group) {
     slot_of[eqn.outputs[0].id] = step.out_slot;
     group.steps.push_back(std::move(step));
   }
+  // Products are looked up by slot once every step is in place (steps' addresses are then stable).
+  product_of_slot.clear();
+  for (FusionStep& step : group.steps) {
+    const Eqn& eqn = jaxpr.eqns[step.eqn];
+    step.fma = contraction(eqn, step, product_of_slot);
+    if (eqn.primitive->name == "mul" && step.operands.size() == 2 && contractible_float(eqn.outputs[0].aval.dtype)) {
+      product_of_slot[step.out_slot] = &step;
+    }
+  }
   for (const Var& output : group.outputs) group.output_slots.push_back(slot_of.at(output.id));
+  // A product read by nothing but the steps that contract it (and not a group output) need not be computed.
+  std::map<std::size_t, int> other_reads;
+  for (const std::size_t slot : group.output_slots) ++other_reads[slot];
+  for (const FusionStep& step : group.steps) {
+    for (const std::ptrdiff_t operand : step.operands) {
+      if (operand < 0) continue;
+      const auto slot = static_cast<std::size_t>(operand);
+      const bool contracted = step.fma && product_of_slot.count(slot) != 0 && operand != step.fma->addend;
+      if (!contracted) ++other_reads[slot];
+    }
+  }
+  for (const auto& [slot, product] : product_of_slot) {
+    if (other_reads[slot] == 0) {
+      group.steps[static_cast<std::size_t>(product - group.steps.data())].only_feeds_contraction = true;
+    }
+  }
+}
+
+// out[i] = fma(product_sign * x[i], y[i], addend_sign * z[i]); a stride of 0 broadcasts a rank-0 operand. The
+// strides are template arguments so the loops vectorize; on x86 a copy built for the FMA instruction set is used
+// (with AVX2) when the processor has it (std::fma is otherwise a library call per element). The signs are ±1: exact.
+template <class Float, int SX, int SY, int SZ>
+void fma_loop(const Float* x, const Float* y, const Float* z, Float product_sign, Float addend_sign, Float* out,
+              int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::fma(product_sign * x[i * SX], y[i * SY], addend_sign * z[i * SZ]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class Float, int SX, int SY, int SZ>
+__attribute__((target("avx2,fma"), optimize("vect-cost-model=dynamic"))) void fma_loop_hardware(
+    const Float* x, const Float* y, const Float* z, Float product_sign, Float addend_sign, Float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::fma(product_sign * x[i * SX], y[i * SY], addend_sign * z[i * SZ]);
+}
+
+bool has_fma_instructions() {
+  static const bool has = __builtin_cpu_supports("fma") != 0 && __builtin_cpu_supports("avx2") != 0;
+  return has;
+}
+#endif
+
+template <class Float, int SX, int SY, int SZ>
+void fma_strided(const Float* x, const Float* y, const Float* z, Float product_sign, Float addend_sign, Float* out,
+                 int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (has_fma_instructions()) {
+    fma_loop_hardware<Float, SX, SY, SZ>(x, y, z, product_sign, addend_sign, out, n);
+    return;
+  }
+#endif
+  fma_loop<Float, SX, SY, SZ>(x, y, z, product_sign, addend_sign, out, n);
+}
+
+template <class Float>
+void fused_multiply_add(const Buffer& lhs, const Buffer& rhs, const Buffer& addend, const FusedMultiplyAdd& fma,
+                        Buffer& out) {
+  const auto* x = reinterpret_cast<const Float*>(lhs.bytes().data());
+  const auto* y = reinterpret_cast<const Float*>(rhs.bytes().data());
+  const auto* z = reinterpret_cast<const Float*>(addend.bytes().data());
+  auto* result = reinterpret_cast<Float*>(out.mutable_bytes().data());
+  const Float ps = fma.negate_product ? Float(-1) : Float(1);
+  const Float as = fma.negate_addend ? Float(-1) : Float(1);
+  const int64_t n = out.size();
+  const int pattern = (lhs.size() == 1 && n != 1 ? 4 : 0) | (rhs.size() == 1 && n != 1 ? 2 : 0) |
+                      (addend.size() == 1 && n != 1 ? 1 : 0);
+  switch (pattern) {  // bit set: that operand is broadcast
+    case 0: fma_strided<Float, 1, 1, 1>(x, y, z, ps, as, result, n); break;
+    case 1: fma_strided<Float, 1, 1, 0>(x, y, z, ps, as, result, n); break;
+    case 2: fma_strided<Float, 1, 0, 1>(x, y, z, ps, as, result, n); break;
+    case 3: fma_strided<Float, 1, 0, 0>(x, y, z, ps, as, result, n); break;
+    case 4: fma_strided<Float, 0, 1, 1>(x, y, z, ps, as, result, n); break;
+    case 5: fma_strided<Float, 0, 1, 0>(x, y, z, ps, as, result, n); break;
+    case 6: fma_strided<Float, 0, 0, 1>(x, y, z, ps, as, result, n); break;
+    default: fma_strided<Float, 0, 0, 0>(x, y, z, ps, as, result, n); break;
+  }
+}
+
+// One contracted step over a chunk: the product's operands and the addend are the step's inputs.
+BufferPtr run_fused_multiply_add(const FusedMultiplyAdd& fma, const BufferPtr& lhs, const BufferPtr& rhs,
+                                 const BufferPtr& addend, const Aval& out_aval) {
+  auto out = std::make_shared<Buffer>(out_aval.dtype, out_aval.shape, Buffer::Uninitialized{});
+  if (out_aval.dtype == DType::kFloat32) {
+    fused_multiply_add<float>(*lhs, *rhs, *addend, fma, *out);
+  } else {
+    fused_multiply_add<double>(*lhs, *rhs, *addend, fma, *out);
+  }
+  return out;
 }
 
 Aval with_shape(const Aval& aval, Shape shape) {
@@ -223,6 +346,8 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     }
     scratch.avals_for = chunk_shape;
   };
+  // Read on the calling thread: the pool's threads do not see its scope.
+  const bool contract = executing_compiled_program();
   const auto run_task = [&](std::size_t t, Scratch& scratch) {
     const Task& task = tasks[t];
     const Shape& local_shape = *local_shapes[task.device];
@@ -243,6 +368,7 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
       }
       for (std::size_t k = 0; k < group.steps.size(); ++k) {
         const FusionStep& step = group.steps[k];
+        if (contract && step.only_feeds_contraction) continue;
         const Eqn& eqn = jaxpr.eqns.at(step.eqn);
         std::vector<BufferPtr>& operands = scratch.operands;
         operands.clear();
@@ -250,19 +376,26 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
           operands.push_back(operand < 0 ? group.literals[static_cast<std::size_t>(-1 - operand)]
                                          : values[static_cast<std::size_t>(operand)]);
         }
-        std::vector<BufferPtr> results;
+        // A group output's chunk may be written straight into the device's block by the step that makes it.
+        std::optional<StorageOffer> offer;
         if (const std::ptrdiff_t o = output_of_slot[step.out_slot]; o >= 0 && !whole) {
-          // The kernel may write this chunk of a group output straight into the device's block.
           const auto index = static_cast<std::size_t>(o);
           const std::size_t item = dtype_size(group.outputs[index].aval.dtype);
-          const StorageOffer offer(
-              blocks[index][task.device],
-              blocks[index][task.device]->mutable_bytes().data() + static_cast<std::size_t>(offset) * item,
-              static_cast<std::size_t>(length) * item);
-          results = eqn.primitive->impl(operands, scratch.step_avals[k], eqn.params);
-        } else {
-          results = eqn.primitive->impl(operands, scratch.step_avals[k], eqn.params);
+          offer.emplace(blocks[index][task.device],
+                        blocks[index][task.device]->mutable_bytes().data() + static_cast<std::size_t>(offset) * item,
+                        static_cast<std::size_t>(length) * item);
         }
+        if (step.fma && contract) {
+          const auto operand_buffer = [&](std::ptrdiff_t operand) -> const BufferPtr& {
+            return operand < 0 ? group.literals[static_cast<std::size_t>(-1 - operand)]
+                               : values[static_cast<std::size_t>(operand)];
+          };
+          values[step.out_slot] = run_fused_multiply_add(
+              *step.fma, operand_buffer(step.fma->product_lhs), operand_buffer(step.fma->product_rhs),
+              operand_buffer(step.fma->addend), with_shape(eqn.outputs[0].aval, chunk_shape));
+          continue;
+        }
+        std::vector<BufferPtr> results = eqn.primitive->impl(operands, scratch.step_avals[k], eqn.params);
         values[step.out_slot] = std::move(results.at(0));
       }
       for (std::size_t o = 0; o < group.output_slots.size(); ++o) {

@@ -14,10 +14,22 @@ namespace shardscope {
 // Equations [begin, end) of a jaxpr that can run chunk by chunk: every one is elementwise with one
 // result of `shape`, and every operand is rank 0 or has `shape` too.
 // How a group runs: its equations over a table of value slots (group inputs first, then each result).
+// An add or sub of a product made in the same group, which XLA:CPU's code generator contracts into one fused
+// multiply-add (rounded once): out = fma(±product_lhs, product_rhs, ±addend). Operands as in FusionStep.
+struct FusedMultiplyAdd {
+  std::ptrdiff_t product_lhs = 0;
+  std::ptrdiff_t product_rhs = 0;
+  std::ptrdiff_t addend = 0;
+  bool negate_product = false;
+  bool negate_addend = false;
+};
+
 struct FusionStep {
   std::size_t eqn = 0;                   // index into the jaxpr's equations
   std::vector<std::ptrdiff_t> operands;  // slot >= 0, or -1 - index into FusionGroup::literals
   std::size_t out_slot = 0;
+  std::optional<FusedMultiplyAdd> fma;   // set when the step runs as a contracted multiply-add
+  bool only_feeds_contraction = false;   // a product that only contracted steps read: skipped when they run
 };
 
 struct FusionGroup {

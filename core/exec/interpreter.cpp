@@ -14,6 +14,16 @@
 #include "mesh/mesh.h"
 
 namespace shardscope {
+
+namespace {
+thread_local int compiled_program_depth = 0;
+}  // namespace
+
+bool executing_compiled_program() { return compiled_program_depth > 0; }
+
+CompiledProgramScope::CompiledProgramScope() { ++compiled_program_depth; }
+
+CompiledProgramScope::~CompiledProgramScope() { --compiled_program_depth; }
 namespace {
 
 template <typename Value>

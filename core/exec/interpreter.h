@@ -17,6 +17,19 @@ namespace shardscope {
 [[nodiscard]] std::vector<DeviceBuffers> evaluate_jaxpr_per_device(const Jaxpr& jaxpr, const SpmdContext& context,
                                                                    const std::vector<DeviceBuffers>& args);
 
+// Whether what runs now is a program XLA compiles as a whole (a jit or pmap call, a control-flow primitive, a
+// nested jit run eagerly), where its code generator contracts a multiply feeding an add into one fused
+// multiply-add. Eager ops, and eager shard_map and vmap bodies, run op by op in JAX: each result is rounded.
+[[nodiscard]] bool executing_compiled_program();
+// Marks the evaluations it encloses, on this thread, as a compiled program's.
+class CompiledProgramScope {
+ public:
+  CompiledProgramScope();
+  ~CompiledProgramScope();
+  CompiledProgramScope(const CompiledProgramScope&) = delete;
+  CompiledProgramScope& operator=(const CompiledProgramScope&) = delete;
+};
+
 // A scalar buffer holding a literal's value in the literal's dtype.
 [[nodiscard]] BufferPtr literal_buffer(const Literal& literal);
 

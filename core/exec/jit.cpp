@@ -634,6 +634,7 @@ JitRun run_jit(const Jaxpr& caller, const std::vector<Array>& args, const JitOpt
     throw type_error(options.name + "() takes " + std::to_string(caller.invars.size()) + " arguments, got " +
                      std::to_string(args.size()));
   }
+  const CompiledProgramScope compiled;
   // Nested calls (jit inside jit, jax.nn's jitted functions, checkpoint) are partitioned as part of their
   // caller, so shardings flow through them instead of stopping at a call boundary.
   std::shared_ptr<const InlinedProgram> inlined;

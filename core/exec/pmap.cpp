@@ -76,6 +76,7 @@ std::vector<DeviceBuffers> run_instances(const Jaxpr& body, const std::vector<Bu
     locals.push_back(std::move(per_device));
   }
   const AxisEnvScope scope({{axis_name, n}});
+  const CompiledProgramScope compiled;  // pmap compiles its function
   return evaluate_jaxpr_per_device(body, SpmdContext{&mesh, log}, locals);
 }
 

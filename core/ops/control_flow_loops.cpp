@@ -45,6 +45,7 @@ Aval stacked_aval(const Aval& slice, int64_t length) {
 }
 
 std::vector<BufferPtr> run_nested(const Jaxpr& jaxpr, std::vector<BufferPtr> args) {
+  const CompiledProgramScope compiled;  // JAX compiles a control-flow primitive even when it runs eagerly
   return evaluate_jaxpr(jaxpr, args);
 }
 

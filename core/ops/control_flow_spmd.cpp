@@ -20,6 +20,7 @@ Values slice_of(const Values& operands, std::size_t begin, std::size_t end) {
 
 Values scan_per_device(const SpmdContext& context, std::span<const DeviceBuffers> in, std::span<const Aval>,
                        const Params& params) {
+  const CompiledProgramScope compiled;  // JAX compiles a control-flow primitive even when it runs eagerly
   const ScanLayout layout = scan_layout(params);
   const Jaxpr& body = *nested_jaxpr(params, "jaxpr");
   const Values operands(in.begin(), in.end());
@@ -83,6 +84,7 @@ Values each_device(const Primitive& primitive, std::span<const DeviceBuffers> in
 
 Values while_per_device(const Primitive& self, const SpmdContext& context, std::span<const DeviceBuffers> in,
                         std::span<const Aval> avals, const Params& params) {
+  const CompiledProgramScope compiled;  // JAX compiles a control-flow primitive even when it runs eagerly
   const WhileLayout layout = while_layout(params);
   const Jaxpr& body = *nested_jaxpr(params, "body_jaxpr");
   const Jaxpr& cond = *nested_jaxpr(params, "cond_jaxpr");
@@ -108,6 +110,7 @@ Values while_per_device(const Primitive& self, const SpmdContext& context, std::
 
 Values cond_per_device(const Primitive& self, const SpmdContext& context, std::span<const DeviceBuffers> in,
                        std::span<const Aval> avals, const Params& params) {
+  const CompiledProgramScope compiled;  // JAX compiles a control-flow primitive even when it runs eagerly
   const std::vector<JaxprPtr> branches = cond_branches(params);
   const std::optional<int64_t> index = agreed(in[0]);
   if (!index) return each_device(self, in, avals, params, branches[0]->outvars.size());

@@ -63,6 +63,7 @@ Primitive jit_primitive() {
     return out;
   };
   p.impl = [](std::span<const BufferPtr> in, std::span<const Aval>, const Params& params) {
+    const CompiledProgramScope compiled;  // an eager call of a jitted function compiles it
     return evaluate_jaxpr(inner_jaxpr(params), std::vector<BufferPtr>(in.begin(), in.end()));
   };
   p.printed_name = [](const JaxProfile& profile) -> std::string {

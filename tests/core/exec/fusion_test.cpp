@@ -247,3 +247,45 @@ TEST_CASE("fused chunked runs are bit-identical to each kernel run on whole buff
   // The inputs were read in place, never written.
   CHECK(xb->as<float>()[5] == xs[5]);
 }
+
+TEST_CASE("a product feeding an add or sub in a compiled program is one fused multiply-add, rounded once") {
+  ensure_core_primitives();
+  // x * x = 1 + 2^-11 + 2^-24 exactly, which float32 rounds (a tie, to even) to 1 + 2^-11 = z.
+  const float x = 1.0F + std::ldexp(1.0F, -12);
+  const float z = 1.0F + std::ldexp(1.0F, -11);
+  const auto run = [&](const std::string& op, bool product_first, bool compiled) {
+    JaxprBuilder b;
+    const Var xs = b.arg(Aval::of({4}, DType::kFloat32));
+    const Var zs = b.arg(Aval::of({4}, DType::kFloat32));
+    const Atom product = b.bind1("mul", {xs, xs});
+    const Atom out = product_first ? b.bind1(op, {product, zs}) : b.bind1(op, {zs, product});
+    const JaxprPtr jaxpr = b.build({out});
+    const std::vector<BufferPtr> args = {make_buffer(DType::kFloat32, {4}, std::vector<float>(4, x)),
+                                         make_buffer(DType::kFloat32, {4}, std::vector<float>(4, z))};
+    if (!compiled) return evaluate_jaxpr(*jaxpr, args).at(0)->as<float>()[0];
+    const CompiledProgramScope scope;
+    return evaluate_jaxpr(*jaxpr, args).at(0)->as<float>()[0];
+  };
+  const float tiny = std::ldexp(1.0F, -24);
+  // Op by op (eager JAX) the product is rounded first.
+  CHECK(run("sub", true, false) == 0.0F);
+  CHECK(run("sub", false, false) == 0.0F);
+  // Compiled, LLVM contracts fsub(fmul x y, z) to fma(x, y, -z) and fsub(z, fmul x y) to fma(-x, y, z).
+  CHECK(run("sub", true, true) == tiny);
+  CHECK(run("sub", false, true) == -tiny);
+  // A product the program also returns is still computed, rounded on its own.
+  JaxprBuilder b;
+  const Var xs = b.arg(Aval::of({4}, DType::kFloat32));
+  const Var zs = b.arg(Aval::of({4}, DType::kFloat32));
+  const Atom product = b.bind1("mul", {xs, xs});
+  const JaxprPtr both = b.build({product, b.bind1("sub", {product, zs})});
+  const CompiledProgramScope scope;
+  const std::vector<BufferPtr> outs =
+      evaluate_jaxpr(*both, {make_buffer(DType::kFloat32, {4}, std::vector<float>(4, x)),
+                             make_buffer(DType::kFloat32, {4}, std::vector<float>(4, z))});
+  CHECK(outs.at(0)->as<float>()[3] == z);
+  CHECK(outs.at(1)->as<float>()[3] == tiny);
+  // (An add of a larger addend loses the difference again: 2 + 2^-10 either way.)
+  CHECK(run("add", true, true) == 2.0F * z);
+  CHECK(run("add", false, true) == 2.0F * z);
+}
