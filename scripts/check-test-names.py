@@ -20,8 +20,9 @@ def main():
                 problems.append(f"{where}: TEST_CASE name has ';', which CTest splits, so the case never runs: {name}")
             seen.setdefault(name, []).append(str(where))
     for name, files in seen.items():
-        if len(files) > 1 and len(set(files)) < len(files):
-            problems.append(f"{files[0]}: TEST_CASE name used {len(files)} times in one file: {name}")
+        for where in sorted(set(files)):
+            if files.count(where) > 1:
+                problems.append(f"{where}: TEST_CASE name used {files.count(where)} times in one file: {name}")
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0
