@@ -505,13 +505,13 @@ TEST_CASE("typed PRNG keys are leaves to jax.tree and jax.tree_util, while trans
   CHECK(printed("print(jax.tree.map(lambda x: x.dtype, {'a': k}), jax.tree_util.all_leaves([k]), "
                 "jax.tree_util.is_tree_node(type(k)))") == "{'a': key<fry>} True False\n");
   // jit, vmap and grad's argument handling still carries the key through.
-  CHECK(printed("print(jax.jit(lambda t: jax.random.uniform(t['a']))({'a': k}) == jax.random.uniform(k))") ==
-        "True\n");
+  CHECK(printed("print(jax.jit(lambda t: jax.random.uniform(t['a']))({'a': k}) == jax.random.uniform(k))") == "True\n");
   CHECK(printed("print(jax.vmap(lambda t: jax.random.bits(t))(jax.random.split(k, 2)).shape)") == "(2,)\n");
   // A jit argument's tracer is named by its key path, attribute names included.
-  CHECK(printed("import collections\nPoint = collections.namedtuple('Point', 'x y')\n"
-                "try:\n    jax.jit(lambda p: bool(p.y > 0))(Point(1.0, 2.0))\n"
-                "except jax.errors.TracerBoolConversionError as ex:\n    print(str(ex).split('\\n')[1].split('. ')[1])") ==
+  CHECK(printed(
+            "import collections\nPoint = collections.namedtuple('Point', 'x y')\n"
+            "try:\n    jax.jit(lambda p: bool(p.y > 0))(Point(1.0, 2.0))\n"
+            "except jax.errors.TracerBoolConversionError as ex:\n    print(str(ex).split('\\n')[1].split('. ')[1])") ==
         "This concrete value was not available in Python because it depends on the value of the argument p.y.\n");
 }
 
@@ -524,12 +524,28 @@ TEST_CASE("the jax.tree_* aliases warn from their deprecation, name their remova
   REQUIRE(run_cell("_shardscope.set_jax_version('0.3.5')\nimport jax").ok());
   CHECK(printed(probe) == "[1, 2] []\n");
   REQUIRE(run_cell("_shardscope.set_jax_version('0.4.30')").ok());
-  CHECK(printed(probe) == "[1, 2] ['jax.tree_leaves is deprecated: use jax.tree.leaves (jax v0.4.25 or newer) or "
-                          "jax.tree_util.tree_leaves (any JAX version).']\n");
+  CHECK(printed(probe) ==
+        "[1, 2] ['jax.tree_leaves is deprecated: use jax.tree.leaves (jax v0.4.25 or newer) or "
+        "jax.tree_util.tree_leaves (any JAX version).']\n");
   REQUIRE(run_cell("_shardscope.set_jax_version('0.8.1')").ok());
-  CHECK(printed(probe) == "AttributeError: jax.tree_leaves was removed in JAX v0.6.0: use jax.tree.leaves (jax v0.4.25 "
-                          "or newer) or jax.tree_util.tree_leaves (any JAX version).\n");
+  CHECK(printed(probe) ==
+        "AttributeError: jax.tree_leaves was removed in JAX v0.6.0: use jax.tree.leaves (jax v0.4.25 "
+        "or newer) or jax.tree_util.tree_leaves (any JAX version).\n");
   REQUIRE(run_cell("_shardscope.set_jax_version('0.9.0')").ok());
   CHECK(printed(probe) == "AttributeError: module 'jax' has no attribute 'tree_leaves'\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)").ok());
+}
+
+TEST_CASE("config options JAX removed are accepted until the release that dropped them") {
+  REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\nimport jax\n").ok());
+  const std::string probe =
+      "for name in ('jax_array', 'jax_eager_pmap', 'jax_spmd_mode'):\n"
+      "    try:\n        jax.config.update(name, True)\n        print(name, 'set')\n"
+      "    except AttributeError as ex:\n        print(ex)";
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.4.13')").ok());
+  CHECK(printed(probe) == "jax_array set\njax_eager_pmap set\njax_spmd_mode set\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.6.0')").ok());
+  CHECK(printed(probe) ==
+        "Unrecognized config option: jax_array\nUnrecognized config option: jax_eager_pmap\njax_spmd_mode set\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)").ok());
 }

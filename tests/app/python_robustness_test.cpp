@@ -118,6 +118,8 @@ const std::vector<FailureCase>& failure_cases() {
        "Unknown backend metal. Available backends are ['tpu']"},
       {"unknown config option", "jax.config.update('jax_bogus_flag', 1)", "AttributeError",
        "Unrecognized config option: jax_bogus_flag"},
+      {"a config option JAX removed", "jax.config.update('jax_array', True)", "AttributeError",
+       "Unrecognized config option: jax_array"},
       {"complex operand", "jnp.ones(3) * 1j", "NotImplementedError",
        "arrays of dtype complex128 are not supported by shardscope yet"},
       {"unknown dtype name", "jnp.zeros(2, dtype='bogus')", "TypeError", "data type 'bogus' not understood"},

@@ -56,13 +56,28 @@ _KNOWN_OPTIONS = frozenset({
 })
 
 
+# Options JAX removed, with the first release that no longer defines them (reading or setting one is then JAX's
+# AttributeError, as for a name it never had).
+_REMOVED_IN = {
+    'jax_array': (0, 4, 14), 'jax_jit_pjit_api_merge': (0, 4, 14), 'jax_parallel_functions_output_gda': (0, 4, 26),
+    'jax_enable_memories': (0, 5, 1), 'jax_sharding_in_types': (0, 5, 1), 'jax_eager_pmap': (0, 6, 0),
+    'jax_spmd_mode': (0, 6, 1),
+}
+
+
+def _defined(name, values):
+    if name in _REMOVED_IN and _shardscope.jax_version_info() >= _REMOVED_IN[name]:
+        return False
+    return name in _KNOWN_OPTIONS or name in values
+
+
 class _Config:
     def __init__(self):
         self._values = {'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None,
                         'jax_num_cpu_devices': -1, 'jax_default_prng_impl': 'threefry2x32'}
 
     def update(self, name, value):
-        if name not in _KNOWN_OPTIONS and name not in self._values:
+        if not _defined(name, self._values):
             raise AttributeError(f"Unrecognized config option: {name}")
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
@@ -85,14 +100,14 @@ class _Config:
         self._values[name] = value
 
     def __getattr__(self, name):
-        if name in _KNOWN_OPTIONS or name in self._values:
+        if _defined(name, vars(self).get('_values', {})):
             return self._values.get(name)
         if name.startswith('jax_'):
             raise AttributeError(f"Unrecognized config option: {name}")
         raise AttributeError(name)
 
     def read(self, name):
-        if name not in _KNOWN_OPTIONS and name not in self._values:
+        if not _defined(name, self._values):
             raise AttributeError(f"Unrecognized config option: {name}")
         return self._values.get(name)
 

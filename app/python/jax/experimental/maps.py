@@ -4,6 +4,10 @@ import contextlib
 
 import _shardscope
 
+if _shardscope.jax_version_info() >= (0, 4, 31):
+    # JAX 0.4.31 deleted the module: `from jax.experimental import maps` then fails as for any missing name.
+    raise ModuleNotFoundError("No module named 'jax.experimental.maps'", name='jax.experimental.maps')
+
 Mesh = _shardscope.Mesh
 
 
