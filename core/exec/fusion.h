@@ -28,8 +28,8 @@ struct FusionStep {
   std::size_t eqn = 0;                   // index into the jaxpr's equations
   std::vector<std::ptrdiff_t> operands;  // slot >= 0, or -1 - index into FusionGroup::literals
   std::size_t out_slot = 0;
-  std::optional<FusedMultiplyAdd> fma;   // set when the step runs as a contracted multiply-add
-  bool only_feeds_contraction = false;   // a product that only contracted steps read: skipped when they run
+  std::optional<FusedMultiplyAdd> fma;  // set when the step runs as a contracted multiply-add
+  bool only_feeds_contraction = false;  // a product that only contracted steps read: skipped when they run
 };
 
 struct FusionGroup {

@@ -384,7 +384,8 @@ TEST_CASE("use_abstract_mesh sets the abstract mesh for a block, inside jit too,
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
 
-TEST_CASE("with_sharding_constraint under an all-Explicit mesh asserts the type from 0.7.1, and `with mesh:` sets none") {
+TEST_CASE(
+    "with_sharding_constraint under an all-Explicit mesh asserts the type from 0.7.1, and `with mesh:` sets none") {
   REQUIRE(run_cell("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
                    "_shardscope.set_jax_version('0.11.2')\n")
               .ok());

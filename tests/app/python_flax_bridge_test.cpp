@@ -163,8 +163,9 @@ TEST_CASE("nnx.with_sharding_constraint places a ToNNX model's state by its anno
 TEST_CASE("ToNNX from Flax 0.12: a sown tuple is one Intermediate, and the modules split and merge back") {
   REQUIRE(run_cell(prelude("0.11.2")).ok());
   // As real Flax 0.12.10 printed it in the bridge guide.
-  CHECK(printed("y = model(x, mutable=True)\nprint(type(model.dot_sum).__name__, type(model.dot_sum.value).__name__)") ==
-        "Intermediate tuple\n");
+  CHECK(
+      printed("y = model(x, mutable=True)\nprint(type(model.dot_sum).__name__, type(model.dot_sum.value).__name__)") ==
+      "Intermediate tuple\n");
   CHECK(printed("static, params, counter, rest = nnx.split(model, nnx.Param, type(model.count), ...)\n"
                 "print(list(params.keys()), list(counter.keys()), list(rest.keys()))") ==
         "['b', 'w'] ['count'] ['dot_sum', 'to_nnx__rngs']\n");
