@@ -158,6 +158,10 @@ TEST_CASE("nnx.with_sharding_constraint places a ToNNX model's state by its anno
   CHECK(printed("st = nnx.state(bridge.lazy_init(bridge.ToNNX(LinenDotP(), rngs=nnx.Rngs(0)), xs))\n"
                 "w = nnx.with_sharding_constraint(st, nnx.get_partition_spec(st))['w'].value\n"
                 "print(type(w.sharding).__name__, w is st['w'].value)") == "SingleDeviceSharding True\n");
+  // Flax 0.12.10 (jax 0.11's) no longer has it.
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(printed("try:\n  nnx.with_sharding_constraint\nexcept AttributeError as ex:\n  print(ex)") ==
+        "Module flax.nnx has no attribute 'with_sharding_constraint'\n");
 }
 
 TEST_CASE("ToNNX from Flax 0.12: a sown tuple is one Intermediate, and the modules split and merge back") {

@@ -3,7 +3,7 @@
 import jax.nn as _jax_nn
 
 from flax.nnx import reprlib, filterlib, statelib, graphlib, variablelib, pytreelib, rnglib, spmd  # noqa: F401
-from flax.nnx.variablelib import (Variable, VariableState, VariableMetadata, Param, BatchStat, Cache,  # noqa: F401
+from flax.nnx.variablelib import (Variable, VariableMetadata, Param, BatchStat, Cache,  # noqa: F401
                                   Intermediate, Perturbation, with_metadata, use_eager_sharding,
                                   using_eager_sharding)
 from flax.nnx.pytreelib import Pytree, Object, Module, data, static, register_data_type, is_data  # noqa: F401
@@ -26,7 +26,6 @@ from flax.nnx.training.optimizer import Optimizer, OptState, OptArray, OptVariab
 from flax.nnx import training  # noqa: F401
 from flax.nnx.variablelib import register_variable_name, variable_type_from_name, variable_name_from_type  # noqa
 from flax.nnx.rnglib import reseed, split_rngs, restore_rngs, SplitBackups  # noqa: F401
-from flax.nnx.spmd import with_sharding_constraint  # noqa: F401
 from flax.nnx.nn.lora import LoRA, LoRAParam  # noqa: F401
 from flax.nnx import bridge  # noqa: F401
 
@@ -45,9 +44,24 @@ def pure(tree):
 
 
 def __getattr__(name):
+    import _shardscope
+    from flax import _versions
+    # Flax 0.12.10 (paired with jax 0.11) no longer exports nnx.with_sharding_constraint, keeps VariableState as a
+    # deprecated alias of Variable, and words a missing name its own way.
+    newest = _versions.flax_version() >= (0, 12, 10)
+    if name == 'with_sharding_constraint' and not newest:
+        from flax.nnx.spmd import with_sharding_constraint
+        return with_sharding_constraint
+    if name == 'VariableState':
+        if newest:
+            import warnings
+            warnings.warn("'VariableState' was removed, this is just an alias to 'Variable'. Plase use 'Variable' "
+                          "directly instead.", DeprecationWarning, stacklevel=2)
+        return Variable
     # Activations (nnx.relu, nnx.gelu, ...) are jax.nn's.
     # (jax.nn raises NotImplementedError for a name it does not simulate, which hasattr would let through.)
-    import _shardscope
     if not name.startswith('_') and hasattr(_shardscope.nn, name):
         return getattr(_jax_nn, name)
+    if newest:
+        raise AttributeError(f"Module flax.nnx has no attribute '{name}'")
     raise AttributeError(f"module 'flax.nnx' has no attribute '{name}'")
