@@ -100,6 +100,7 @@ TEST_CASE("indexing, reshape, NamedSharding specs and reshard give JAX's texts")
         "cannot import name 'with_sharding_constraint' from 'jax.experimental.pjit'\n");
   CHECK(printed("try:\n    from jax.experimental import maps\nexcept ImportError as ex:\n    print(str(ex).split(' "
                 "(')[0])") == "cannot import name 'maps' from 'jax.experimental'\n");
+  CHECK(printed("import jax.experimental\nprint(hasattr(jax.experimental, 'PartitionSpec'))") == "False\n");
   CHECK(attempt("jax.sharding.reshard(jnp.ones(8), P('data'))") ==
         "ValueError Using PartitionSpec when you are not under a mesh context is not allowed. Please pass a "
         "NamedSharding instance or enter into a mesh context via `jax.set_mesh`. Got P('data',)\n");
