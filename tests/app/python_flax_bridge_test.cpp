@@ -176,3 +176,22 @@ TEST_CASE("ToNNX from Flax 0.12: a sown tuple is one Intermediate, and the modul
   CHECK(printed("model = nnx.merge(static, params, counter, rest)\ny = model(x, mutable=True)\n"
                 "print(int(model.count.value), bool(jnp.allclose(model.dot_sum.value[0], y.sum())))") == "2 True\n");
 }
+
+TEST_CASE("a ToNNX module lazily initialized inside nnx.vmap keeps its stacked parameters") {
+  // The bridge guide's NNXVmapped, as real Flax 0.12.10 printed it: (4, 32, 64) and (4, 64).
+  REQUIRE(run_cell(prelude("0.11.2") +
+                   "class NNXVmapped(nnx.Module):\n"
+                   "  def __init__(self, out_dim, vmap_axis_size, rngs):\n"
+                   "    self.linen_dot = nnx.bridge.ToNNX(nn.Dense(out_dim, use_bias=False), rngs=rngs)\n"
+                   "    self.vmap_axis_size = vmap_axis_size\n"
+                   "  def __call__(self, x):\n"
+                   "    @nnx.split_rngs(splits=self.vmap_axis_size)\n"
+                   "    @nnx.vmap(in_axes=(0, 0), axis_size=self.vmap_axis_size)\n"
+                   "    def vmap_fn(submodule, x):\n"
+                   "      return submodule(x)\n"
+                   "    return vmap_fn(self.linen_dot, x)\n")
+              .ok());
+  CHECK(printed("xv = jax.random.normal(jax.random.key(0), (4, 32))\n"
+                "vm = bridge.lazy_init(NNXVmapped(64, 4, rngs=nnx.Rngs(0)), xv)\n"
+                "print(vm.linen_dot.kernel.shape, vm(xv).shape)") == "(4, 32, 64) (4, 64)\n");
+}

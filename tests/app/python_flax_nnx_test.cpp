@@ -164,3 +164,15 @@ TEST_CASE("split_rngs gives a vmapped constructor one key per layer and puts the
   // A name nnx lacks is an AttributeError, not jax.nn's NotImplementedError.
   CHECK(printed("print(hasattr(nnx, 'no_such_name'), nnx.relu is jax.nn.relu)") == "False True\n");
 }
+
+TEST_CASE("nnx.vmap writes the mapped modules' new state back to the caller's objects") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("class Counter(nnx.Module):\n"
+                "    def __init__(self):\n"
+                "        self.count = nnx.BatchStat(jnp.zeros(3))\n"
+                "c = Counter()\n"
+                "@nnx.vmap(in_axes=0)\n"
+                "def bump(m):\n"
+                "    m.count.value = m.count.value + jnp.float32(2)\n"
+                "bump(c)\nbump(c)\nprint(c.count.value)") == "[4. 4. 4.]\n");
+}

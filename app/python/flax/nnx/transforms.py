@@ -138,11 +138,22 @@ def vmap(f=None, *, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_
                               spmd_axis_name=spmd_axis_name, transform_metadata=transform_metadata)
 
     def wrapper(*args):
+        # Graph nodes among the arguments, each with the axis its argument is mapped over: their state after the
+        # call (updated Variables, and attributes a lazy init added) is mapped back out over the same axis and
+        # written to the caller's objects, as NNX transforms propagate graph updates.
+        per_arg = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        tracked = [(node, axis) for arg, axis in zip(args, per_arg) if axis is None or isinstance(axis, int)
+                   for node in _nodes_of(arg)]
+
         def pure(*pargs):
-            out = f(*_from_pure(pargs))
-            return _to_pure(out)
-        out = jax.vmap(pure, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name, axis_size=axis_size)(
-            *_to_pure(args))
+            fargs = _from_pure(pargs)
+            out = f(*fargs)
+            inner = [node for arg, axis in zip(fargs, per_arg) if axis is None or isinstance(axis, int)
+                     for node in _nodes_of(arg)]
+            return _to_pure(out), [graphlib.state(n) for n in inner]
+        out, states = jax.vmap(pure, in_axes=in_axes, out_axes=(out_axes, [axis for _, axis in tracked]),
+                               axis_name=axis_name, axis_size=axis_size)(*_to_pure(args))
+        _write_back([node for node, _ in tracked], states)
         out = _from_pure(out)
         if transform_metadata:
             from flax.nnx import spmd
