@@ -80,7 +80,7 @@ def replay(binary, cells, devices, version):
     # The capture tool records stdout and the exception only: logging records go to stderr there.
     stdout = re.sub(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:.*\n", "", run.stdout, flags=re.M)
     # So do Python's warnings ("file:line: SomeWarning: message" and the source line under it).
-    stdout = re.sub(r"^\S+:[0-9]+: \w*Warning: .*\n(  .*\n)?", "", stdout, flags=re.M)
+    stdout = re.sub(r"^[^\n:]+:[0-9]+: \w*Warning: .*\n(  .*\n)?", "", stdout, flags=re.M)
     for line in stdout.split("\n"):
         if line == MARKER:
             produced.append("")
