@@ -226,24 +226,16 @@ _TREE_ALIASES = {
 }
 
 
-def _tree_alias(name):
-    warned_from, short = _TREE_ALIASES[name]
-    version = _shardscope.jax_version_info()
-    if version >= (0, 9, 0):
-        raise AttributeError(f"module 'jax' has no attribute '{name}'")
-    advice = (f'use jax.tree_util.{name}.' if short is None else
-              f'use jax.tree.{short} (jax v0.4.25 or newer) or jax.tree_util.{name} (any JAX version).')
-    if version >= (0, 6, 0):
-        raise AttributeError(f'jax.{name} was removed in JAX v0.6.0: {advice}')
-    if version >= warned_from:
-        import warnings
-        warnings.warn(f'jax.{name} is deprecated: {advice}', DeprecationWarning, stacklevel=3)
-    return getattr(tree_util, name)
-
-
 def __getattr__(name):
     if name in _TREE_ALIASES:
-        return _tree_alias(name)
+        from jax._src.deprecations import deprecated_attribute
+        warned_from, short = _TREE_ALIASES[name]
+        advice = (f'use jax.tree_util.{name}.' if short is None else
+                  f'use jax.tree.{short} (jax v0.4.25 or newer) or jax.tree_util.{name} (any JAX version).')
+        return deprecated_attribute(__name__, name, lambda: getattr(tree_util, name),
+                                    f'jax.{name} is deprecated: {advice}', warned_from=warned_from,
+                                    removed_in=(0, 6, 0), gone_from=(0, 9, 0),
+                                    removed_message=f'jax.{name} was removed in JAX v0.6.0: {advice}')
     # Array refs (mutable arrays) became jax.new_ref / jax.freeze in 0.8.0.
     if name in ('new_ref', 'freeze', 'Ref'):
         version = tuple(int(part) for part in __version__.split('.')[:3])

@@ -9,19 +9,16 @@ from jax._src.array_methods import ArrayImpl
 def __getattr__(name):
     # Names this module once re-exported: with_sharding_constraint (deprecated from 0.4.16, gone in 0.4.24);
     # PartitionSpec and NamedSharding (deprecated from 0.4.4, gone in 0.4.11).
-    import warnings
-    version = _shardscope.jax_version_info()
-    if name == 'with_sharding_constraint' and version < (0, 4, 24):
-        if version >= (0, 4, 16):
-            warnings.warn('jax.experimental.pjit.with_sharding_constraint is deprecated. Please use '
-                          'jax.lax.with_sharding_constraint.', DeprecationWarning, stacklevel=2)
+    from jax._src.deprecations import deprecated_attribute
+    if name == 'with_sharding_constraint':
         from jax.lax import with_sharding_constraint
-        return with_sharding_constraint
-    if name in ('PartitionSpec', 'NamedSharding') and version < (0, 4, 11):
-        if version >= (0, 4, 4):
-            warnings.warn(f'jax.experimental.pjit.{name} is deprecated. Use jax.sharding.{name}.',
-                          DeprecationWarning, stacklevel=2)
-        return getattr(_shardscope, name)
+        return deprecated_attribute(__name__, name, lambda: with_sharding_constraint,
+                                    'jax.experimental.pjit.with_sharding_constraint is deprecated. Please use '
+                                    'jax.lax.with_sharding_constraint.', warned_from=(0, 4, 16), removed_in=(0, 4, 24))
+    if name in ('PartitionSpec', 'NamedSharding'):
+        return deprecated_attribute(__name__, name, lambda: getattr(_shardscope, name),
+                                    f'jax.experimental.pjit.{name} is deprecated. Use jax.sharding.{name}.',
+                                    warned_from=(0, 4, 4), removed_in=(0, 4, 11))
     import sys
     raise AttributeError(f"module 'jax.experimental.pjit' has no attribute '{name}'", name=name,
                          obj=sys.modules[__name__])
