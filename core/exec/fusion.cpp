@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "base/cpu_features.h"
 #include "base/error.h"
 #include "exec/cancellation.h"
 #include "exec/interpreter.h"
@@ -116,29 +117,18 @@ void fma_loop(const Float* x, const Float* y, const Float* z, Float product_sign
   for (int64_t i = 0; i < n; ++i) out[i] = std::fma(product_sign * x[i * SX], y[i * SY], addend_sign * z[i * SZ]);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-// GCC's -O2 vectorizes only loops whose trip count needs no remainder; clang vectorizes these at -O2 already.
-#if defined(__clang__)
-#define SHARDSCOPE_FMA_LOOP __attribute__((target("avx2,fma")))
-#else
-#define SHARDSCOPE_FMA_LOOP __attribute__((target("avx2,fma"), optimize("vect-cost-model=dynamic")))
-#endif
+#if SHARDSCOPE_HAS_FMA_TARGET
 template <class Float, int SX, int SY, int SZ>
 SHARDSCOPE_FMA_LOOP void fma_loop_hardware(const Float* x, const Float* y, const Float* z, Float product_sign,
                                            Float addend_sign, Float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::fma(product_sign * x[i * SX], y[i * SY], addend_sign * z[i * SZ]);
-}
-
-bool has_fma_instructions() {
-  static const bool has = __builtin_cpu_supports("fma") != 0 && __builtin_cpu_supports("avx2") != 0;
-  return has;
 }
 #endif
 
 template <class Float, int SX, int SY, int SZ>
 void fma_strided(const Float* x, const Float* y, const Float* z, Float product_sign, Float addend_sign, Float* out,
                  int64_t n) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if SHARDSCOPE_HAS_FMA_TARGET
   if (has_fma_instructions()) {
     fma_loop_hardware<Float, SX, SY, SZ>(x, y, z, product_sign, addend_sign, out, n);
     return;

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "base/cpu_features.h"
 #include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "ops/dot_dims.h"
@@ -335,67 +336,96 @@ struct GemmShape {
   int64_t k;
 };
 
-// Sum over k of x[k*x_stride] * y[k*y_stride], with four running sums so long contractions are
-// not bound by the latency of one chain of additions.
+// A dot with a vector operand (every free dimension of one side of size 1) is XLA's reduce(multiply): each output
+// sums its k products in order, and the code generator contracts each multiply into the reduction's add, one
+// fused multiply-add per term. Here out[j] = sum over k of x[k*x_stride] * b[k*row_stride + j*col_stride].
+// The outputs advance together a block at a time (k outside, j inside), so a contiguous row vectorizes and a strided
+// one (a matrix times a vector) keeps the block's cache lines while k moves along them.
 template <typename T>
-T strided_dot(const T* x, int64_t x_stride, const T* y, int64_t y_stride, int64_t count) {
-  std::array<T, 4> sums{};
-  int64_t k = 0;
-  for (; k + 4 <= count; k += 4) {
-    for (std::size_t j = 0; j < 4; ++j) {
-      const int64_t at = k + static_cast<int64_t>(j);
-      sums[j] += x[at * x_stride] * y[at * y_stride];
+[[gnu::always_inline]] inline void fused_vector_rows_body(const T* x, int64_t x_stride, const T* b, int64_t row_stride,
+                                                          int64_t col_stride, int64_t k, int64_t n, T* out) {
+  constexpr int64_t kBlock = 256;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t stop = std::min(n, start + kBlock);
+    std::fill(out + start, out + stop, T{});
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const T scale = x[kk * x_stride];
+      const T* row = b + kk * row_stride;
+      if (col_stride == 1) {
+        for (int64_t j = start; j < stop; ++j) out[j] = std::fma(scale, row[j], out[j]);
+      } else {
+        for (int64_t j = start; j < stop; ++j) out[j] = std::fma(scale, row[j * col_stride], out[j]);
+      }
     }
   }
-  T total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-  for (; k < count; ++k) total += x[k * x_stride] * y[k * y_stride];
-  return total;
 }
 
-// Writes every element of out (which may be unfilled memory): no path reads out before writing it.
+// Batched dot products of two vectors (vmap of a vector dot): one chain of fused multiply-adds per batch element.
 template <typename T>
-void floating_contraction(const GemmShape& shape, const MatrixView<T>& lhs, const MatrixView<T>& rhs, T* out) {
+[[gnu::always_inline]] inline void fused_vector_dots_body(const GemmShape& shape, const MatrixView<T>& lhs,
+                                                          const MatrixView<T>& rhs, T* out) {
+  for (int64_t bi = 0; bi < shape.batch; ++bi) {
+    const T* x = lhs.data + bi * lhs.batch_stride;
+    const T* y = rhs.data + bi * rhs.batch_stride;
+    T total = T{};
+    for (int64_t kk = 0; kk < shape.k; ++kk) total = std::fma(x[kk * lhs.col_stride], y[kk * rhs.row_stride], total);
+    out[bi] = total;
+  }
+}
+
+// The contraction when shape.m == 1 or shape.n == 1, in XLA's order (see fused_vector_rows_body). Inlined into
+// the two copies below, one built for the FMA instruction set.
+template <typename T>
+[[gnu::always_inline]] inline void fused_vector_contraction_body(const GemmShape& shape, const MatrixView<T>& lhs,
+                                                                 const MatrixView<T>& rhs, T* out) {
   if (shape.m == 1 && shape.n == 1) {
-    // Batched dot products (vmap of a vector dot): one short contraction per batch element.
-    if (lhs.col_stride == 1 && rhs.row_stride == 1 && shape.k <= 8) {
-      for (int64_t bi = 0; bi < shape.batch; ++bi) {
-        const T* x = lhs.data + bi * lhs.batch_stride;
-        const T* y = rhs.data + bi * rhs.batch_stride;
-        T total = T{};
-        for (int64_t kk = 0; kk < shape.k; ++kk) total += x[kk] * y[kk];
-        out[bi] = total;
-      }
-      return;
-    }
-    for (int64_t bi = 0; bi < shape.batch; ++bi) {
-      out[bi] = strided_dot(lhs.data + bi * lhs.batch_stride, lhs.col_stride, rhs.data + bi * rhs.batch_stride,
-                            rhs.row_stride, shape.k);
-    }
+    fused_vector_dots_body(shape, lhs, rhs, out);
     return;
   }
   for (int64_t bi = 0; bi < shape.batch; ++bi) {
     const T* a = lhs.data + bi * lhs.batch_stride;
     const T* b = rhs.data + bi * rhs.batch_stride;
     T* c = out + bi * shape.m * shape.n;
-    if (shape.n == 1) {
-      for (int64_t i = 0; i < shape.m; ++i) {
-        c[i] = strided_dot(a + i * lhs.row_stride, lhs.col_stride, b, rhs.row_stride, shape.k);
-      }
-    } else if (shape.m == 1 && rhs.col_stride == 1) {
-      // Row vector times matrix: accumulate whole rows of B, which are contiguous.
-      std::fill_n(c, shape.n, T{});
-      for (int64_t kk = 0; kk < shape.k; ++kk) {
-        const T scale = a[kk * lhs.col_stride];
-        const T* row = b + kk * rhs.row_stride;
-        for (int64_t j = 0; j < shape.n; ++j) c[j] += scale * row[j];
-      }
-    } else if (shape.m == 1) {
-      for (int64_t j = 0; j < shape.n; ++j) {
-        c[j] = strided_dot(a, lhs.col_stride, b + j * rhs.col_stride, rhs.row_stride, shape.k);
-      }
+    if (shape.m == 1) {
+      fused_vector_rows_body(a, lhs.col_stride, b, rhs.row_stride, rhs.col_stride, shape.k, shape.n, c);
     } else {
-      gemm_assign(shape.m, shape.n, shape.k, a, lhs.row_stride, lhs.col_stride, b, rhs.row_stride, rhs.col_stride, c);
+      fused_vector_rows_body(b, rhs.row_stride, a, lhs.col_stride, lhs.row_stride, shape.k, shape.m, c);
     }
+  }
+}
+
+template <typename T>
+void fused_vector_contraction_portable(const GemmShape& shape, const MatrixView<T>& lhs, const MatrixView<T>& rhs,
+                                       T* out) {
+  fused_vector_contraction_body(shape, lhs, rhs, out);
+}
+
+#if SHARDSCOPE_HAS_FMA_TARGET
+template <typename T>
+SHARDSCOPE_FMA_LOOP void fused_vector_contraction_hardware(const GemmShape& shape, const MatrixView<T>& lhs,
+                                                           const MatrixView<T>& rhs, T* out) {
+  fused_vector_contraction_body(shape, lhs, rhs, out);
+}
+#endif
+
+// Writes every element of out (which may be unfilled memory): no path reads out before writing it.
+template <typename T>
+void floating_contraction(const GemmShape& shape, const MatrixView<T>& lhs, const MatrixView<T>& rhs, T* out) {
+  if (shape.m == 1 || shape.n == 1) {
+#if SHARDSCOPE_HAS_FMA_TARGET
+    if (has_fma_instructions()) {
+      fused_vector_contraction_hardware(shape, lhs, rhs, out);
+      return;
+    }
+#endif
+    fused_vector_contraction_portable(shape, lhs, rhs, out);
+    return;
+  }
+  for (int64_t bi = 0; bi < shape.batch; ++bi) {
+    const T* a = lhs.data + bi * lhs.batch_stride;
+    const T* b = rhs.data + bi * rhs.batch_stride;
+    T* c = out + bi * shape.m * shape.n;
+    gemm_assign(shape.m, shape.n, shape.k, a, lhs.row_stride, lhs.col_stride, b, rhs.row_stride, rhs.col_stride, c);
   }
 }
 

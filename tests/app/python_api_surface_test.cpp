@@ -225,9 +225,13 @@ TEST_CASE(
         "Array(shape=(1000000,), dtype=float32, weak_type=True)\nArray(shape=(1000, 1000), dtype=int8)\n");
   CHECK(printed("print(repr(jnp.arange(999999)))") ==
         "Array([     0,      1,      2, ..., 999996, 999997, 999998], dtype=int32)\n");
+  // print (str) shows the same form for a big array and numpy's for a smaller one.
+  CHECK(printed("print(jnp.ones((1000, 1000)))\nprint(jnp.arange(5))") ==
+        "Array(shape=(1000, 1000), dtype=float32)\n[0 1 2 3 4]\n");
   REQUIRE(run_cell("_shardscope.set_jax_version('0.11.1')\n").ok());
   CHECK(printed("print(repr(jnp.arange(10**6)))") ==
         "Array([     0,      1,      2, ..., 999997, 999998, 999999], dtype=int32)\n");
+  CHECK(printed("print(jnp.arange(10**6))") == "[     0      1      2 ... 999997 999998 999999]\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
 

@@ -422,3 +422,28 @@ TEST_CASE("a device_put inside jit to other devices than the arguments' names th
   CHECK(printed("rev = jax.make_mesh((4,), ('x',), devices=jax.devices()[:4][::-1])\n"
                 "print(jax.jit(lambda x: jax.device_put(x, NamedSharding(rev, P('x'))))(xa).shape)") == "(8,)\n");
 }
+
+TEST_CASE("mesh shapes must be sequences of ints from 0.4.36, and create_device_mesh took a bare int before") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  REQUIRE(run_cell("from jax.experimental import mesh_utils\n").ok());
+  CHECK(attempt("mesh_utils.create_device_mesh(8)") == "TypeError 'int' object is not iterable\n");
+  CHECK(attempt("mesh_utils.create_device_mesh(('a', 2))") ==
+        "ValueError `mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ('a', 2)\n");
+  CHECK(attempt("jax.make_mesh([4, 'two'], ('x', 'y'))") ==
+        "ValueError `axis_shapes` passed to `make_mesh` should be a sequence of ints. Got [4, 'two']\n");
+  CHECK(attempt("jax.make_mesh(8, ('x',))") == "TypeError 'int' object is not iterable\n");
+  // int() conversion: numpy integers and sizes given as strings of digits are accepted.
+  CHECK(printed("import numpy as np\nprint(mesh_utils.create_device_mesh((np.int64(4), '2')).shape, "
+                "dict(jax.make_mesh((np.int32(2), 4), ('x', 'y')).shape))") ==
+        "(4, 2) {'x': 2, 'y': 4}\n");
+  REQUIRE(run_cell(prelude("0.4.35")).ok());
+  REQUIRE(run_cell("from jax.experimental import mesh_utils\n").ok());
+  CHECK(printed("print(mesh_utils.create_device_mesh(8).shape)") == "(8,)\n");
+}
+
+TEST_CASE("jax.experimental.pjit is an attribute without its import only where import jax imported it") {
+  REQUIRE(run_cell(prelude("0.11.2")).ok());
+  CHECK(attempt("jax.experimental.pjit") == "AttributeError module 'jax.experimental' has no attribute 'pjit'\n");
+  REQUIRE(run_cell(prelude("0.4.1")).ok());
+  CHECK(printed("print(jax.experimental.pjit.pjit.__name__)") == "pjit\n");
+}

@@ -49,8 +49,8 @@ TEST_CASE("nn.vmap lifts only the listed collections and streams, a split stream
                    "x = jnp.ones((3, 2))\nkeys = {'params': jax.random.key(0), 'other': jax.random.key(1)}\n")
               .ok());
   CHECK(printed("B = nn.vmap(nn.Dense, variable_axes={'params': None}, split_rngs={'params': False})\n"
-                "v = B(2).init(jax.random.key(0), x)['params']\nprint(v['kernel'].shape, v['bias'].shape)") ==
-        "(2, 2) (2,)\n");
+                "v = B(2).init(jax.random.key(0), x)['params']\nprint(v['kernel'].shape, v['bias'].shape, list(v))") ==
+        "(2, 2) (2,) ['bias', 'kernel']\n");  // the collections come back from jax.vmap: keys sorted
   CHECK(printed("B = nn.vmap(nn.Dense, variable_axes={'params': 0}, split_rngs={'params': True})\n"
                 "print(B(2).init(jax.random.key(0), x)['params']['kernel'][0])") ==
         "[[-0.2526208  -0.15088455]\n [-1.1987205  -0.40843305]]\n");

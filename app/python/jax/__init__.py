@@ -122,6 +122,12 @@ def default_backend():
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     if isinstance(axis_names, str):  # Mesh takes one axis name as a plain string
         axis_names = (axis_names,)
+    from jax.experimental import mesh_utils
+    if _shardscope.jax_version_info() >= mesh_utils._SIZES_CHECKED_FROM:
+        sizes = mesh_utils.canonical_axis_sizes(axis_shapes)
+        if sizes is None:
+            raise ValueError(f'`axis_shapes` passed to `make_mesh` should be a sequence of ints. Got {axis_shapes}')
+        axis_shapes = sizes
     return _shardscope.make_mesh(tuple(axis_shapes), tuple(axis_names),
                                  None if axis_types is None else tuple(axis_types), devices)
 

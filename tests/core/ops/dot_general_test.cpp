@@ -1,4 +1,5 @@
 // dot_general: XLA's output dim order, JAX's dtype and error rules, kernels against a naive reference, print rules.
+#include <cmath>
 #include <random>
 
 #include "ops/structural.h"
@@ -139,6 +140,51 @@ TEST_CASE("dot_general kernels on small matrices in several dtypes") {
   // Mixed operands compute in the result type.
   CHECK(values(run("dot_general", {buffer(DType::kInt8, {2}, {3, 4}), f32({2}, {0.5, 0.25})}, dot({0}, {0}))) ==
         std::vector<double>{2.5});
+}
+
+TEST_CASE("a dot with a vector operand sums its products in order with one rounding per step, as XLA fuses them") {
+  // x = [1, 1 + 2^-12] and every column of w = [-1, 1 + 2^-12]: exactly, -1 + (1 + 2^-12)^2 = 2^-11 + 2^-24, which
+  // a fused multiply-add keeps; rounding the product first would give 2^-11.
+  const double eps = std::ldexp(1.0, -12);
+  const double fused = std::ldexp(1.0, -11) + std::ldexp(1.0, -24);
+  const BufferPtr x = f32({2}, {1, 1 + eps});
+  SUBCASE("vector times matrix, and a row of a matrix of one row") {
+    CHECK(values(run("dot_general", {x, f32({2, 3}, {-1, -1, -1, 1 + eps, 1 + eps, 1 + eps})}, dot({0}, {0}))) ==
+          std::vector<double>(3, fused));
+    CHECK(values(run("dot_general", {f32({1, 2}, {1, 1 + eps}), f32({2, 2}, {-1, -1, 1 + eps, 1 + eps})},
+                     dot({1}, {0}))) == std::vector<double>(2, fused));
+  }
+  SUBCASE("matrix times vector, with the matrix's contracting dimension minor or major") {
+    CHECK(values(run("dot_general", {f32({3, 2}, {-1, 1 + eps, -1, 1 + eps, -1, 1 + eps}), x}, dot({1}, {0}))) ==
+          std::vector<double>(3, fused));
+    CHECK(values(run("dot_general", {f32({2, 3}, {-1, -1, -1, 1 + eps, 1 + eps, 1 + eps}), x}, dot({0}, {0}))) ==
+          std::vector<double>(3, fused));
+  }
+  SUBCASE("vector dot vector, batched or not, in float64 too") {
+    CHECK(values(run("dot_general", {x, f32({2}, {-1, 1 + eps})}, dot({0}, {0}))) == std::vector<double>{fused});
+    CHECK(values(run("dot_general", {f32({2, 2}, {1, 1 + eps, 1, 1 + eps}), f32({2, 2}, {-1, 1 + eps, -1, 1 + eps})},
+                     dot({1}, {1}, {0}, {0}))) == std::vector<double>(2, fused));
+    // In float64 the fused result of the same bits differs from the rounded one only below 2^-53 of 1: use 2^-27.
+    const double tiny = std::ldexp(1.0, -27);
+    CHECK(values(run("dot_general",
+                     {buffer(DType::kFloat64, {2}, {1, 1 + tiny}), buffer(DType::kFloat64, {2}, {-1, 1 + tiny})},
+                     dot({0}, {0}))) == std::vector<double>{std::ldexp(1.0, -26) + std::ldexp(1.0, -54)});
+  }
+  SUBCASE("the sum runs in k order: a long row vector against a wide matrix matches the chain") {
+    const int64_t k = 37;
+    const int64_t n = 300;  // more outputs than one block of the kernel
+    const std::vector<double> xs = random_values(k, 7);
+    const std::vector<double> ws = random_values(k * n, 8);
+    const std::vector<double> got = values(run("dot_general", {f32({k}, xs), f32({k, n}, ws)}, dot({0}, {0})));
+    for (int64_t j = 0; j < n; ++j) {
+      float chain = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        chain = std::fma(static_cast<float>(xs[static_cast<std::size_t>(kk)]),
+                         static_cast<float>(ws[static_cast<std::size_t>(kk * n + j)]), chain);
+      }
+      CHECK(got[static_cast<std::size_t>(j)] == static_cast<double>(chain));
+    }
+  }
 }
 
 TEST_CASE("dot_general matches a naive reference on awkward layouts") {

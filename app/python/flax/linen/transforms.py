@@ -233,7 +233,10 @@ def vmap(target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axi
             if not scope.is_mutable_collection(col):
                 continue
             axis = _axis_of(variable_axes, col)[1]
-            merged = trees[0] if axis is None else _stack(trees, axis, metadata_params)
+            # Flax's lifted vmap returns the collections from jax.vmap, whose dicts come back in sorted key order;
+            # a broadcast collection too (bias before kernel).
+            merged = (jax.tree_util.tree_map(lambda x: x, trees[0], is_leaf=meta.is_axis_metadata) if axis is None
+                      else _stack(trees, axis, metadata_params))
             for name, value in merged.items():
                 scope.put_variable(col, name, value)
         if out_axes is None:

@@ -59,7 +59,12 @@ def _differentiated_tracer_repr(self, version, aval, kind):
 
 # From 0.11.2 JAX's repr shows a big array's shape instead of fetching its values: its recordings show it for
 # 10**6 elements (jnp.arange(10**6), a 1000x1000 product) and print the values of every smaller array they hold.
+# str() and print show the same shape-only form (print(x) of an 8192x8192 array in the distributed-arrays recording).
 _SHAPE_ONLY_REPR_SIZE = 1_000_000
+
+
+def _shape_only(self, version):
+    return version >= (0, 11, 2) and self.size >= _SHAPE_ONLY_REPR_SIZE
 
 
 def _repr(self):
@@ -73,7 +78,7 @@ def _repr(self):
     if _unreduced(self):
         # Its devices hold partial values: JAX shows the layout rather than fetch them.
         return f'Array(shape={self.shape}, {dtype_str}, sharding={self.sharding})'
-    if version >= (0, 11, 2) and self.size >= _SHAPE_ONLY_REPR_SIZE:
+    if _shape_only(self, version):
         return f'{prefix}shape={self.shape}, {dtype_str})'
     line_width = np.get_printoptions()['linewidth']
     if self.size == 0:
@@ -110,7 +115,7 @@ def _unreduced(self):
 
 
 def _str(self):
-    if self._is_tracer or _unreduced(self):
+    if self._is_tracer or _unreduced(self) or _shape_only(self, _shardscope.jax_version_info()):
         return _repr(self)
     formatter = _element_formatter(self)
     if formatter is not None and self.size > 0:

@@ -1,6 +1,9 @@
 # jax.experimental.
 import _shardscope
-from jax.experimental import shard_map, mesh_utils, pjit  # noqa: F401
+from jax.experimental import shard_map, mesh_utils  # noqa: F401
+# jax.experimental.pjit is an attribute once imported: `import jax` imported it (through jax.debug) only up to
+# 0.4.4, so jax.experimental.pjit.with_sharding_constraint without the import is an AttributeError from 0.4.5.
+_PJIT_IMPORTED_BY_JAX_UNTIL = (0, 4, 4)
 # jax.experimental.maps is imported on first use: JAX 0.4.31 removed it.
 from jax._src.callback import io_callback  # noqa: F401,E402
 
@@ -13,4 +16,7 @@ def __getattr__(name):
                                     'jax.experimental.PartitionSpec is deprecated. Use jax.sharding.PartitionSpec.',
                                     warned_from=(0, 4, 4), removed_in=(0, 4, 11))
     import sys
+    if name == 'pjit' and _shardscope.jax_version_info() <= _PJIT_IMPORTED_BY_JAX_UNTIL:
+        import importlib
+        return importlib.import_module('jax.experimental.pjit')
     raise AttributeError(f"module 'jax.experimental' has no attribute '{name}'", name=name, obj=sys.modules[__name__])
