@@ -434,8 +434,7 @@ TEST_CASE("mesh shapes must be sequences of ints from 0.4.36, and create_device_
   CHECK(attempt("jax.make_mesh(8, ('x',))") == "TypeError 'int' object is not iterable\n");
   // int() conversion: numpy integers and sizes given as strings of digits are accepted.
   CHECK(printed("import numpy as np\nprint(mesh_utils.create_device_mesh((np.int64(4), '2')).shape, "
-                "dict(jax.make_mesh((np.int32(2), 4), ('x', 'y')).shape))") ==
-        "(4, 2) {'x': 2, 'y': 4}\n");
+                "dict(jax.make_mesh((np.int32(2), 4), ('x', 'y')).shape))") == "(4, 2) {'x': 2, 'y': 4}\n");
   REQUIRE(run_cell(prelude("0.4.35")).ok());
   REQUIRE(run_cell("from jax.experimental import mesh_utils\n").ok());
   CHECK(printed("print(mesh_utils.create_device_mesh(8).shape)") == "(8,)\n");
