@@ -550,16 +550,22 @@ void bind_arrays(py::module_& m) {
       // (the trace's level, the positions of the trace arguments the value depends on), or None when not traced.
       .def_property_readonly("_progenitors",
                              [](const PyValue& v) -> py::object {
+                               if (v.leaked()) return py::none();
                                const auto positions = api::argument_progenitors(v.value());
                                if (!positions) return py::none();
                                return py::make_tuple(v.value().trace()->level(), py::cast(*positions));
                              })
       .def_property_readonly("_origin_operations",
-                             [](const PyValue& v) { return api::tracer_origin_operations(v.value()); })
-      .def_property_readonly("_batch_origin", [](const PyValue& v) { return api::batch_tracer_origin(v.value()); })
+                             [](const PyValue& v) {
+                               return v.leaked() ? std::vector<std::string>{}
+                                                 : api::tracer_origin_operations(v.value());
+                             })
+      .def_property_readonly(
+          "_batch_origin",
+          [](const PyValue& v) { return v.leaked() ? std::nullopt : api::batch_tracer_origin(v.value()); })
       .def_property_readonly("_concrete_kind",
                              [](const PyValue& v) -> std::string {
-                               const api::Trace* trace = v.value().trace();
+                               const api::Trace* trace = v.live_trace();
                                return trace != nullptr && v.value().known() != nullptr ? trace->concrete_kind() : "";
                              })
       // An eager shard_map body's value: (mesh axis names, [(device, mesh coordinates, numpy block)...]) in mesh
@@ -568,7 +574,7 @@ void bind_arrays(py::module_& m) {
           "_per_device_blocks",
           [](const PyValue& v) -> py::object {
             const std::vector<BufferPtr>* blocks = v.value().blocks();
-            const api::Trace* trace = v.value().trace();
+            const api::Trace* trace = v.live_trace();
             if (blocks == nullptr || trace == nullptr || trace->per_device_mesh() == nullptr) {
               return py::none();
             }
@@ -587,11 +593,7 @@ void bind_arrays(py::module_& m) {
             }
             return py::make_tuple(py::cast(mesh.axis_names()), items);
           })
-      .def_property_readonly("_vmap_axis_size",
-                             [](const PyValue& v) -> std::optional<int64_t> {
-                               const api::Trace* trace = v.value().trace();
-                               return trace != nullptr ? trace->vmap_axis_size() : std::nullopt;
-                             })
+      .def_property_readonly("_vmap_axis_size", [](const PyValue& v) { return v.vmap_axis_size(); })
       .def_property_readonly("_aval_str", [](const PyValue& v) { return v.value().aval().str_short(false); })
       .def_property_readonly("_aval_short", [](const PyValue& v) { return v.value().aval().str_short(true); })
       .def_property_readonly("_typeof_str", [](const PyValue& v) { return api::typeof_text(v.value(), profile()); })

@@ -68,13 +68,22 @@ ActiveTraceScope::~ActiveTraceScope() {
 }
 
 PyValue::PyValue(api::Value value)
-    : value_(api::realized(std::move(value))), trace_token_(value_.is_traced() ? live_token(value_.trace()) : 0) {}
+    : value_(api::realized(std::move(value))), trace_token_(value_.is_traced() ? live_token(value_.trace()) : 0) {
+  if (value_.is_traced()) vmap_axis_size_ = value_.trace()->vmap_axis_size();
+}
 
 void PyValue::mark_deleted() { deleted_ = true; }
 
+const api::Trace* PyValue::live_trace() const {
+  if (!value_.is_traced()) return nullptr;
+  // A token of 0: made outside any scope of user code (by the engine itself), which outlives no trace.
+  if (trace_token_ != 0 && live_token(value_.trace()) != trace_token_) return nullptr;
+  return value_.trace();
+}
+
 const api::Value& PyValue::operand() const {
   if (deleted_) throw runtime_error("Array has been deleted with shape=" + value_.aval().str_short(false) + ".");
-  if (trace_token_ != 0 && live_token(value_.trace()) != trace_token_) {
+  if (leaked()) {
     throw Error("UnexpectedTracerError",
                 "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
                 "reference to an intermediate value with type " +

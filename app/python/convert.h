@@ -21,6 +21,13 @@ class PyValue {
   // The value as an operand: UnexpectedTracerError for a tracer whose trace has finished (a leaked tracer),
   // whose Trace no longer exists.
   [[nodiscard]] const api::Value& operand() const;
+  // The value's trace while it still exists, else nullptr: a leaked tracer's Trace object is gone, so reprs and
+  // queries of such a tracer must not reach it.
+  [[nodiscard]] const api::Trace* live_trace() const;
+  // A traced value whose trace has ended.
+  [[nodiscard]] bool leaked() const { return value_.is_traced() && live_trace() == nullptr; }
+  // The size a vmap body's value is batched over (kept from when it was made, so a leaked one still shows it).
+  [[nodiscard]] std::optional<int64_t> vmap_axis_size() const { return vmap_axis_size_; }
   // jax.Array.delete(): using the array as an operand raises RuntimeError afterwards (its buffers stay: the
   // simulation has no device memory to give back).
   void mark_deleted();
@@ -30,6 +37,7 @@ class PyValue {
   api::Value value_;
   bool deleted_ = false;
   uint64_t trace_token_ = 0;  // which run of Python code under the value's trace made it; 0 when unknown
+  std::optional<int64_t> vmap_axis_size_;
 };
 
 // Marks a trace as running user Python code for the scope's lifetime: tracers made meanwhile may be used

@@ -553,3 +553,22 @@ TEST_CASE("config options JAX removed are accepted until the release that droppe
         "Unrecognized config option: jax_array\nUnrecognized config option: jax_eager_pmap\njax_spmd_mode set\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)").ok());
 }
+
+TEST_CASE("a ClosedJaxpr's jaxpr prints as the closed one does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  const std::string closed = printed("print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0))");
+  CHECK(closed.find("sin") != std::string::npos);
+  CHECK(printed("print(jax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0).jaxpr)") == closed);
+  CHECK(printed("print(type(jax.make_jaxpr(jnp.cos)(1.0).jaxpr).__name__)") == "Jaxpr\n");
+}
+
+TEST_CASE("jax._src.test_util.create_mesh: Auto axes by default, device-id order, a skip when devices are short") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("from jax._src import test_util as jtu\nimport unittest\n").ok());
+  CHECK(printed("m = jtu.create_mesh((2, 2), ('a', 'b'))\nprint(dict(m.shape), m.axis_types)") ==
+        "{'a': 2, 'b': 2} (Auto, Auto)\n");
+  CHECK(printed("m = jtu.create_mesh((4,), ('x',), iota_order=True)\nprint([d.id for d in m.devices])") ==
+        "[0, 1, 2, 3]\n");
+  CHECK(printed("try:\n    jtu.create_mesh((4, 4), ('a', 'b'))\nexcept unittest.SkipTest as e:\n    print(e)") ==
+        "Test requires 16 global devices and found 8.\n");
+}

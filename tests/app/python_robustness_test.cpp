@@ -323,3 +323,17 @@ TEST_CASE("NaNs flow through like numpy's") {
   const CellResult copy = run_cell("a = np.ones(3)\nx = jnp.asarray(a)\na[0] = 7\nprint(x)");
   CHECK(copy.stdout_text == "[1. 1. 1.]\n");
 }
+
+TEST_CASE("a leaked tracer prints as JAX shows it after its trace ended, never reading the finished trace") {
+  REQUIRE(run_cell(kPrelude + std::string("import _shardscope\nprofile_before = _shardscope.jax_version()\n"
+                                          "_shardscope.set_jax_version('0.11.2')\n"))
+              .ok());
+  // Other traces run in between, so a finished trace's memory is reused before the leaked values are printed.
+  CHECK(python_printed("leaked = []\n"
+                       "def keep(x):\n    leaked.append(x)\n    return x\n"
+                       "jax.jit(keep)(4.)\njax.vmap(keep)(jnp.arange(3.))\n"
+                       "jax.vmap(lambda y: y * 2)(jnp.ones(5))\njax.jit(lambda y: y + 1)(jnp.ones((2, 2)))\n"
+                       "print(leaked[0])\nprint(repr(leaked[1]))\nprint(jax.typeof(leaked[1]))") ==
+        "JitTracer(~float32[])\nVmapTracer(aval=float32[], batched=float32[3])\nfloat32[]\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}

@@ -69,7 +69,9 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
     return make
 
 
-class ClosedJaxpr:
+class Jaxpr:
+    """The open jaxpr of a ClosedJaxpr: JAX prints both the same way, constants as the outer lambda's binders."""
+
     def __init__(self, text):
         self._text = text
 
@@ -80,6 +82,12 @@ class ClosedJaxpr:
 
     def pretty_print(self, **_):
         return self._text
+
+
+class ClosedJaxpr(Jaxpr):
+    @property
+    def jaxpr(self):
+        return Jaxpr(self._text)
 
 
 def _axes_per_leaf(axes, tree, what):
