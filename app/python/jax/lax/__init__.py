@@ -320,6 +320,11 @@ from jax._src.lax_ops import (select, select_n, broadcast_in_dim, broadcast, res
                               rsqrt, tanh, log, sqrt, logistic, abs, neg, sign, floor, ceil, log1p, expm1)
 
 
+from jax._src.lax_more import NAMES as _MORE_NAMES  # noqa: E402
+
+globals().update(_MORE_NAMES)
+
+
 def stop_gradient(x):
     """lax.stop_gradient over a pytree: each array leaf through the stop_gradient primitive, keys as they are."""
     import jax.numpy as jnp
