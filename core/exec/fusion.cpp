@@ -19,17 +19,28 @@
 #endif
 
 namespace shardscope {
+
+bool reads_as_scalar(const Aval& aval, const Shape& group_shape) {
+  return aval.rank() == 0 || (aval.rank() > 0 && product(aval.shape) == 1 && product(group_shape) > 1);
+}
+
 namespace {
 
-// An equation chunking cannot change: elementwise, one result, operands scalar or of the result's shape.
+// A value of one element that is not rank 0 ([1], [1, 1]): lax broadcasts it as it does a scalar, and a fusion
+// group reads it as one (XLA fuses such a broadcast into the loop, so its products contract like any other).
+bool is_unit(const Aval& aval) { return aval.rank() > 0 && product(aval.shape) == 1; }
+
+// An equation chunking cannot change: elementwise, one result, operands scalar, of one element, or of the result's
+// shape.
 bool fusible(const Eqn& eqn) {
   if (eqn.primitive == nullptr || !eqn.primitive->elementwise || !eqn.primitive->impl) return false;
   if (eqn.outputs.size() != 1 || eqn.inputs.empty()) return false;
   const Shape& shape = eqn.outputs[0].aval.shape;
   if (shape.empty()) return false;
+  const bool many = product(shape) > 1;
   return std::all_of(eqn.inputs.begin(), eqn.inputs.end(), [&](const Atom& input) {
     const Aval& aval = atom_aval(input);
-    return aval.rank() == 0 || aval.shape == shape;
+    return aval.rank() == 0 || aval.shape == shape || (many && is_unit(aval) && aval.rank() == shape.size());
   });
 }
 
@@ -264,8 +275,25 @@ const FusionGroup* group_starting_at(const std::vector<FusionGroup>& groups, std
 }
 
 std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGroup& group,
-                                            const std::vector<DeviceBuffers>& inputs) {
-  if (inputs.size() != group.inputs.size()) throw runtime_error("fusion: wrong number of group inputs");
+                                            const std::vector<DeviceBuffers>& given_inputs) {
+  if (given_inputs.size() != group.inputs.size()) throw runtime_error("fusion: wrong number of group inputs");
+  // One-element inputs that are not rank 0 are read as scalars (their one value broadcast), like rank-0 ones.
+  std::vector<DeviceBuffers> unit_inputs;
+  const auto scalarized = [&](const Var& input) {
+    return is_unit(input.aval) && reads_as_scalar(input.aval, group.shape);
+  };
+  const bool any_unit = std::any_of(group.inputs.begin(), group.inputs.end(), scalarized);
+  if (any_unit) {
+    unit_inputs = given_inputs;
+    for (std::size_t i = 0; i < group.inputs.size(); ++i) {
+      if (!scalarized(group.inputs[i])) continue;
+      for (BufferPtr& buffer : unit_inputs[i]) {
+        const auto bytes = buffer->bytes();
+        buffer = std::make_shared<Buffer>(buffer->dtype(), Shape{}, std::vector<std::byte>(bytes.begin(), bytes.end()));
+      }
+    }
+  }
+  const std::vector<DeviceBuffers>& inputs = any_unit ? unit_inputs : given_inputs;
   const std::size_t devices = inputs.empty() ? 0 : inputs.front().size();
   // Each device's block shape comes from its first non-scalar input (one exists: results are not scalars).
   std::vector<const Shape*> local_shapes(devices, nullptr);
@@ -327,7 +355,7 @@ std::vector<DeviceBuffers> run_fusion_group(const Jaxpr& jaxpr, const FusionGrou
     std::vector<Aval> slot_avals(group.slots);
     for (std::size_t i = 0; i < group.inputs.size(); ++i) {
       const Aval& aval = group.inputs[i].aval;
-      slot_avals[i] = with_shape(aval, aval.rank() == 0 ? Shape{} : chunk_shape);
+      slot_avals[i] = with_shape(aval, reads_as_scalar(aval, group.shape) ? Shape{} : chunk_shape);
     }
     scratch.step_avals.assign(group.steps.size(), {});
     for (std::size_t k = 0; k < group.steps.size(); ++k) {

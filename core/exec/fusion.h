@@ -50,6 +50,10 @@ struct FusionGroup {
 // The group starting at equation `index`, if any.
 [[nodiscard]] const FusionGroup* group_starting_at(const std::vector<FusionGroup>& groups, std::size_t index);
 
+// Whether a fusion group reads an input as a scalar (its one value broadcast): rank 0, or one element ([1],
+// [1, 1]) in a group of larger values, whatever the input's layout.
+[[nodiscard]] bool reads_as_scalar(const Aval& aval, const Shape& group_shape);
+
 // Runs the group on several sets of local buffers at once (one set per device). inputs[i][d] is
 // group.inputs[i] on device d: rank 0, or the device's local block (all of one shape per device).
 // Chunks of every device run on the thread pool when the work is big enough. Returns outputs[o][d].

@@ -190,7 +190,7 @@ class PartitionedRun {
     for (const Var& var : group.inputs) {
       const auto it = env_.find(var.id);
       if (it == env_.end()) throw runtime_error("jit: value used before it was computed");
-      if (var.aval.rank() != 0 && it->second.layout != layout) return false;
+      if (!reads_as_scalar(var.aval, group.shape) && it->second.layout != layout) return false;
       inputs.push_back(it->second.buffers);
     }
     std::vector<DeviceBuffers> outputs = run_fusion_group(jaxpr, group, inputs);

@@ -1,5 +1,5 @@
 // jax.tree_util key paths (the entries JAX prints, over dicts, sequences, namedtuples and Flax's pytrees) and
-// jax.random's bits and bernoulli inside jit, drawn bit for bit like the eager calls.
+// jax.random's bits, bernoulli, randint and uniform inside jit and vmap, drawn bit for bit like the eager calls.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -74,8 +74,49 @@ TEST_CASE("bits and bernoulli inside jit draw what the eager calls draw") {
   CHECK(printed("print(jnp.issubdtype(jnp.float32, jnp.floating), jnp.issubdtype(jnp.int32, jnp.floating),"
                 " jnp.issubdtype(jnp.bfloat16, jnp.floating), jnp.issubdtype(jnp.uint8, jnp.integer))") ==
         "True False True True\n");
-  const CellResult randint = run_cell("jax.jit(lambda k: jax.random.randint(k, (3,), 0, 5))(key)");
-  CHECK(randint.error.find("NotImplementedError: jax.random.randint inside jit") != std::string::npos);
+}
+
+TEST_CASE("randint and uniform on traced keys or array bounds draw what the eager calls draw, as nested jits") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport numpy as np\nimport jax\n"
+                   "import jax.numpy as jnp\nkey = jax.random.key(42)\nkeys = jax.random.split(key, 2)\n")
+              .ok());
+  // JAX's algorithm (two draws of the dtype's width modulo the span) on every width, empty and reversed ranges,
+  // and a maxval one past the dtype's range.
+  CHECK(printed("bad = []\n"
+                "for dtype in (jnp.int32, jnp.uint8, jnp.int8, jnp.int16, jnp.uint32):\n"
+                "    for lo, hi in ((0, 10), (-5, 5), (3, 3), (7, 2), (0, 256), (-128, 127), (100, 1000)):\n"
+                "        e = jax.random.randint(key, (7,), lo, hi, dtype)\n"
+                "        t = jax.jit(lambda k: jax.random.randint(k, (7,), lo, hi, dtype))(key)\n"
+                "        if not (np.array_equal(e, t) and e.dtype == t.dtype):\n"
+                "            bad.append((dtype, lo, hi))\n"
+                "print(bad)") == "[]\n");
+  CHECK(printed("v = jax.vmap(lambda k: jax.random.randint(k, (3,), 0, 100))(keys)\n"
+                "print(v.dtype, np.array_equal(v[1], jax.random.randint(keys[1], (3,), 0, 100)))") == "int32 True\n");
+  // Bounds per element broadcast against the shape.
+  CHECK(printed("r = jax.random.randint(key, (500, 3), jnp.array([0, 10, 100]), jnp.array([5, 20, 200]))\n"
+                "print(r.shape, bool((r.min(0) >= jnp.array([0, 10, 100])).all()), "
+                "bool((r.max(0) < jnp.array([5, 20, 200])).all()))") == "(500, 3) True True\n");
+  // A product and a sum of the sampler contract into one rounding in the compiled program, eager or traced, its
+  // bounds broadcast as [1] values, on one device or laid out over eight.
+  CHECK(printed("from jax.sharding import NamedSharding, PartitionSpec as P\n"
+                "mesh = jax.make_mesh((2, 4), ('data', 'model'))\n"
+                "f = lambda k: jax.random.uniform(k, (16, 16), minval=-3., maxval=2.)\n"
+                "e = f(key)\nt = jax.jit(f)(key)\n"
+                "s = jax.jit(f, out_shardings=NamedSharding(mesh, P(None, 'model')))(key)\n"
+                "print(np.array_equal(e, t), np.array_equal(e, s), int((e != jnp.round(e)).sum()) > 0)") ==
+        "True True True\n");
+  const std::string jaxpr = printed("print(jax.make_jaxpr(lambda k: jax.random.normal(k, (3,)))(key))");
+  CHECK(jaxpr.find("name=_normal\n") != std::string::npos);
+  CHECK(jaxpr.find("name=_normal_real\n") != std::string::npos);
+  CHECK(jaxpr.find("name=_uniform\n") != std::string::npos);
+  CHECK(jaxpr.find(":u32[3] = shift_right_logical") != std::string::npos);
+  CHECK(jaxpr.find(" 9:u32[]\n") != std::string::npos);  // a numpy constant is a literal, as JAX inlines it
+  CHECK(printed("try:\n    jax.random.randint(key, (3,), jnp.zeros(4, jnp.int32), 5)\nexcept ValueError as e:\n"
+                "    print(e)") == "Incompatible shapes for broadcasting: shapes=[(3,), (4,), ()]\n");
+  CHECK(printed("try:\n    jax.random.randint(key, (3,), jnp.zeros((2, 3), jnp.int32), 5)\nexcept ValueError as e:\n"
+                "    print(e)") ==
+        "randint parameter shapes must be broadcast-compatible with shape argument, and the result of broadcasting "
+        "the shapes must equal the shape argument, but got result (2, 3) for shape argument (3,).\n");
 }
 
 TEST_CASE("jax.random's permutation, choice, categorical and friends give real JAX 0.11.2's values for a key") {

@@ -173,47 +173,155 @@ def _float_dtype(dtype, name):
     return chosen
 
 
-def _traced_uniform(key, shape, dtype, minval, maxval):
-    """JAX's uniform: the top mantissa bits of random_bits as a float in [1, 2), minus one, scaled. The float
-    (1 + m * 2^-k) - 1 is exactly m * 2^-k, computed here without a bitcast."""
+# ---- Samplers on traced keys: JAX's jitted helpers (_uniform, _normal, _normal_real, _randint), so a traced call
+# is one nested jit equation named as JAX names it, and a program the engine compiles (an eager vmap's call too)
+# rounds them as XLA does. Eager calls on concrete keys take the engine's bit-exact kernels.
+
+def _jitted(function, static_argnums):
+    """`function` under jax.jit, made on first use (jax.random loads before jax.jit exists)."""
+    cache = {}
+
+    def call(*args):
+        if 'jit' not in cache:
+            import jax
+            cache['jit'] = jax.jit(function, static_argnums=static_argnums)
+        return cache['jit'](*args)
+    return call
+
+
+def _uniform(key, minval, maxval, shape, dtype):
+    """JAX's uniform: the top mantissa bits of random_bits as a float in [1, 2), minus one, scaled into
+    [minval, maxval). The float (1 + m * 2^-k) - 1 is exactly m * 2^-k, computed here without a bitcast."""
     import numpy as np
     import jax.numpy as jnp
     from jax import lax
-    nbits, nmant = (32, 23) if dtype == jnp.float32 else (64, 52)
+    minval = lax.broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    nbits, nmant = (32, 23) if dtype == np.float32 else (64, 52)
     bits = _engine.traced_bits(key, shape, nbits)
-    mantissa = lax.shift_right_logical(bits, jnp.asarray(nbits - nmant, bits.dtype))
-    floats = mantissa.astype(dtype) * jnp.asarray(2.0 ** -nmant, dtype)
-    low = jnp.asarray(minval, dtype)
-    high = jnp.asarray(maxval, dtype)
-    return lax.max(low, floats * (high - low) + low)
+    mantissa = lax.shift_right_logical(bits, np.array(nbits - nmant, bits.dtype))
+    floats = mantissa.astype(dtype) * np.array(2.0 ** -nmant, dtype)
+    return lax.max(minval, floats * (maxval - minval) + minval)
+
+
+def _normal_real(key, shape, dtype):
+    import numpy as np
+    from jax import lax
+    low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+    u = _uniform_jit(key, low, np.array(1.0, dtype), shape, dtype)
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+def _normal(key, shape, dtype):
+    return _normal_real_jit(key, shape, dtype)
+
+
+def _convert_and_clip_integer(val, dtype):
+    """val converted to the integer dtype, clipped to its range instead of wrapping."""
+    import numpy as np
+    import jax.numpy as jnp
+    low = max(np.iinfo(dtype).min, np.iinfo(val.dtype).min)
+    high = min(np.iinfo(dtype).max, np.iinfo(val.dtype).max)
+    return jnp.clip(val, np.array(low, val.dtype), np.array(high, val.dtype)).astype(dtype)
+
+
+def _randint(key, minval, maxval, shape, dtype):
+    """JAX's randint: two draws of the dtype's width combined modulo the span, so the bias of a span that is not a
+    power of two stays small; a maxval past the dtype's range widens the span by one."""
+    import numpy as np
+    import jax.numpy as jnp
+    from jax import lax
+    minval = jnp.asarray(minval)
+    maxval = jnp.asarray(maxval)
+    if not jnp.issubdtype(minval.dtype, jnp.integer):
+        minval = minval.astype(int)
+    if not jnp.issubdtype(maxval.dtype, jnp.integer):
+        maxval = maxval.astype(int)
+    maxval_out_of_range = lax.gt(
+        maxval, _convert_and_clip_integer(jnp.array(np.iinfo(dtype).max, dtype), maxval.dtype))
+    minval = lax.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = lax.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    nbits = np.iinfo(dtype).bits
+    keys = _shardscope.bind('random_split', [key], {'shape': (2,)})[0]
+    higher_bits = _engine.traced_bits(keys[0], shape, nbits)
+    lower_bits = _engine.traced_bits(keys[1], shape, nbits)
+    unsigned = np.dtype(f'uint{nbits}')
+    span = lax.convert_element_type(maxval - minval, unsigned)
+    span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
+    span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, np.array(1, unsigned)), span)
+    multiplier = lax.rem(np.array(2 ** (nbits // 2), unsigned), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    random_offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
+    random_offset = lax.rem(random_offset, span)
+    return lax.add(minval, lax.convert_element_type(random_offset, dtype))
+
+
+_uniform_jit = _jitted(_uniform, (3, 4))
+_normal_real_jit = _jitted(_normal_real, (1, 2))
+_normal_jit = _jitted(_normal, (1, 2))
+_randint_jit = _jitted(_randint, (3, 4))
+
+
+def _traced_uniform(key, shape, dtype, minval, maxval):
+    return _uniform_jit(key, minval, maxval, shape, dtype)
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     key = _data(key)
-    if _traced(key):
+    if _traced(key) or _traced(minval) or _traced(maxval) or _ndim(minval) or _ndim(maxval):
         return _place(_traced_uniform(key, _shape(shape), _float_dtype(dtype, 'uniform'), minval, maxval),
                       out_sharding)
     return _place(_engine.uniform(key, _shape(shape), dtype, float(minval), float(maxval)), out_sharding)
 
 
+def _int_dtype(dtype):
+    """The integer dtype asked for, canonicalized as JAX does: int32 for None, 64-bit types narrowed without x64."""
+    import numpy as np
+    import jax
+    chosen = np.dtype(dtype if dtype is not None else np.int64)
+    if chosen.itemsize == 8 and not jax.config.jax_enable_x64:
+        chosen = np.dtype(np.int32 if chosen.kind == 'i' else np.uint32)
+    return chosen
+
+
+def _ndim(x):
+    import numpy as np
+    return np.ndim(x) if not hasattr(x, 'ndim') else x.ndim
+
+
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     key = _data(key)
     if _traced(key):
-        import numpy as np
-        import jax.numpy as jnp
-        from jax import lax
-        dtype = _float_dtype(dtype, 'normal')
-        low = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
-        u = _traced_uniform(key, _shape(shape), dtype, low, 1.0)
-        return _place(jnp.asarray(np.sqrt(2), dtype) * lax.erf_inv(u), out_sharding)
+        return _place(_normal_jit(key, _shape(shape), _float_dtype(dtype, 'normal')), out_sharding)
     return _place(_engine.normal(key, _shape(shape), dtype), out_sharding)
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     key = _data(key)
-    if _traced(key) or _traced(minval) or _traced(maxval):
-        raise NotImplementedError('jax.random.randint inside jit, grad or vmap (on a traced key or bounds) is not '
-                                  'supported by shardscope yet')
+    if _traced(key) or _traced(minval) or _traced(maxval) or _ndim(minval) or _ndim(maxval):
+        import numpy as np
+        import jax.numpy as jnp
+        shape = _shape(shape)
+        chosen = _int_dtype(dtype)
+        if not jnp.issubdtype(chosen, jnp.integer):
+            raise TypeError(f'randint only accepts integer dtypes, got {chosen}')
+        shapes = [shape, tuple(np.shape(minval)), tuple(np.shape(maxval))]
+        try:
+            broadcast = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError(f'Incompatible shapes for broadcasting: shapes={shapes}') from None
+        if broadcast != shape:
+            raise ValueError('randint parameter shapes must be broadcast-compatible with shape argument, and the '
+                             'result of broadcasting the shapes must equal the shape argument, but got result '
+                             f'{broadcast} for shape argument {shape}.')
+        sampling = chosen
+        info = np.iinfo(chosen)
+        if info.bits < 32:
+            # Sampled in 32 bits, so small types are not biased by their span.
+            sampling = np.dtype('int32')
+            minval = jnp.asarray(minval).astype('int32').clip(int(info.min), int(info.max))
+            maxval = jnp.asarray(maxval).astype('int32').clip(int(info.min), int(info.max) + 1)
+        return _place(_randint_jit(key, minval, maxval, shape, sampling).astype(chosen), out_sharding)
     return _place(_engine.randint(key, _shape(shape), int(minval), int(maxval), dtype), out_sharding)
 
 

@@ -289,3 +289,32 @@ TEST_CASE("a product feeding an add or sub in a compiled program is one fused mu
   CHECK(run("add", true, true) == 2.0F * z);
   CHECK(run("add", false, true) == 2.0F * z);
 }
+
+TEST_CASE("a one-element operand of rank above 0 fuses as a scalar, so its product contracts") {
+  ensure_core_primitives();
+  const float x = 1.0F + std::ldexp(1.0F, -12);
+  const float z = 1.0F + std::ldexp(1.0F, -11);
+  // mul(xs, x1) then sub(z1): the [1] operands are lax's rank-preserving broadcasts of one value.
+  JaxprBuilder b;
+  const Var xs = b.arg(Aval::of({2, 4}, DType::kFloat32));
+  const Var x1 = b.arg(Aval::of({1, 1}, DType::kFloat32));
+  const Var z1 = b.arg(Aval::of({1, 1}, DType::kFloat32));
+  const Atom product = b.bind1("mul", {xs, x1});
+  const JaxprPtr jaxpr = b.build({b.bind1("sub", {product, z1})});
+  const std::vector<FusionGroup> groups = plan_fusion(*jaxpr);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].end == 2);
+  CHECK(reads_as_scalar(x1.aval, {2, 4}));
+  CHECK_FALSE(reads_as_scalar(x1.aval, {1, 1}));  // a group of one-element values reads them whole
+  CHECK_FALSE(reads_as_scalar(Aval::of({1, 4}, DType::kFloat32), {2, 4}));
+  const std::vector<BufferPtr> args = {make_buffer(DType::kFloat32, {2, 4}, std::vector<float>(8, x)),
+                                       make_buffer(DType::kFloat32, {1, 1}, std::vector<float>{x}),
+                                       make_buffer(DType::kFloat32, {1, 1}, std::vector<float>{z})};
+  const float tiny = std::ldexp(1.0F, -24);
+  CHECK(evaluate_jaxpr(*jaxpr, args).at(0)->as<float>()[7] == 0.0F);  // eager: the product rounds first
+  const CompiledProgramScope scope;
+  const BufferPtr out = evaluate_jaxpr(*jaxpr, args).at(0);
+  CHECK(out->shape() == Shape{2, 4});
+  CHECK(out->as<float>()[0] == tiny);
+  CHECK(out->as<float>()[7] == tiny);
+}

@@ -9,8 +9,8 @@ import _shardscope
 
 
 def _bind(primitive, operands, **params):
-    import jax.numpy as jnp
-    return _shardscope.bind(primitive, [jnp.asarray(x) for x in operands], params)
+    from jax.lax import _operand
+    return _shardscope.bind(primitive, [_operand(x) for x in operands], params)
 
 
 def _unary(primitive):

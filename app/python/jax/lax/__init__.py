@@ -31,9 +31,16 @@ def _constrained(leaf, sharding):
     return jax.device_put(out, sharding)
 
 
-def _elementwise(primitive, *operands):
+def _operand(x):
+    """An operand as the engine takes it: numpy scalars and arrays as they are (a rank-0 one becomes a literal in a
+    traced program, as JAX inlines it), anything else through jnp.asarray."""
+    import numpy as np
     import jax.numpy as jnp
-    return _shardscope.bind(primitive, [jnp.asarray(x) for x in operands], {})[0]
+    return x if isinstance(x, (np.ndarray, np.generic)) else jnp.asarray(x)
+
+
+def _elementwise(primitive, *operands):
+    return _shardscope.bind(primitive, [_operand(x) for x in operands], {})[0]
 
 
 def erf(x):
