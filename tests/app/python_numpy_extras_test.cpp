@@ -320,6 +320,40 @@ run('ogrid1', lambda: jnp.ogrid[2:5], np.ogrid[2:5], 'int32')
 done()
 )py";
 
+constexpr const char* kAliasChecks = R"py(
+u = np.clip(g, -0.5, 0.5)
+run('acos', lambda: jnp.acos(jnp.asarray(u)), np.arccos(u), 'float32', 1e-6)
+run('asin', lambda: jnp.asin(jnp.asarray(u)), np.arcsin(u), 'float32', 1e-6)
+run('atan', lambda: jnp.atan(jnp.asarray(g)), np.arctan(g), 'float32', 1e-6)
+run('atanh', lambda: jnp.atanh(jnp.asarray(u)), np.arctanh(u), 'float32', 1e-6)
+run('asinh', lambda: jnp.asinh(jnp.asarray(g)), np.arcsinh(g), 'float32', 1e-6)
+run('acosh', lambda: jnp.acosh(jnp.asarray(g + 2)), np.arccosh(g + 2), 'float32', 1e-6)
+run('atan2', lambda: jnp.atan2(jnp.asarray(g), 0.5), np.arctan2(g, np.float32(0.5)), 'float32', 1e-6)
+run('pow', lambda: jnp.pow(jnp.asarray(g), 2), np.power(g, 2), 'float32')
+run('bitwise_invert', lambda: jnp.bitwise_invert(jnp.asarray(iv)), np.invert(iv), 'int32')
+run('bitwise_count', lambda: jnp.bitwise_count(jnp.asarray(iv)), np.array([bin(abs(int(v))).count('1') for v in iv], np.uint8), 'uint8')
+run('concat', lambda: jnp.concat([jnp.asarray(m), jnp.asarray(m)], axis=1), np.concatenate([m, m], 1), 'float32')
+run('permute_dims', lambda: jnp.permute_dims(jnp.asarray(m), (1, 0)), m.T, 'float32')
+run('nextafter', lambda: jnp.nextafter(jnp.float32(1), jnp.float32(2)), np.nextafter(np.float32(1), np.float32(2)), 'float32')
+run('cumulative_sum', lambda: jnp.cumulative_sum(jnp.asarray(iv), include_initial=True), np.concatenate([[0], np.cumsum(iv)]), 'int32')
+run('cumulative_prod', lambda: jnp.cumulative_prod(jnp.asarray(m), axis=1), np.cumprod(m, 1), 'float32')
+run('tril_indices', lambda: jnp.tril_indices(4, -1), np.tril_indices(4, -1))
+run('triu_indices_from', lambda: jnp.triu_indices_from(jnp.asarray(m), 1), np.triu_indices_from(m, 1))
+run('diag_indices', lambda: jnp.diag_indices(3, 3), np.diag_indices(3, 3))
+run('fill_diagonal', lambda: jnp.fill_diagonal(jnp.asarray(m), 9.0, inplace=False), (lambda a: (np.fill_diagonal(a, 9.0), a)[1])(m.copy()), 'float32')
+run('isin', lambda: jnp.isin(jnp.asarray(iv), jnp.asarray([3, 0, 9])), np.isin(iv, [3, 0, 9]), 'bool')
+run('isin_invert', lambda: jnp.isin(jnp.asarray(iv), [3, 0, 9], invert=True), np.isin(iv, [3, 0, 9], invert=True), 'bool')
+run('vecdot', lambda: jnp.vecdot(jnp.asarray(m), jnp.asarray(m)), (m * m).sum(-1), 'float32')
+run('matvec', lambda: jnp.matvec(jnp.asarray(m), jnp.ones(6)), m @ np.ones(6, np.float32), 'float32')
+run('vecmat', lambda: jnp.vecmat(jnp.ones(4), jnp.asarray(m)), np.ones(4, np.float32) @ m, 'float32')
+run('isscalar', lambda: [jnp.isscalar(v) for v in (1, 2.5, np.float32(1), jnp.array(3), jnp.ones(2), [1])], [True, True, True, True, False, False])
+run('iterable', lambda: [jnp.iterable(v) for v in ([1], 3, jnp.ones(2))], [True, False, True])
+run('s_', lambda: jnp.asarray(m)[jnp.s_[1:3, ::2]], m[1:3, ::2], 'float32')
+attempt(lambda: jnp.cumulative_sum(jnp.asarray(m)))
+attempt(lambda: jnp.fill_diagonal(jnp.asarray(m), 1.0))
+done()
+)py";
+
 }  // namespace
 
 TEST_CASE(
@@ -455,4 +489,15 @@ TEST_CASE("bad input raises JAX's exceptions and messages") {
   // Not in JAX 0.11's jax.numpy: still the simulator's refusal.
   CHECK(printed("attempt(lambda: jnp.cummax)") ==
         "NotImplementedError jax.numpy.cummax is not supported by shardscope\n");
+}
+
+TEST_CASE(
+    "numpy 2's array-API names and small helpers: acos..atan2, pow, concat, permute_dims, cumulative_sum, "
+    "index helpers, isin, vecdot/matvec/vecmat, isscalar") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed(kAliasChecks) ==
+        "ValueError The input array has rank 2, however axis was not set to an explicit value. The axis argument is "
+        "only optional for one-dimensional arrays.\n"
+        "NotImplementedError JAX arrays are immutable, must use inplace=False\n"
+        "checked 27\n");
 }

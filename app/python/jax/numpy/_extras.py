@@ -7,6 +7,8 @@ from jax.numpy._extras_shape import *  # noqa: F401,F403
 from jax.numpy._extras_index import *  # noqa: F401,F403
 from jax.numpy._extras_stats import *  # noqa: F401,F403
 from jax.numpy._extras_search import *  # noqa: F401,F403
+from jax.numpy._extras_aliases import *  # noqa: F401,F403
+from jax.numpy import _extras_aliases
 
 _NAMES = '''
 round around rint trunc log2 log10 invert bitwise_not bitwise_xor real imag conj conjugate angle isposinf isneginf
@@ -25,4 +27,5 @@ correlate polyval interp
 # Only names the engine does not define, so no working engine function is shadowed; the engine binds the stubs'
 # names but raises NotImplementedError for them (its jnp.math has no rule for them), so these replace them.
 _ENGINE_STUBS = {'round', 'rint', 'trunc', 'log2', 'log10', 'invert'}
-__all__ = [name for name in _NAMES if not hasattr(_shardscope.numpy, name) or name in _ENGINE_STUBS]
+__all__ = [name for name in _NAMES + _extras_aliases.__all__
+           if not hasattr(_shardscope.numpy, name) or name in _ENGINE_STUBS]
