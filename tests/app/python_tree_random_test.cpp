@@ -134,3 +134,38 @@ TEST_CASE("jax.random's permutation, choice, categorical and friends give real J
   CHECK(printed("try:\n    jax.random.choice(k, 3, (5,), replace=False)\nexcept ValueError as e:\n    print(e)") ==
         "Cannot take a larger sample (size 5) than population (size 3) when 'replace=False'\n");
 }
+
+TEST_CASE("the formula samplers (cauchy..lognormal) are JAX's jitted helpers: their moments, dtypes and shapes") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport numpy as np\nimport jax\n"
+                   "import jax.numpy as jnp\nr = jax.random\nk = r.key(0)\nn = (20000,)\n"
+                   "def near(x, want, tol):\n    return abs(float(x) - want) < tol\n")
+              .ok());
+  CHECK(
+      printed("print(near(jnp.median(r.cauchy(k, n)), 0.0, 0.05), near(r.maxwell(k, n).mean(), 2 * np.sqrt(2 / np.pi), "
+              "0.02), near(r.rayleigh(k, 1.0, n).mean(), np.sqrt(np.pi / 2), 0.02), "
+              "near(jnp.median(r.pareto(k, 3.0, n)), 2 ** (1 / 3), 0.02), near(r.wald(k, 2.0, n).mean(), 2.0, 0.05), "
+              "near(r.triangular(k, 0., 1., 3., n).mean(), 4 / 3, 0.02), "
+              "near(jnp.median(r.lognormal(k, 0.5, n)), 1.0, 0.02), near(r.weibull_min(k, 2.0, 1.0, n).mean(), 2.0, "
+              "0.05), near(r.double_sided_maxwell(k, 1.0, 2.0, n).mean(), 1.0, 0.1))") ==
+      "True True True True True True True True True\n");
+  CHECK(
+      printed("x = r.rademacher(k, n)\ng = r.geometric(k, 0.25, n)\n"
+              "print(x.dtype, sorted(set(np.asarray(x).tolist())), g.dtype, near(g.mean(), 4.0, 0.1), int(g.min()))") ==
+      "int32 [-1, 1] int32 True 1\n");
+  // Shapes default to the parameters' broadcast shape; a given shape must be what they broadcast to.
+  CHECK(printed("print(r.rayleigh(k, jnp.ones((2, 3))).shape, r.maxwell(k, (4,)).shape, "
+                "r.double_sided_maxwell(k, jnp.zeros(3), 1.0).shape, r.key_dtype(), r.clone(k).dtype)") ==
+        "(2, 3) (4,) (3, 3) key<fry> key<fry>\n");  // JAX appends the parameters' shape to an empty one
+  CHECK(printed("try:\n    r.pareto(k, jnp.ones(3), (2,))\nexcept ValueError as e:\n    print(e)") ==
+        "Incompatible shapes for broadcasting: shapes=[(2,), (3,)]\n");
+  CHECK(printed("try:\n    r.cauchy(k, (2,), jnp.int32)\nexcept ValueError as e:\n    print(e)") ==
+        "dtype argument to `cauchy` must be a float dtype, got int32\n");
+  // Eager and traced draws agree bit for bit; the jaxpr nests JAX's named helpers.
+  CHECK(printed("print(all(np.array_equal(f(k), jax.jit(f)(k)) for f in (lambda k: r.rayleigh(k, 1.5, (9,)), "
+                "lambda k: r.wald(k, 2.0, (9,)), lambda k: r.triangular(k, 0., 1., 3., (9,)))))") == "True\n");
+  const std::string jaxpr = printed("print(jax.make_jaxpr(lambda k: r.cauchy(k, (3,)))(k))");
+  CHECK(jaxpr.find("name=_cauchy\n") != std::string::npos);
+  // _uniform is over ten equations (its weakly typed maxval is converted), so it is printed once, shared.
+  CHECK(jaxpr.find("jit[name=_uniform jaxpr=_uniform] o 1.1920928955078125e-07:f32[]") != std::string::npos);
+  CHECK(jaxpr.find("tan") != std::string::npos);
+}

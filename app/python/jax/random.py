@@ -391,6 +391,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
 
 from jax._src.random_extras import (permutation, choice, gumbel, categorical, exponential,  # noqa: E402,F401
                                     laplace, logistic)
+from jax._src.random_more import (cauchy, rademacher, maxwell, double_sided_maxwell, weibull_min,  # noqa: E402,F401
+                                  pareto, rayleigh, wald, geometric, triangular, lognormal, key_dtype, clone)
 
 
 def __getattr__(name):
