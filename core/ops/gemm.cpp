@@ -1,4 +1,5 @@
-// Matrix products for float32/float64: OpenBLAS where the strides allow, else a packed, vectorized kernel.
+// Matrix products for float32/float64: a packed, vectorized kernel (with fused multiply-adds for depths of one
+// panel, as XLA rounds them), OpenBLAS for deeper ones where the strides allow.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/cpu_features.h"
 #include "ops/structural_internal.h"
 
 #ifdef SHARDSCOPE_HAVE_CBLAS
@@ -93,6 +95,11 @@ template <typename T, int Width>
             // A C array: GCC drops vector attributes from template arguments, so no std::array here.
             Vec acc[kTileRows][2] = {};  // NOLINT(*-c-arrays)
             for (int64_t kk = 0; kk < kc; ++kk) {
+#if defined(__clang__)
+// Contracted into fused multiply-adds where the function is built for FMA (gemm_avx2_fma); GCC takes the same
+// from that function's fp-contract option.
+#pragma clang fp contract(fast)
+#endif
               Vec b0;
               Vec b1;
               std::memcpy(&b0, pb, sizeof(Vec));
@@ -163,6 +170,21 @@ GemmFn<T> best_gemm() {
   return gemm_portable<T>;
 }
 
+#if SHARDSCOPE_HAS_FMA_TARGET
+// The kernel with each accumulation `acc += a * b` one fused multiply-add: every element of C is then the
+// chain fma(a_k, b_k, ...) over k in order, rounded once per step, as XLA:CPU's code for a dot computes it.
+template <typename T>
+#if defined(__clang__)
+__attribute__((target("avx2,fma")))
+#else
+__attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#endif
+void gemm_avx2_fma(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
+                   int64_t b_cols, T* c) {
+  gemm_blocked<T, static_cast<int>(32 / sizeof(T))>(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
+}
+#endif
+
 #ifdef SHARDSCOPE_HAVE_CBLAS
 // An operand BLAS can read: row-major with a leading dimension, possibly transposed (column-major).
 struct BlasOperand {
@@ -207,9 +229,18 @@ bool blas_gemm(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols
 #endif
 
 // C += A . B, or C = A . B when `overwrite` (then C's prior contents, possibly unfilled, are never read).
+// A product of depth k within one packed panel is each element's k products summed in order with fused
+// multiply-adds when the processor has them (XLA's rounding); deeper ones go to BLAS, whose order is its own.
 template <typename T>
 void gemm_dispatch(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
                    int64_t b_cols, T* c, bool overwrite) {
+#if SHARDSCOPE_HAS_FMA_TARGET
+  if (shape.k <= kKc && has_fma_instructions()) {
+    if (overwrite) std::fill_n(c, shape.m * shape.n, T{});
+    gemm_avx2_fma<T>(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
+    return;
+  }
+#endif
 #ifdef SHARDSCOPE_HAVE_CBLAS
   if (blas_gemm(shape, a, a_rows, a_cols, b, b_rows, b_cols, c, overwrite ? T{0} : T{1})) return;
 #endif

@@ -99,7 +99,8 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_
                      int64_t b_rows, int64_t b_cols, float* c);
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,
                      int64_t b_rows, int64_t b_cols, double* c);
-// c = a . b: c's prior contents (possibly an unfilled buffer) are never read.
+// c = a . b: c's prior contents (possibly an unfilled buffer) are never read. For k within one packed panel (256)
+// on a processor with FMA, each element is fma(a_k, b_k, ...) over k in order, as XLA:CPU rounds a dot.
 void gemm_assign(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rows, int64_t a_cols, const float* b,
                  int64_t b_rows, int64_t b_cols, float* c);
 void gemm_assign(int64_t m, int64_t n, int64_t k, const double* a, int64_t a_rows, int64_t a_cols, const double* b,

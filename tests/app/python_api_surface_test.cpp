@@ -572,3 +572,32 @@ TEST_CASE("jax._src.test_util.create_mesh: Auto axes by default, device-id order
   CHECK(printed("try:\n    jtu.create_mesh((4, 4), ('a', 'b'))\nexcept unittest.SkipTest as e:\n    print(e)") ==
         "Test requires 16 global devices and found 8.\n");
 }
+
+TEST_CASE(
+    "jax.sharding's PositionalSharding warns from 0.6.0, names its removal in 0.7.0, and use_mesh goes in 0.7.1") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("profile_before = _shardscope.jax_version()\nimport warnings\n"
+                   "def probe(name):\n"
+                   "    with warnings.catch_warnings(record=True) as caught:\n"
+                   "        warnings.simplefilter('always')\n"
+                   "        try:\n"
+                   "            value = getattr(jax.sharding, name)\n"
+                   "            print(value.__name__, [str(w.message) for w in caught])\n"
+                   "        except AttributeError as e:\n"
+                   "            print('AttributeError', e)\n")
+              .ok());
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.5.3')\n").ok());
+  CHECK(printed("probe('PositionalSharding')\nprobe('use_mesh')") == "PositionalSharding []\nuse_mesh []\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.6.2')\n").ok());
+  CHECK(printed("probe('PositionalSharding')") ==
+        "PositionalSharding ['jax.sharding.PositionalSharding is deprecated. Use jax.NamedSharding instead.']\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.7.0')\n").ok());
+  CHECK(printed("probe('PositionalSharding')\nprobe('use_mesh')") ==
+        "AttributeError jax.sharding.PositionalSharding was deprecated in JAX v0.6.0 and removed in JAX v0.7.0\n"
+        "use_mesh []\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.7.1')\n").ok());
+  CHECK(printed("probe('PositionalSharding')\nprobe('use_mesh')") ==
+        "AttributeError module 'jax.sharding' has no attribute 'PositionalSharding'\n"
+        "AttributeError module 'jax.sharding' has no attribute 'use_mesh'\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}

@@ -169,3 +169,20 @@ TEST_CASE("the formula samplers (cauchy..lognormal) are JAX's jitted helpers: th
   CHECK(jaxpr.find("jit[name=_uniform jaxpr=_uniform] o 1.1920928955078125e-07:f32[]") != std::string::npos);
   CHECK(jaxpr.find("tan") != std::string::npos);
 }
+
+TEST_CASE("truncated_normal runs JAX's jitted helper on traced keys and array bounds, drawing the eager values") {
+  REQUIRE(run_cell("import _shardscope\n_shardscope.set_jax_version('0.11.2')\nimport numpy as np\nimport jax\n"
+                   "import jax.numpy as jnp\nk = jax.random.key(3)\n")
+              .ok());
+  CHECK(printed("e = jax.random.truncated_normal(k, -2., 2., (64,))\n"
+                "t = jax.jit(lambda k: jax.random.truncated_normal(k, -2., 2., (64,)))(k)\n"
+                "print(np.array_equal(e, t), bool((jnp.abs(e) < 2).all()))") == "True True\n");
+  // Bounds per column: every draw inside its own interval.
+  CHECK(printed("lo = jnp.array([-1., 0., 2.])\nhi = jnp.array([1., 3., 2.5])\n"
+                "d = jax.random.truncated_normal(k, lo, hi, (1000, 3))\n"
+                "print(d.shape, bool(((d > lo) & (d < hi)).all()))") == "(1000, 3) True\n");
+  CHECK(printed("print('name=_truncated_normal' in str(jax.make_jaxpr(lambda k: jax.random.truncated_normal(k, -1., "
+                "1., (2,)))(k)))") == "True\n");
+  CHECK(printed("try:\n    jax.random.truncated_normal(k, jnp.zeros(3), 1., (2,))\nexcept ValueError as e:\n"
+                "    print(e)") == "Incompatible shapes for broadcasting: shapes=[(2,), (3,), ()]\n");
+}

@@ -363,27 +363,62 @@ def _bernoulli_from_uniform(key, p, shape, mode):
     return uniform(key, shape, p.dtype) < p
 
 
+def _truncated_normal(key, lower, upper, shape, dtype):
+    """JAX's _truncated_normal: erf_inv of uniforms between erf(lower/sqrt2) and erf(upper/sqrt2), then clipped to
+    the open interval."""
+    import numpy as np
+    import jax.numpy as jnp
+    from jax import lax
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = lax.erf(lower / sqrt2)
+    b = lax.erf(upper / sqrt2)
+    u = uniform(key, shape, dtype, minval=a, maxval=b)
+    out = sqrt2 * lax.erf_inv(u)
+    return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype)),
+                    lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype)))
+
+
+_truncated_normal_jit = _jitted(_truncated_normal, (3, 4))
+
+
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
-    """Normal values cut to (lower, upper): erf_inv of uniforms between erf(lower/sqrt2) and erf(upper/sqrt2), then
-    clipped to the open interval, in `dtype` throughout (JAX's algorithm, so the bits agree)."""
+    """Normal values cut to (lower, upper), in `dtype` throughout (JAX's algorithm, so the bits agree): a traced
+    key or array bounds run JAX's jitted helper, scalar bounds on a concrete key the engine's kernels."""
     key = _data(key)
     import numpy as np
     import jax.numpy as jnp
     from jax import lax
     dtype = jnp.dtype(dtype if dtype is not None else jnp.float32)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise ValueError(f'dtype argument to `truncated_normal` must be a float dtype, got {dtype}')
+    bound_shapes = [tuple(np.shape(lower)), tuple(np.shape(upper))]
     if shape is None:
-        shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
-    if np.ndim(lower) or np.ndim(upper):
-        raise NotImplementedError('jax.random.truncated_normal with array bounds is not supported by shardscope yet')
+        shape = np.broadcast_shapes(*bound_shapes)
+    else:
+        shape = _shape(shape)
+        try:
+            result = np.broadcast_shapes(shape, *bound_shapes)
+        except ValueError:
+            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[shape, *bound_shapes]}') from None
+        if result != shape:
+            raise ValueError('truncated_normal parameter shapes must be broadcast-compatible with shape argument, '
+                             'and the result of broadcasting the shapes must equal the shape argument, but got '
+                             f'result {result} for shape argument {shape}.')
+    if _traced(key) or _traced(lower) or _traced(upper) or np.ndim(lower) or np.ndim(upper):
+        chosen = _float_dtype(dtype, 'truncated_normal')
+        return _place(_truncated_normal_jit(key, lower, upper, tuple(shape), chosen), out_sharding)
     sqrt2 = jnp.asarray(np.sqrt(2), dtype)
     low = jnp.asarray(lower, dtype)
     high = jnp.asarray(upper, dtype)
     a = lax.erf(low / sqrt2)
     b = lax.erf(high / sqrt2)
-    if _traced(key) or _traced(a):
-        u = _traced_uniform(key, _shape(tuple(shape)), _float_dtype(dtype, 'truncated_normal'), a, b)
-    else:
-        u = uniform(key, shape, dtype, minval=float(a), maxval=float(b))
+    if _traced(a) or _traced(b):
+        # Inside a trace (jit, eval_shape) even constant bounds are traced: the jitted helper it is.
+        chosen = _float_dtype(dtype, 'truncated_normal')
+        return _place(_truncated_normal_jit(key, lower, upper, tuple(shape), chosen), out_sharding)
+    u = uniform(key, shape, dtype, minval=float(a), maxval=float(b))
     out = sqrt2 * lax.erf_inv(u)
     out = jnp.clip(out, lax.nextafter(low, jnp.asarray(np.inf, dtype)), lax.nextafter(high, jnp.asarray(-np.inf, dtype)))
     return _place(out, out_sharding)

@@ -81,24 +81,25 @@ _accept_none_spec()
 
 
 def __getattr__(name):
-    # jax.sharding.use_mesh existed from 0.5.0 until 0.8.0 removed it in favour of jax.set_mesh.
+    import sys
+    import _shardscope
+    from jax._src.deprecations import deprecated_attribute
+    version = _shardscope.jax_version_info()
     if name == 'PositionalSharding':
-        import jax
-        # Deprecated in 0.6.0 and gone from jax.sharding in 0.7.0.
-        if tuple(int(part) for part in jax.__version__.split('.')[:3]) < (0, 7, 0):
+        # Deprecated in 0.6.0, 0.7.0 names its removal, and from 0.7.1 jax.sharding no longer knows it.
+        def positional():
             from jax._src.positional_sharding import PositionalSharding
             return PositionalSharding
-    if name == 'use_abstract_mesh':
-        import _shardscope
-        # Public from 0.7.2, to override the mesh inside jit.
-        if _shardscope.jax_version_info() >= (0, 7, 2):
-            return _shardscope.use_abstract_mesh
-    if name == 'use_mesh':
-        import jax
-        version = tuple(int(part) for part in jax.__version__.split('.')[:3])
-        if (0, 5, 0) <= version < (0, 8, 0):
-            from jax._src.mesh_context import use_mesh
-            return use_mesh
-    import sys
+        return deprecated_attribute(
+            __name__, name, positional, 'jax.sharding.PositionalSharding is deprecated. Use jax.NamedSharding instead.',
+            warned_from=(0, 6, 0), removed_in=(0, 7, 0), gone_from=(0, 7, 1),
+            removed_message='jax.sharding.PositionalSharding was deprecated in JAX v0.6.0 and removed in JAX v0.7.0')
+    # Public from 0.7.2, to override the mesh inside jit.
+    if name == 'use_abstract_mesh' and version >= (0, 7, 2):
+        return _shardscope.use_abstract_mesh
+    # jax.sharding.use_mesh existed from 0.5.0; 0.7.1 removed it in favour of jax.set_mesh.
+    if name == 'use_mesh' and (0, 5, 0) <= version < (0, 7, 1):
+        from jax._src.mesh_context import use_mesh
+        return use_mesh
     # name and obj let the traceback suggest a close name ("Did you mean: 'set_mesh'?") as for any module.
     raise AttributeError(f"module 'jax.sharding' has no attribute '{name}'", name=name, obj=sys.modules[__name__])

@@ -11,20 +11,17 @@ from jax._src.tree_extras import (tree_transpose, treedef_is_leaf, treedef_child
 
 
 def __getattr__(name):
-    # build_tree: deprecated in 0.6.0 (a DeprecationWarning), an AttributeError naming the removal in 0.7.x,
-    # then gone from the module (0.8.0).
+    import sys
+    # build_tree: deprecated in 0.6.0, an AttributeError naming the removal in 0.7.x, then gone (0.8.0).
     if name == 'build_tree':
-        import jax
-        version = tuple(int(part) for part in jax.__version__.split('.')[:3])
-        from jax._src.tree_extras import build_tree
-        if version < (0, 6, 0):
-            return build_tree
-        if version < (0, 7, 0):
-            import warnings
-            warnings.warn('jax.tree_util.build_tree is deprecated. Use jax.tree.unflatten instead.',
-                          DeprecationWarning, stacklevel=2)
-            return build_tree
-        if version < (0, 8, 0):
-            raise AttributeError('jax.tree_util.build_tree was deprecated in JAX v0.6.0 and removed in JAX v0.7.0. '
-                                 'Use jax.tree.unflatten instead.')
-    raise AttributeError(f"module 'jax.tree_util' has no attribute '{name}'")
+        from jax._src.deprecations import deprecated_attribute
+
+        def build_tree():
+            from jax._src.tree_extras import build_tree as function
+            return function
+        return deprecated_attribute(
+            __name__, name, build_tree, 'jax.tree_util.build_tree is deprecated. Use jax.tree.unflatten instead.',
+            warned_from=(0, 6, 0), removed_in=(0, 7, 0), gone_from=(0, 8, 0),
+            removed_message='jax.tree_util.build_tree was deprecated in JAX v0.6.0 and removed in JAX v0.7.0. Use '
+                            'jax.tree.unflatten instead.')
+    raise AttributeError(f"module 'jax.tree_util' has no attribute '{name}'", name=name, obj=sys.modules[__name__])

@@ -170,6 +170,35 @@ TEST_CASE("a dot with a vector operand sums its products in order with one round
                      {buffer(DType::kFloat64, {2}, {1, 1 + tiny}), buffer(DType::kFloat64, {2}, {-1, 1 + tiny})},
                      dot({0}, {0}))) == std::vector<double>{std::ldexp(1.0, -26) + std::ldexp(1.0, -54)});
   }
+  SUBCASE("matrix times matrix of a depth within one panel: each element is the chain of fused multiply-adds") {
+    const int64_t m = 13;
+    const int64_t n = 37;
+    const int64_t k = 200;
+    const std::vector<double> as = random_values(m * k, 3);
+    const std::vector<double> bs = random_values(k * n, 4);
+    const std::vector<double> got = values(run("dot_general", {f32({m, k}, as), f32({k, n}, bs)}, dot({1}, {0})));
+    int differing = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float chain = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          chain = std::fma(static_cast<float>(as[static_cast<std::size_t>(i * k + kk)]),
+                           static_cast<float>(bs[static_cast<std::size_t>(kk * n + j)]), chain);
+        }
+        if (got[static_cast<std::size_t>(i * n + j)] != static_cast<double>(chain)) ++differing;
+      }
+    }
+    // A processor without FMA rounds each product, as XLA's code for it does too.
+    bool fma_hardware = false;
+#if defined(__x86_64__)
+    fma_hardware = __builtin_cpu_supports("fma") != 0 && __builtin_cpu_supports("avx2") != 0;
+#endif
+    if (fma_hardware) {
+      CHECK(differing == 0);
+      CHECK(values(run("dot_general", {f32({2, 2}, {1, 1 + eps, 1, 1 + eps}), f32({2, 2}, {-1, -1, 1 + eps, 1 + eps})},
+                       dot({1}, {0}))) == std::vector<double>(4, fused));
+    }
+  }
   SUBCASE("the sum runs in k order: a long row vector against a wide matrix matches the chain") {
     const int64_t k = 37;
     const int64_t n = 300;  // more outputs than one block of the kernel
