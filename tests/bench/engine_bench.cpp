@@ -132,6 +132,28 @@ void BM_Matmul2048(benchmark::State& state) {
 }
 BENCHMARK(BM_Matmul2048)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
+// A 1024x256 by 256x1024 float32 product: a depth of one packed panel, which runs the fused multiply-add kernel
+// (XLA's rounding) instead of BLAS.
+void BM_Matmul1024Depth256(benchmark::State& state) {
+  JaxprBuilder b;
+  const Var x = b.arg(Aval::of({1024, 256}, DType::kFloat32));
+  const Var y = b.arg(Aval::of({256, 1024}, DType::kFloat32));
+  const Params numbers = {
+      {"dimension_numbers", ParamValue::tuple({ParamValue::tuple({ParamValue::list({1}), ParamValue::list({0})}),
+                                               ParamValue::tuple({ParamValue::list({}), ParamValue::list({})})})},
+      {"precision", ParamValue::None{}},
+      {"preferred_element_type", DType::kFloat32}};
+  const JaxprPtr jaxpr = b.build({b.bind1("dot_general", {x, y}, numbers)});
+  const Mesh mesh = cpu_mesh(1);
+  const Sharding one = make_single_device_sharding(mesh.devices().front(), kProfile);
+  const Array lhs = Array::from_host(ramp({1024, 256}), one, kProfile);
+  const Array rhs = Array::from_host(ramp({256, 1024}), one, kProfile);
+  for (auto _ : state) benchmark::DoNotOptimize(run_jit(*jaxpr, {lhs, rhs}, {}, kProfile));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * 1024 * 256 * 1024, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Matmul1024Depth256)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
 // The same product on a 4x2 mesh, rows of x over 'a' and columns of y over 'b': the contraction stays local,
 // so the engine computes the whole product once and cuts it into the eight blocks.
 void BM_ShardedMatmul2048_4x2(benchmark::State& state) {

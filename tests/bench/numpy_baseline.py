@@ -32,6 +32,9 @@ def main():
     einsum = best_of(lambda: np.einsum("dbi,dbi->db", v, v), name="einsum_8x1250000x3_cpu_s")
     a = (np.arange(2048 * 2048, dtype=np.float32) % 1000).reshape(2048, 2048) * np.float32(0.001)
     matmul = best_of(lambda: a @ a, name="matmul_2048_cpu_s")
+    p = (np.arange(1024 * 256, dtype=np.float32) % 1000).reshape(1024, 256) * np.float32(0.001)
+    q = (np.arange(256 * 1024, dtype=np.float32) % 1000).reshape(256, 1024) * np.float32(0.001)
+    depth256 = best_of(lambda: p @ q, name="matmul_1024_depth256_cpu_s")
     small = np.ones((4, 8), np.float32)
     small_add = best_of(lambda: [small + 1 for _ in range(1000)]) / 1000
     print(json.dumps({
@@ -41,6 +44,7 @@ def main():
         "sin_affine_32M_s": sin_affine,
         "einsum_8x1250000x3_s": einsum,
         "matmul_2048_gflops": 2 * 2048 ** 3 / matmul / 1e9,
+        "matmul_1024_depth256_gflops": 2 * 1024 * 256 * 1024 / depth256 / 1e9,
         "small_add_4x8_s": small_add,
         **CPU,
     }, indent=2))
