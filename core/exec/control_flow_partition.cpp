@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "exec/cancellation.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 #include "ops/control_flow.h"
 #include "propagation/control_flow_factor_rule.h"
 #include "spmd/reshard.h"

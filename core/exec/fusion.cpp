@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "exec/cancellation.h"
 #include "exec/interpreter.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

@@ -10,7 +10,7 @@
 #include "exec/fusion.h"
 #include "exec/host_callbacks.h"
 #include "exec/program_cache.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 #include "mesh/mesh.h"
 
 namespace shardscope {

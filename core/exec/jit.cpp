@@ -16,7 +16,7 @@
 #include "exec/partition_plan.h"
 #include "exec/program_cache.h"
 #include "exec/shard_map.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 #include "explicit/sharding_rules.h"
 #include "ir/axis_env.h"
 #include "ir/inline_calls.h"

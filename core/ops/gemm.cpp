@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/cpu_features.h"
+#include "base/thread_pool.h"
 #include "ops/structural_internal.h"
 
 #ifdef SHARDSCOPE_HAVE_CBLAS
@@ -29,6 +30,8 @@ constexpr auto kTileRows = static_cast<std::size_t>(kMr);
 constexpr int64_t kKc = 256;   // depth of a packed panel (the B micro-panel stays in L1)
 constexpr int64_t kMc = 96;    // rows of a packed A block (L2)
 constexpr int64_t kNc = 1024;  // columns of a packed B block (L2)
+// Multiply-adds below which a product stays on the calling thread (waking the pool costs microseconds).
+constexpr int64_t kParallelGemmWork = int64_t{1} << 21;
 
 // C[MxN] += A[MxK] . B[KxN] for one batch; `Width` is the SIMD width in elements, so one micro-tile
 // is kMr x (2 * Width) and its accumulators stay in registers.
@@ -237,7 +240,18 @@ void gemm_dispatch(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_
 #if SHARDSCOPE_HAS_FMA_TARGET
   if (shape.k <= kKc && has_fma_instructions()) {
     if (overwrite) std::fill_n(c, shape.m * shape.n, T{});
-    gemm_avx2_fma<T>(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
+    // Row blocks on the thread pool: each element's chain is the same whichever thread computes it.
+    const int64_t work = shape.m * shape.n * shape.k;
+    const auto blocks = static_cast<int64_t>(
+        work >= kParallelGemmWork ? std::min<std::size_t>(thread_count(), static_cast<std::size_t>(shape.m)) : 1);
+    parallel_for(static_cast<std::size_t>(blocks), blocks > 1, [&](std::size_t index) {
+      const auto block = static_cast<int64_t>(index);
+      const int64_t first = shape.m * block / blocks;
+      const int64_t last = shape.m * (block + 1) / blocks;
+      if (first == last) return;
+      gemm_avx2_fma<T>({last - first, shape.n, shape.k}, a + first * a_rows, a_rows, a_cols, b, b_rows, b_cols,
+                       c + first * shape.n);
+    });
     return;
   }
 #endif

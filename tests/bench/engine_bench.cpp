@@ -6,7 +6,7 @@
 #include "device/presets.h"
 #include "exec/jit.h"
 #include "exec/shard_map.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 #include "ir/axis_env.h"
 #include "ops/vector_math.h"
 #include "trace/builder.h"

@@ -10,7 +10,7 @@
 #include "device/presets.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 #include "ops/ops.h"
 #include "trace/builder.h"
 

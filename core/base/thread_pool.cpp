@@ -1,5 +1,5 @@
 // The fork-join pool: workers sleep on a condition variable and share one job's index counter.
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,6 @@
 // The fork-join pool: every index runs exactly once, errors reach the caller, nesting and concurrent
 // callers neither deadlock nor lose work.
-#include "exec/thread_pool.h"
+#include "base/thread_pool.h"
 
 #include <doctest/doctest.h>
 
