@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "base/error.h"
-#include "exec/cancellation.h"
 #include "base/thread_pool.h"
+#include "exec/cancellation.h"
 #include "ops/control_flow.h"
 #include "propagation/control_flow_factor_rule.h"
 #include "spmd/reshard.h"

@@ -10,9 +10,9 @@
 
 #include "base/cpu_features.h"
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "exec/cancellation.h"
 #include "exec/interpreter.h"
-#include "base/thread_pool.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

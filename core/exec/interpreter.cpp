@@ -5,12 +5,12 @@
 
 #include "base/dtype_dispatch.h"
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "exec/all_reduce_combiner.h"
 #include "exec/cancellation.h"
 #include "exec/fusion.h"
 #include "exec/host_callbacks.h"
 #include "exec/program_cache.h"
-#include "base/thread_pool.h"
 #include "mesh/mesh.h"
 
 namespace shardscope {

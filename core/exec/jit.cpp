@@ -6,6 +6,7 @@
 #include <list>
 
 #include "base/error.h"
+#include "base/thread_pool.h"
 #include "exec/cancellation.h"
 #include "exec/control_flow_partition.h"
 #include "exec/debug_callbacks.h"
@@ -16,7 +17,6 @@
 #include "exec/partition_plan.h"
 #include "exec/program_cache.h"
 #include "exec/shard_map.h"
-#include "base/thread_pool.h"
 #include "explicit/sharding_rules.h"
 #include "ir/axis_env.h"
 #include "ir/inline_calls.h"

@@ -3,10 +3,10 @@
 
 #include <numeric>
 
+#include "base/thread_pool.h"
 #include "device/presets.h"
 #include "exec/jit.h"
 #include "exec/shard_map.h"
-#include "base/thread_pool.h"
 #include "ir/axis_env.h"
 #include "ops/vector_math.h"
 #include "trace/builder.h"

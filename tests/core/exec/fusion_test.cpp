@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/thread_pool.h"
 #include "device/presets.h"
 #include "exec/interpreter.h"
 #include "exec/jit.h"
-#include "base/thread_pool.h"
 #include "ops/ops.h"
 #include "trace/builder.h"
 
