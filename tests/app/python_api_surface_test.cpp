@@ -601,3 +601,29 @@ TEST_CASE(
         "AttributeError module 'jax.sharding' has no attribute 'use_mesh'\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
+
+TEST_CASE("jax.typing, named_scope/named_call, disable_jit, clear_caches, float0 and default_matmul_precision") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("from jax.typing import ArrayLike, DTypeLike\n"
+                "def f(x: ArrayLike, dtype: DTypeLike = None) -> jax.Array:\n    return jnp.asarray(x, dtype)\n"
+                "print(f(3, jnp.float32), isinstance(jnp.ones(2), jax.typing.ArrayLike.__args__[0]))") == "3.0 True\n");
+  // Names reach only profiles: the values and the printed jaxpr stay as without them.
+  CHECK(
+      printed("@jax.named_scope('layer')\ndef layer(x):\n    with jax.named_scope('act'):\n        return jnp.sin(x)\n"
+              "g = jax.named_call(lambda x: x * 2, name='double')\n"
+              "print(jax.jit(layer)(0.0), g(2.0), str(jax.make_jaxpr(layer)(1.0)).count('sin'))") == "0.0 4.0 1\n");
+  CHECK(printed("try:\n    jax.named_scope(3)\nexcept TypeError as e:\n    print(e)") ==
+        "named_scope name argument must be a string.\n");
+  // Under disable_jit a jitted function runs its Python: a print inside shows the value, not a tracer.
+  CHECK(printed("@jax.jit\ndef show(x):\n    print('inside', x)\n    return x + 1\n"
+                "with jax.disable_jit():\n    print(show(jnp.float32(1.5)))\n"
+                "r = show(jnp.float32(1.5))\nprint(type(r).__name__, jax.config.jax_disable_jit)") ==
+        "inside 1.5\n2.5\ninside JitTracer(float32[])\nArrayImpl False\n");
+  // clear_caches: the next call traces again (its Python side effect runs again).
+  CHECK(printed("calls = []\n@jax.jit\ndef traced(x):\n    calls.append(1)\n    return x\n"
+                "traced(1.0); traced(2.0)\njax.clear_caches()\ntraced(3.0)\nprint(len(calls))") == "2\n");
+  CHECK(printed("print(jax.float0, jax.float0.itemsize)\n"
+                "with jax.default_matmul_precision('highest'):\n"
+                "    print(jax.config.jax_default_matmul_precision, jnp.dot(jnp.ones(2), jnp.ones(2)))\n"
+                "print(jax.config.jax_default_matmul_precision)") == "[('float0', 'V')] 0\nhighest 2.0\nNone\n");
+}

@@ -264,3 +264,84 @@ from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402,F401
 from jax._src.ad_checkpoint import checkpoint, remat, checkpoint_policies  # noqa: E402,F401
 from jax import ad_checkpoint  # noqa: E402,F401
 from jax import scipy as scipy  # noqa: E402,F401
+
+
+# ---- Staging helpers: names for profiles, the jit switch, caches -----------------------------------------------
+
+import functools as _functools  # noqa: E402
+import numpy as _np  # noqa: E402
+
+class _NameScope:
+    """jax.named_scope: a context manager (and decorator) naming the operations staged inside it; the names reach
+    only HLO metadata and profiles, so values and printed jaxprs are unchanged."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, fun):
+        @_functools.wraps(fun)
+        def scoped(*args, **kwargs):
+            with self:
+                return fun(*args, **kwargs)
+        return scoped
+
+
+def named_scope(name):
+    if not isinstance(name, str):
+        raise TypeError('named_scope name argument must be a string.')
+    return _NameScope(name)
+
+
+def named_call(fun, *, name=None):
+    """fun, staged under the name `name` (its own name by default) in profiles; its results are fun's."""
+    if name is None:
+        name = fun.__name__
+    return _NameScope(name)(fun)
+
+
+class disable_jit:  # noqa: N801 (JAX's name; a context manager)
+    """Inside the context (or after jax.config.update('jax_disable_jit', True)) jitted functions run their Python
+    op by op, so their values are concrete and print as values."""
+
+    def __init__(self, disable=True):
+        self._disable = bool(disable)
+        self._before = None
+
+    def __enter__(self):
+        self._before = bool(config.read('jax_disable_jit'))
+        config.update('jax_disable_jit', self._disable)
+
+    def __exit__(self, *exc):
+        config.update('jax_disable_jit', self._before)
+        return False
+
+
+class default_matmul_precision:  # noqa: N801 (JAX's name; a context manager)
+    """The precision of matmuls inside the context; a CPU computes in the operands' type whatever it says."""
+
+    def __init__(self, precision):
+        self._precision = precision
+        self._before = None
+
+    def __enter__(self):
+        self._before = config.read('jax_default_matmul_precision')
+        config.update('jax_default_matmul_precision', self._precision)
+
+    def __exit__(self, *exc):
+        config.update('jax_default_matmul_precision', self._before)
+        return False
+
+
+def clear_caches():
+    """Drops every jitted function's traces, so the next call traces (and runs its Python side effects) again."""
+    from jax._src import jit as _jit_module
+    _jit_module.clear_all_caches()
+
+
+float0 = _np.dtype([('float0', _np.void, 0)])

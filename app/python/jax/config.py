@@ -85,6 +85,9 @@ class _Config:
             from jax._src import jit
             _shardscope.set_debug_nans(bool(value))
             jit.debug_nans[0] = bool(value)
+        elif name == 'jax_disable_jit':
+            from jax._src import jit
+            jit.disable_jit[0] = bool(value)
         elif name == 'jax_threefry_partitionable':
             _shardscope.set_threefry_partitionable(bool(value))
         elif name == 'jax_default_prng_impl' and value != 'threefry2x32':

@@ -217,6 +217,17 @@ def arg_leaf_names(fun, args, static_nums=()):
 _caches_by_function = weakref.WeakKeyDictionary()
 
 
+def clear_all_caches():
+    """jax.clear_caches: every jitted function's traces dropped."""
+    for per_params in list(_caches_by_function.values()):
+        for cache in per_params.values():
+            cache.clear()
+
+
+# jax_disable_jit (config.update or jax.disable_jit): jitted functions run their Python directly.
+disable_jit = [False]
+
+
 def _shared_cache(fun, params):
     try:
         per_params = _caches_by_function.setdefault(fun, {})
@@ -259,7 +270,7 @@ class _Jitted:
         return dynamic, dyn_kwargs, static_kwargs, statics
 
     def __call__(self, *args, **kwargs):
-        if self._runs_eagerly:
+        if self._runs_eagerly or disable_jit[0]:
             return self._fun(*args, **kwargs)
         out = self._call(*args, **kwargs)
         if debug_nans[0] and not _shardscope.debug.in_trace() and _holds_nan(out):
