@@ -627,3 +627,20 @@ TEST_CASE("jax.typing, named_scope/named_call, disable_jit, clear_caches, float0
                 "    print(jax.config.jax_default_matmul_precision, jnp.dot(jnp.ones(2), jnp.ones(2)))\n"
                 "print(jax.config.jax_default_matmul_precision)") == "[('float0', 'V')] 0\nhighest 2.0\nNone\n");
 }
+
+TEST_CASE("process_indices, the host_* aliases with JAX's rename warnings, and copy_to_host_async") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("import warnings\nwith warnings.catch_warnings(record=True) as caught:\n"
+                "    warnings.simplefilter('always')\n"
+                "    print(jax.process_indices(), jax.host_id(), jax.host_count(), jax.host_ids())\n"
+                "for w in caught:\n    print(w.category.__name__, w.message)\n"
+                "print(jax.copy_to_host_async({'a': jnp.ones(2)}))") ==
+        "[0] 0 1 [0]\n"
+        "UserWarning jax.process_index has been renamed to jax.process_index. This alias will eventually be removed; "
+        "please update your code.\n"
+        "UserWarning jax.process_count has been renamed to jax.process_count. This alias will eventually be removed; "
+        "please update your code.\n"
+        "UserWarning jax.process_indexs has been renamed to jax.process_indices. This alias will eventually be "
+        "removed; please update your code.\n"
+        "None\n");
+}

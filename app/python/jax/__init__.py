@@ -345,3 +345,40 @@ def clear_caches():
 
 
 float0 = _np.dtype([('float0', _np.void, 0)])
+
+
+def process_indices(backend=None):
+    """The indices of the processes that own devices, ascending (one process here: [0])."""
+    return sorted({d.process_index for d in _shardscope.devices()})
+
+
+def _renamed(old, new):
+    import warnings
+    # JAX's text, which names the new function twice.
+    warnings.warn(f'jax.{new} has been renamed to jax.{new}. This alias will eventually be removed; please update '
+                  'your code.', stacklevel=3)
+
+
+def host_id(backend=None):
+    _renamed('host_id', 'process_index')
+    return process_index(backend)
+
+
+def host_count(backend=None):
+    _renamed('host_count', 'process_count')
+    return process_count(backend)
+
+
+def host_ids(backend=None):
+    import warnings
+    warnings.warn('jax.process_indexs has been renamed to jax.process_indices. This alias will eventually be removed; '
+                  'please update your code.', stacklevel=2)
+    return process_indices(backend)
+
+
+def copy_to_host_async(x):
+    """Starts copying each array leaf of x to the host; the simulation's arrays already live in host memory, so
+    there is nothing to wait for (a later np.asarray finds them ready)."""
+    for leaf in _tree.tree_leaves(x):
+        if not hasattr(leaf, 'shape'):
+            raise TypeError(f'copy_to_host_async expects arrays, got {type(leaf).__name__}')
