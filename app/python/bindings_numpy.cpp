@@ -412,10 +412,13 @@ void bind_numpy(py::module_& m) {
             axes.is_none() ? std::nullopt : std::optional<std::vector<int64_t>>(axes.cast<std::vector<int64_t>>())));
       },
       py::arg("a"), py::arg("axes") = py::none());
-  m.def("swapaxes", [](const py::object& x, int64_t a, int64_t b) { return wrap(jnp::swapaxes(to_value(x), a, b)); });
-  m.def("expand_dims", [](const py::object& x, const py::object& axis) {
-    return wrap(jnp::expand_dims(to_value(x), *axis_arg(axis)));
-  });
+  m.def(
+      "swapaxes", [](const py::object& x, int64_t a, int64_t b) { return wrap(jnp::swapaxes(to_value(x), a, b)); },
+      py::arg("a"), py::arg("axis1"), py::arg("axis2"));
+  m.def(
+      "expand_dims",
+      [](const py::object& x, const py::object& axis) { return wrap(jnp::expand_dims(to_value(x), *axis_arg(axis))); },
+      py::arg("a"), py::arg("axis"));
   m.def(
       "squeeze",
       [](const py::object& x, const py::object& axis) { return wrap(jnp::squeeze(to_value(x), axis_arg(axis))); },

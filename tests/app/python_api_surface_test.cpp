@@ -644,3 +644,47 @@ TEST_CASE("process_indices, the host_* aliases with JAX's rename warnings, and c
         "removed; please update your code.\n"
         "None\n");
 }
+
+TEST_CASE(
+    "jax.nn.dot_product_attention (grouped heads, causal, residual) and identity, sparse_sigmoid, log1mexp, "
+    "logmeanexp") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("k1, k2, k3 = jax.random.split(jax.random.key(0), 3)\n"
+                   "q = jax.random.normal(k1, (2, 5, 4, 8))\nk = jax.random.normal(k2, (2, 5, 2, 8))\n"
+                   "v = jax.random.normal(k3, (2, 5, 2, 8))\n")
+              .ok());
+  // Against the formula with the two key/value heads repeated for the four query heads, and a causal mask.
+  CHECK(printed("out = jax.nn.dot_product_attention(q, k, v, is_causal=True)\n"
+                "kr, vr = jnp.repeat(k, 2, axis=2), jnp.repeat(v, 2, axis=2)\n"
+                "logits = jnp.einsum('btnh,bsnh->bnts', q, kr) / np.sqrt(8)\n"
+                "logits = jnp.where(jnp.tril(jnp.ones((5, 5), bool)), logits, -1e30)\n"
+                "ref = jnp.einsum('bnts,bsnh->btnh', jax.nn.softmax(logits, -1), vr)\n"
+                "print(out.shape, float(jnp.abs(out - ref).max()) < 1e-5)") == "(2, 5, 4, 8) True\n");
+  CHECK(
+      printed(
+          "o, lse = jax.nn.dot_product_attention(q[0], k[0], v[0], return_residual=True)\nprint(o.shape, lse.shape)") ==
+      "(5, 4, 8) (5, 4)\n");
+  CHECK(printed("try:\n    jax.nn.dot_product_attention(q[:, :, :3], k, v)\nexcept ValueError as e:\n    print(e)") ==
+        "The number of query heads must be a multiple of key/value heads, but got 3 vs 2\n");
+  CHECK(
+      printed(
+          "print(jax.nn.identity(3), jax.nn.sparse_sigmoid(jnp.array([-2., 0., 0.5, 2.])), "
+          "jax.nn.log1mexp(jnp.array([0.1, 2.0])), jax.grad(jax.nn.log1mexp)(2.0), "
+          "jax.nn.logmeanexp(jnp.zeros(3)), jax.nn.logmeanexp(jnp.array([0., 5.]), where=jnp.array([True, False])))") ==
+      "3 [0.   0.5  0.75 1.  ] [-2.3521686  -0.14541346] 0.15651764 0.0 0.0\n");
+}
+
+TEST_CASE("vmap passes arguments mapped over no axis in as they are, so a Python flag can steer the function") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("def f(x, flag, n):\n    return x * 2 if flag else sum(x for _ in range(n))\n"
+                "print(jax.vmap(f, in_axes=(0, None, None))(jnp.arange(3.), True, 2), "
+                "jax.vmap(f, in_axes=(0, None, None))(jnp.arange(3.), False, 3))") == "[0. 2. 4.] [0. 3. 6.]\n");
+  // An unmapped array is read as it is; the size error still names the mapped arguments.
+  CHECK(printed("print(jax.vmap(lambda x, w: x * w.shape[0], in_axes=(0, None))(jnp.arange(2.), jnp.ones(3)))") ==
+        "[0. 3.]\n");
+  CHECK(printed("def g(a, s, b):\n    return a + b\n"
+                "try:\n    jax.vmap(g, in_axes=(0, None, 0))(jnp.ones(2), 5, jnp.ones(3))\nexcept ValueError as e:\n"
+                "    print(str(e).splitlines()[1:])") ==
+        "['  * one axis had size 2: axis 0 of argument a of type float32[2];', '  * one axis had size 3: axis 0 of "
+        "argument b of type float32[3]']\n");
+}

@@ -122,31 +122,49 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             except ValueError:
                 raise ValueError('vmap out_axes specification must be a tree prefix of the corresponding value, '
                                  f'got specification {spec} for value tree {out_tree}.') from None
+        # Leaves mapped over no axis go into the function as they are, as JAX passes unmapped arguments: a Python
+        # bool stays a bool a branch may test, an outer array stays concrete. Only the mapped ones are traced.
+        mapped = [i for i, axis in enumerate(flat_axes) if axis is not None]
+        positions = None
+        if mapped and len(mapped) < len(leaves):
+            positions = mapped
+            full = list(leaves)
+
+            def flat_mapped(mapped_leaves, flat=flat):
+                merged = list(full)
+                for position, leaf in zip(mapped, mapped_leaves):
+                    merged[position] = leaf
+                return flat(merged)
+            call, call_leaves, call_axes = flat_mapped, [leaves[i] for i in mapped], [flat_axes[i] for i in mapped]
+        else:
+            call, call_leaves, call_axes = flat, leaves, flat_axes
         try:
-            outs = _shardscope.vmap_call(flat, leaves, flat_axes,
+            outs = _shardscope.vmap_call(call, call_leaves, call_axes,
                                          [out_axes] if isinstance(out_axes, (int, type(None))) else flat_out_axes,
                                          axis_name, _name(fun))
         except ValueError as err:
-            raise _with_argument_names(err, fun, args) from None
+            raise _with_argument_names(err, fun, args, positions) from None
         return tree_util.tree_unflatten(out_store[0], outs)
     return batched
 
 
-def _with_argument_names(err, fun, args):
+def _with_argument_names(err, fun, args, positions=None):
     """vmap's size error names each argument by its parameter (`argument a`), as JAX's debug info does; the
-    engine only knows leaf positions (`args[0]`)."""
+    engine only knows leaf positions (`args[0]`), among the mapped leaves when `positions` lists those."""
     import re
     message = str(err)
     if not message.startswith('vmap got inconsistent sizes'):
         return err
     from jax._src.jit import arg_leaf_names
     names = arg_leaf_names(fun, args)
-    if not names:
-        return err
 
     def named(match):
         index = int(match.group(1))
-        return f'of argument {names[index]}' if index < len(names) else match.group(0)
+        if positions is not None and index < len(positions):
+            index = positions[index]
+        if names and index < len(names):
+            return f'of argument {names[index]}'
+        return f'of args[{index}]'
     return ValueError(re.sub(r'of args\[(\d+)\]', named, message))
 
 
