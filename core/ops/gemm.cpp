@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -33,9 +36,49 @@ constexpr int64_t kNc = 1024;  // columns of a packed B block (L2)
 // Multiply-adds below which a product stays on the calling thread (waking the pool costs microseconds).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 21;
 
+#if SHARDSCOPE_HAS_FMA_TARGET
+// One micro-tile's accumulators over kc steps with the FMA instruction itself (so no optimization level or compiler
+// contraction choice changes the rounding): out[r * kNr + j] = fma chain of pa[k * kMr + r] * pb[k * kNr + j].
+// Built for AVX2 + FMA; the caller picks it only where the processor has them.
+__attribute__((target("avx2,fma"))) void fused_tile(const float* pa, const float* pb, int64_t kc, float* out) {
+  __m256 acc[2 * kTileRows];  // NOLINT(*-c-arrays): GCC drops vector attributes from template arguments
+  for (auto& v : acc) v = _mm256_setzero_ps();
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const __m256 b0 = _mm256_loadu_ps(pb);
+    const __m256 b1 = _mm256_loadu_ps(pb + 8);
+    for (std::size_t r = 0; r < kTileRows; ++r) {
+      const __m256 a = _mm256_set1_ps(pa[r]);
+      acc[2 * r] = _mm256_fmadd_ps(b0, a, acc[2 * r]);
+      acc[2 * r + 1] = _mm256_fmadd_ps(b1, a, acc[2 * r + 1]);
+    }
+    pa += kMr;
+    pb += 16;
+  }
+  for (std::size_t i = 0; i < 2 * kTileRows; ++i) _mm256_storeu_ps(out + 8 * i, acc[i]);
+}
+
+__attribute__((target("avx2,fma"))) void fused_tile(const double* pa, const double* pb, int64_t kc, double* out) {
+  __m256d acc[2 * kTileRows];  // NOLINT(*-c-arrays): as above
+  for (auto& v : acc) v = _mm256_setzero_pd();
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const __m256d b0 = _mm256_loadu_pd(pb);
+    const __m256d b1 = _mm256_loadu_pd(pb + 4);
+    for (std::size_t r = 0; r < kTileRows; ++r) {
+      const __m256d a = _mm256_set1_pd(pa[r]);
+      acc[2 * r] = _mm256_fmadd_pd(b0, a, acc[2 * r]);
+      acc[2 * r + 1] = _mm256_fmadd_pd(b1, a, acc[2 * r + 1]);
+    }
+    pa += kMr;
+    pb += 8;
+  }
+  for (std::size_t i = 0; i < 2 * kTileRows; ++i) _mm256_storeu_pd(out + 4 * i, acc[i]);
+}
+#endif
+
 // C[MxN] += A[MxK] . B[KxN] for one batch; `Width` is the SIMD width in elements, so one micro-tile
-// is kMr x (2 * Width) and its accumulators stay in registers.
-template <typename T, int Width>
+// is kMr x (2 * Width) and its accumulators stay in registers. `Fused`: each accumulation is one fused
+// multiply-add (AVX2 widths only).
+template <typename T, int Width, bool Fused = false>
 [[gnu::always_inline]] inline void gemm_blocked(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols,
                                                 const T* b, int64_t b_rows, int64_t b_cols, T* c) {
   using Vec [[gnu::vector_size(sizeof(T) * Width)]] = T;
@@ -97,12 +140,16 @@ template <typename T, int Width>
             const T* pb = packed_b.data() + p * kNr * kc;
             // A C array: GCC drops vector attributes from template arguments, so no std::array here.
             Vec acc[kTileRows][2] = {};  // NOLINT(*-c-arrays)
-            for (int64_t kk = 0; kk < kc; ++kk) {
-#if defined(__clang__)
-// Contracted into fused multiply-adds where the function is built for FMA (gemm_avx2_fma); GCC takes the same
-// from that function's fp-contract option.
-#pragma clang fp contract(fast)
+#if SHARDSCOPE_HAS_FMA_TARGET
+            if constexpr (Fused) {
+              static_assert(Width * sizeof(T) == 32, "the fused tile is AVX2-wide");
+              // The tile's accumulators as the FMA kernel leaves them (kMr rows of 2 * Width lanes).
+              fused_tile(pa, pb, kc, reinterpret_cast<T*>(&acc[0][0]));
+              pa += kMr * kc;
+              pb += kNr * kc;
+            }
 #endif
+            for (int64_t kk = 0; kk < (Fused ? 0 : kc); ++kk) {
               Vec b0;
               Vec b1;
               std::memcpy(&b0, pb, sizeof(Vec));
@@ -177,14 +224,9 @@ GemmFn<T> best_gemm() {
 // The kernel with each accumulation `acc += a * b` one fused multiply-add: every element of C is then the
 // chain fma(a_k, b_k, ...) over k in order, rounded once per step, as XLA:CPU's code for a dot computes it.
 template <typename T>
-#if defined(__clang__)
-__attribute__((target("avx2,fma")))
-#else
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#endif
-void gemm_avx2_fma(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols, const T* b, int64_t b_rows,
-                   int64_t b_cols, T* c) {
-  gemm_blocked<T, static_cast<int>(32 / sizeof(T))>(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
+__attribute__((target("avx2"))) void gemm_avx2_fma(const GemmSize& shape, const T* a, int64_t a_rows, int64_t a_cols,
+                                                   const T* b, int64_t b_rows, int64_t b_cols, T* c) {
+  gemm_blocked<T, static_cast<int>(32 / sizeof(T)), true>(shape, a, a_rows, a_cols, b, b_rows, b_cols, c);
 }
 #endif
 

@@ -13,6 +13,26 @@ def _shape(shape):
     raise TypeError(f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.')
 
 
+def _check_broadcast_shapes(name, shape, *args):
+    """The result shape (JAX's _check_broadcast_shapes): the arguments' broadcast shape when none is given, else
+    `shape`, which their shapes must broadcast to."""
+    import numpy as np
+    arg_shapes = [tuple(np.shape(a)) for a in args]
+    if shape is None:
+        return np.broadcast_shapes(*arg_shapes) if arg_shapes else ()
+    shape = _shape(shape)
+    if arg_shapes:
+        try:
+            result = np.broadcast_shapes(shape, *arg_shapes)
+        except ValueError:
+            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[shape, *arg_shapes]}') from None
+        if result != shape:
+            raise ValueError(f'{name} parameter shapes must be broadcast-compatible with shape argument, and the '
+                             'result of broadcasting the shapes must equal the shape argument, but got result '
+                             f'{result} for shape argument {shape}.')
+    return shape
+
+
 def _place(x, sharding):
     from jax._src.sharding_in_types import place_out_sharding
     return place_out_sharding(x, sharding)
@@ -305,15 +325,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
         chosen = _int_dtype(dtype)
         if not jnp.issubdtype(chosen, jnp.integer):
             raise TypeError(f'randint only accepts integer dtypes, got {chosen}')
-        shapes = [shape, tuple(np.shape(minval)), tuple(np.shape(maxval))]
-        try:
-            broadcast = np.broadcast_shapes(*shapes)
-        except ValueError:
-            raise ValueError(f'Incompatible shapes for broadcasting: shapes={shapes}') from None
-        if broadcast != shape:
-            raise ValueError('randint parameter shapes must be broadcast-compatible with shape argument, and the '
-                             'result of broadcasting the shapes must equal the shape argument, but got result '
-                             f'{broadcast} for shape argument {shape}.')
+        shape = _check_broadcast_shapes('randint', shape, minval, maxval)
         sampling = chosen
         info = np.iinfo(chosen)
         if info.bits < 32:
@@ -338,23 +350,11 @@ def bernoulli(key, p=0.5, shape=None, mode='low', *, out_sharding=None):
 def _bernoulli_from_uniform(key, p, shape, mode):
     """JAX's rule: uniform samples in p's float dtype compared with p; 'high' adds a second draw scaled below the
     first's resolution, for probabilities finer than 2^-mantissa."""
-    import numpy as np
     import jax.numpy as jnp
     p = jnp.asarray(p)
     if not jnp.issubdtype(p.dtype, jnp.floating):
         p = p.astype(jnp.float32)
-    if shape is None:
-        shape = p.shape
-    else:
-        shape = _shape(shape)
-        try:
-            result = np.broadcast_shapes(shape, p.shape)
-        except ValueError:
-            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[tuple(shape), tuple(p.shape)]}') from None
-        if result != tuple(shape):
-            raise ValueError('bernoulli parameter shapes must be broadcast-compatible with shape argument, and the '
-                             'result of broadcasting the shapes must equal the shape argument, but got result '
-                             f'{result} for shape argument {tuple(shape)}.')
+    shape = _check_broadcast_shapes('bernoulli', shape, p)
     if mode == 'high':
         draws = uniform(key, (2, *shape), p.dtype)
         low, high = draws[0], draws[1]
@@ -393,19 +393,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     dtype = jnp.dtype(dtype if dtype is not None else jnp.float32)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f'dtype argument to `truncated_normal` must be a float dtype, got {dtype}')
-    bound_shapes = [tuple(np.shape(lower)), tuple(np.shape(upper))]
-    if shape is None:
-        shape = np.broadcast_shapes(*bound_shapes)
-    else:
-        shape = _shape(shape)
-        try:
-            result = np.broadcast_shapes(shape, *bound_shapes)
-        except ValueError:
-            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[shape, *bound_shapes]}') from None
-        if result != shape:
-            raise ValueError('truncated_normal parameter shapes must be broadcast-compatible with shape argument, '
-                             'and the result of broadcasting the shapes must equal the shape argument, but got '
-                             f'result {result} for shape argument {shape}.')
+    shape = _check_broadcast_shapes('truncated_normal', shape, lower, upper)
     if _traced(key) or _traced(lower) or _traced(upper) or np.ndim(lower) or np.ndim(upper):
         chosen = _float_dtype(dtype, 'truncated_normal')
         return _place(_truncated_normal_jit(key, lower, upper, tuple(shape), chosen), out_sharding)

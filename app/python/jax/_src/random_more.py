@@ -32,22 +32,8 @@ def _shape(shape):
 
 
 def _broadcast_shape(name, shape, *args):
-    """The result shape: the arguments' broadcast shape when none is given, else `shape`, which their shapes must
-    broadcast to."""
-    arg_shapes = [tuple(np.shape(a)) for a in args]
-    if shape is None:
-        return np.broadcast_shapes(*arg_shapes) if arg_shapes else ()
-    shape = _shape(shape)
-    if arg_shapes:
-        try:
-            result = np.broadcast_shapes(shape, *arg_shapes)
-        except ValueError:
-            raise ValueError(f'Incompatible shapes for broadcasting: shapes={[shape, *arg_shapes]}') from None
-        if result != shape:
-            raise ValueError(f'{name} parameter shapes must be broadcast-compatible with shape argument, and the '
-                             'result of broadcasting the shapes must equal the shape argument, but got result '
-                             f'{result} for shape argument {shape}.')
-    return shape
+    from jax.random import _check_broadcast_shapes
+    return _check_broadcast_shapes(name, shape, *args)
 
 
 def _jitted(function, static_argnums):
