@@ -42,10 +42,12 @@ constexpr int64_t kParallelGemmWork = int64_t{1} << 21;
 // Built for AVX2 + FMA; the caller picks it only where the processor has them.
 __attribute__((target("avx2,fma"))) void fused_tile(const float* pa, const float* pb, int64_t kc, float* out) {
   __m256 acc[2 * kTileRows];  // NOLINT(*-c-arrays): GCC drops vector attributes from template arguments
+#pragma GCC unroll 12
   for (auto& v : acc) v = _mm256_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
     const __m256 b0 = _mm256_loadu_ps(pb);
     const __m256 b1 = _mm256_loadu_ps(pb + 8);
+#pragma GCC unroll 6
     for (std::size_t r = 0; r < kTileRows; ++r) {
       const __m256 a = _mm256_set1_ps(pa[r]);
       acc[2 * r] = _mm256_fmadd_ps(b0, a, acc[2 * r]);
@@ -54,15 +56,18 @@ __attribute__((target("avx2,fma"))) void fused_tile(const float* pa, const float
     pa += kMr;
     pb += 16;
   }
+#pragma GCC unroll 12
   for (std::size_t i = 0; i < 2 * kTileRows; ++i) _mm256_storeu_ps(out + 8 * i, acc[i]);
 }
 
 __attribute__((target("avx2,fma"))) void fused_tile(const double* pa, const double* pb, int64_t kc, double* out) {
   __m256d acc[2 * kTileRows];  // NOLINT(*-c-arrays): as above
+#pragma GCC unroll 12
   for (auto& v : acc) v = _mm256_setzero_pd();
   for (int64_t kk = 0; kk < kc; ++kk) {
     const __m256d b0 = _mm256_loadu_pd(pb);
     const __m256d b1 = _mm256_loadu_pd(pb + 4);
+#pragma GCC unroll 6
     for (std::size_t r = 0; r < kTileRows; ++r) {
       const __m256d a = _mm256_set1_pd(pa[r]);
       acc[2 * r] = _mm256_fmadd_pd(b0, a, acc[2 * r]);
@@ -71,6 +76,7 @@ __attribute__((target("avx2,fma"))) void fused_tile(const double* pa, const doub
     pa += kMr;
     pb += 8;
   }
+#pragma GCC unroll 12
   for (std::size_t i = 0; i < 2 * kTileRows; ++i) _mm256_storeu_pd(out + 4 * i, acc[i]);
 }
 #endif
