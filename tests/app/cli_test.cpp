@@ -1,6 +1,7 @@
 // The command line end to end: every oracle case through `shardscope viz`, devices, errors, scenes.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
@@ -15,6 +16,12 @@
 using namespace shardscope;
 
 namespace {
+
+// A scratch folder of this process's own: two test runs on one machine (a CI run beside a README check) must not
+// remove each other's files.
+std::filesystem::path unique_temp_dir(const std::string& stem) {
+  return std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()));
+}
 
 struct CliResult {
   int status = -1;
@@ -207,7 +214,7 @@ TEST_CASE("beyond-JAX options are explicit and marked") {
 }
 
 TEST_CASE("the default scene prints grids and writes one SVG per step") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shardscope_scene_test";
+  const std::filesystem::path dir = unique_temp_dir("shardscope_scene_test");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const CliResult result = run_cli({"scene", "--out", (dir / "diagrams").string(), "--no-color"});
@@ -223,7 +230,7 @@ TEST_CASE("the default scene prints grids and writes one SVG per step") {
 }
 
 TEST_CASE("a broken scene step is reported and the rest still runs") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shardscope_broken_scene";
+  const std::filesystem::path dir = unique_temp_dir("shardscope_broken_scene");
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "scene.json") << R"json({"devices": "cpu:4", "steps": [
     {"title": "bad", "mesh": "x=4", "spec": "P('y')", "shape": [8]},
