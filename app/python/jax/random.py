@@ -198,15 +198,8 @@ def _float_dtype(dtype, name):
 # rounds them as XLA does. Eager calls on concrete keys take the engine's bit-exact kernels.
 
 def _jitted(function, static_argnums):
-    """`function` under jax.jit, made on first use (jax.random loads before jax.jit exists)."""
-    cache = {}
-
-    def call(*args):
-        if 'jit' not in cache:
-            import jax
-            cache['jit'] = jax.jit(function, static_argnums=static_argnums)
-        return cache['jit'](*args)
-    return call
+    from jax._src.lazy_jit import lazy_jit
+    return lazy_jit(function, static_argnums=static_argnums)
 
 
 def _uniform(key, minval, maxval, shape, dtype):

@@ -10,17 +10,8 @@ def _jnp():
 
 
 def _jit(function, **kwargs):
-    """function under jax.jit, made on first use (jax.nn loads before jax.jit exists)."""
-    cache = {}
-
-    def call(*args, **call_kwargs):
-        if 'jit' not in cache:
-            import jax
-            cache['jit'] = jax.jit(function, **kwargs)
-        return cache['jit'](*args, **call_kwargs)
-    call.__name__ = call.__qualname__ = function.__name__
-    call.__doc__ = function.__doc__
-    return call
+    from jax._src.lazy_jit import lazy_jit
+    return lazy_jit(function, **kwargs)
 
 
 def identity(x):
