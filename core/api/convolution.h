@@ -26,9 +26,8 @@ struct ConvPadding {
   std::vector<std::pair<int64_t, int64_t>> pairs;
 };
 
-// The result of JAX's conv_general_dilated (values, dtype and shape; feature groups; no batch groups),
-// computed from slices, padding and one dot_general per kernel position, so jvp, transpose, vmap and
-// sharding propagation come from those ops' rules.
+// JAX's conv_general_dilated: the named padding resolved as lax.padtype_to_pads does, then one
+// conv_general_dilated equation (core/ops/convolution.cpp holds its rules).
 Value conv_general_dilated(const Value& lhs, const Value& rhs, const std::vector<int64_t>& window_strides,
                            const ConvPadding& padding, const std::vector<int64_t>& lhs_dilation,
                            const std::vector<int64_t>& rhs_dilation, const ConvDimensionNumbers& dims,

@@ -112,6 +112,7 @@ const std::vector<JaxFeatureChange>& jax_feature_changes() {
        "with_sharding_constraint under an all-Explicit mesh asserts the operand's type"},
       {JaxFeature::kAbstractMeshReprDevice, {0, 7, 2}, "repr(AbstractMesh) shows device_kind, num_cores, platform"},
       {JaxFeature::kDebugPrintPrimitive, {0, 7, 2}, "jax.debug.print binds debug_print"},
+      {JaxFeature::kConvOutShardingParam, {0, 7, 2}, "conv_general_dilated takes out_sharding"},
       {JaxFeature::kAutoAxesWithoutMeshCast, {0, 7, 2}, "auto_axes changes axis types without mesh_cast"},
       {JaxFeature::kLiteralsPrintItem, {0, 7, 2}, "float literals print their value as a Python float"},
       {JaxFeature::kPmapIsJitOfShardMap, {0, 8, 0}, "pmap is jit(shard_map); xla_pmap is gone from jaxprs"},

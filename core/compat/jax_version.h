@@ -84,6 +84,7 @@ enum class JaxFeature {
   kUnboundAxisFoundMessage,         // traced collectives say `Found an unbound axis name: x. To fix this, ...`
   kTypedPrngKeys,                   // jax.random.key gives typed key arrays (dtype key<fry>)
   kDebugPrintPrimitive,             // jax.debug.print binds debug_print (was a debug_callback of a formatter)
+  kConvOutShardingParam,            // conv_general_dilated equations carry an out_sharding param
   kMapsMeshDeprecated,              // jax.experimental.maps.mesh warns (FutureWarning: use maps.Mesh)
   kMapsMeshRemoved,                 // jax.experimental.maps.mesh is gone
   kXmapRemoved,                     // jax.experimental.maps.xmap is gone

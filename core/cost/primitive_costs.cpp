@@ -6,6 +6,7 @@
 
 #include "cost/cost_rules.h"
 #include "ir/primitive.h"
+#include "ops/convolution.h"
 #include "ops/ops.h"
 
 namespace shardscope {
@@ -131,6 +132,18 @@ OpCost dot_general_cost(const CostInputs& in) {
   return cost;
 }
 
+// conv_general_dilated: 2 flops per result element per kernel tap and input feature of its group (XLA counts
+// padded taps too).
+OpCost conv_cost(const CostInputs& in) {
+  OpCost cost = memory_traffic(in);
+  const Shape& kernel = in.operands[1].shape;
+  const double kernel_elements = static_cast<double>(product(kernel));
+  const ConvParams conv = conv_params(in.params);
+  const double out_features = static_cast<double>(kernel.at(static_cast<std::size_t>(conv.dims.rhs_spec.at(0))));
+  cost.flops = out_features == 0 ? 0 : 2.0 * result_elements(in) * kernel_elements / out_features;
+  return cost;
+}
+
 // Reductions apply their combiner once per input element beyond the first of each output.
 OpCost reduction_cost(const CostInputs& in, double combiner_flops) {
   OpCost cost = memory_traffic(in);
@@ -221,6 +234,7 @@ void register_core_cost_rules() {
     register_cost_rule(name, [](const CostInputs& in) { return reduction_cost(in, 9); });
   }
   register_cost_rule("dot_general", dot_general_cost);
+  register_cost_rule("conv_general_dilated", conv_cost);
   register_cost_rule("integer_pow", [](const CostInputs& in) {
     return per_element(in, integer_pow_multiplies(param(in.params, "y").as_int("y")), 0);
   });

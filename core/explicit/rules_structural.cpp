@@ -5,6 +5,7 @@
 
 #include "base/python_format.h"
 #include "explicit/rules_internal.h"
+#include "ops/convolution.h"
 #include "ops/structural.h"
 
 namespace shardscope::explicit_rules {
@@ -500,6 +501,22 @@ bool constraint_is_type_assertion(const AbstractMesh& context, const Aval& aval,
   return false;
 }
 
+// lax's conv sharding rule: an out_sharding decides; otherwise a replicated kernel and an unsharded lhs feature
+// dim give the lhs's sharding where the result's sizes still divide; anything else must say out_sharding.
+std::vector<TypeSpec> conv_rule(const RuleContext& context, std::span<const Aval> inputs, const Params& params,
+                                std::span<const Aval> outputs) {
+  if (auto given = sharding_param(context, params, "out_sharding", outputs[0].rank())) return {*given};
+  const Aval& lhs = inputs[0];
+  const Aval& rhs = inputs[1];
+  const auto feature_dim = static_cast<std::size_t>(conv_params(params).dims.lhs_spec.at(1));
+  const TypeSpec lhs_spec = spec_of(lhs);
+  if (all_none(spec_of(rhs).dims) && lhs_spec.dims.at(feature_dim).empty()) {
+    return {varying_shape_spec(context, lhs, outputs[0].shape, "conv_general_dilated")};
+  }
+  throw sharding_type_error(
+      "Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`");
+}
+
 void register_structural_rules() {
   add_rule("transpose", transpose_rule);
   add_rule("squeeze", squeeze_rule);
@@ -517,6 +534,7 @@ void register_structural_rules() {
   add_rule("dynamic_slice", varying_shape_rule("dynamic_slice", false));
   add_rule("dynamic_update_slice", dynamic_update_slice_rule);
   add_rule("gather", gather_rule);
+  add_rule("conv_general_dilated", conv_rule);
   add_rule("iota", creation_rule);
   add_rule("full", creation_rule);
   add_rule("random_bits", creation_rule);

@@ -19,6 +19,7 @@ void register_structural_primitives() {
   structural::register_sort_primitives();
   structural::register_reduction_primitives();
   structural::register_dot_general_primitive();
+  structural::register_convolution_primitive();
 }
 
 namespace structural {

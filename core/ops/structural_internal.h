@@ -26,6 +26,7 @@ void register_scatter_primitives();
 void register_sort_primitives();
 void register_reduction_primitives();
 void register_dot_general_primitive();
+void register_convolution_primitive();
 
 // ---- params -------------------------------------------------------------------------------
 

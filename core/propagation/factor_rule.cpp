@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/primitive.h"
+#include "ops/convolution.h"
 #include "propagation/control_flow_factor_rule.h"
 #include "propagation/indexing_factor_rule.h"
 
@@ -405,6 +406,61 @@ FactorRule stack_axis_rule(const Eqn& eqn) {
   return rule;
 }
 
+// conv_general_dilated as Shardy states it: the batch dim is shared by lhs and result (after any batch-group factor
+// that also splits the kernel's output features), the input features are a reduction shared by lhs and kernel
+// (after any feature-group factor), the output features are shared by kernel and result, and each lhs spatial dim
+// may carry its sharding to the result's (a permutation: windows read across shard edges). Kernel spatial dims
+// are kept whole, and so are the group factors: the kernel's group counts are params, not read from the shards.
+FactorRule conv_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const Aval& lhs = atom_aval(eqn.inputs.at(0));
+  const Aval& rhs = atom_aval(eqn.inputs.at(1));
+  const Aval& out = eqn.outputs.at(0).aval;
+  const ConvParams conv = conv_params(eqn.params);
+  const ConvDims& d = conv.dims;
+  const auto at = [](std::vector<std::vector<int>>& dims, int64_t dim) -> std::vector<int>& {
+    return dims[static_cast<std::size_t>(dim)];
+  };
+  const auto size = [](const Aval& aval, int64_t dim) { return aval.shape[static_cast<std::size_t>(dim)]; };
+  std::vector<std::vector<int>> l(lhs.rank());
+  std::vector<std::vector<int>> r(rhs.rank());
+  std::vector<std::vector<int>> o(out.rank());
+  if (conv.batch_group_count > 1) {
+    const int groups = rule.add_factor(conv.batch_group_count, FactorKind::kNeedReplication);
+    at(l, d.lhs_spec[0]).push_back(groups);
+    at(r, d.rhs_spec[0]).push_back(groups);
+    at(o, d.out_spec[1]).push_back(groups);
+  }
+  const int batch = rule.add_factor(size(out, d.out_spec[0]), FactorKind::kPassThrough);
+  at(l, d.lhs_spec[0]).push_back(batch);
+  at(o, d.out_spec[0]).push_back(batch);
+  for (std::size_t i = 2; i < d.lhs_spec.size(); ++i) {
+    const int windows = rule.add_factor(size(lhs, d.lhs_spec[i]), FactorKind::kPermutation);
+    at(l, d.lhs_spec[i]).push_back(windows);
+    at(o, d.out_spec[i]).push_back(windows);
+    at(r, d.rhs_spec[i]).push_back(rule.add_factor(size(rhs, d.rhs_spec[i]), FactorKind::kNeedReplication));
+  }
+  if (conv.feature_group_count > 1) {
+    const int groups = rule.add_factor(conv.feature_group_count, FactorKind::kNeedReplication);
+    at(l, d.lhs_spec[1]).push_back(groups);
+    at(r, d.rhs_spec[0]).push_back(groups);
+    at(o, d.out_spec[1]).push_back(groups);
+  }
+  // Behind a group factor the input features are a minor factor of the lhs feature dim, which a dim sharding
+  // cannot split off alone: kept whole there too.
+  const int in_features = rule.add_factor(
+      size(rhs, d.rhs_spec[1]), conv.feature_group_count > 1 ? FactorKind::kNeedReplication : FactorKind::kReduction);
+  at(l, d.lhs_spec[1]).push_back(in_features);
+  at(r, d.rhs_spec[1]).push_back(in_features);
+  const int64_t groups = conv.batch_group_count * conv.feature_group_count;
+  const int out_features = rule.add_factor(size(out, d.out_spec[1]) / groups, FactorKind::kPassThrough);
+  at(r, d.rhs_spec[0]).push_back(out_features);
+  at(o, d.out_spec[1]).push_back(out_features);
+  rule.operands = {l, r};
+  rule.results = {o};
+  return rule;
+}
+
 using RuleBuilder = FactorRule (*)(const Eqn&);
 
 // Every primitive with a sharding rule, by name (elementwise primitives share one rule and are not listed).
@@ -418,6 +474,7 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
       table[name] = [](const Eqn& eqn) { return reduce_rule(eqn, FactorKind::kNeedReplication); };
     }
     table["dot_general"] = dot_general_rule;
+    table["conv_general_dilated"] = conv_rule;
     table["transpose"] = transpose_rule;
     table["broadcast_in_dim"] = broadcast_rule;
     table["squeeze"] = squeeze_rule;

@@ -9,6 +9,7 @@
 #include "ops/ops.h"
 #include "transforms/autodiff_internal.h"
 #include "transforms/control_flow_rules.h"
+#include "transforms/conv_rules.h"
 #include "transforms/mapped_ad.h"
 
 namespace shardscope {
@@ -104,6 +105,7 @@ void ensure_autodiff_rules() {
     ad::register_program_transpose_rules();
     ad::register_mapped_transpose_rules();
     ad::register_control_flow_ad_rules();
+    register_conv_ad_rules();
   });
 }
 

@@ -96,6 +96,8 @@ void register_program_transpose_rules();
 
 // A rule for ops whose outputs never carry tangents (comparisons, integer ops, argmax, ...).
 [[nodiscard]] JvpRule zero_jvp(const std::string& primitive);
+// A rule for ops linear in each of two operands (dot_general, conv_general_dilated): one product per tangent.
+[[nodiscard]] JvpRule bilinear_jvp(const std::string& primitive);
 // A rule for ops linear in their operands (jvp = the op on the tangents, zeros instantiated).
 [[nodiscard]] JvpRule linear_jvp(const std::string& primitive);
 

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "ops/ops.h"
 #include "transforms/control_flow_rules.h"
+#include "transforms/conv_rules.h"
 
 namespace shardscope {
 namespace {
@@ -121,6 +122,7 @@ void ensure_batch_rules() {
     batching::register_reduction_batch_rules();
     batching::register_program_batch_rules();
     batching::register_control_flow_batch_rules();
+    register_conv_batch_rule();
   });
 }
 

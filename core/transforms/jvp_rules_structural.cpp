@@ -192,6 +192,8 @@ std::optional<Atom> cumprod_tangent(JaxprBuilder& b, std::span<const Atom> x, st
   return mul(b, ans, b.bind1("cumsum", {div(b, *t[0], x[0])}, params));
 }
 
+}  // namespace
+
 JvpRule bilinear_jvp(const std::string& name) {
   return
       [name](JaxprBuilder& b, std::span<const Atom> x, std::span<const std::optional<Atom>> t, const Params& params) {
@@ -203,8 +205,6 @@ JvpRule bilinear_jvp(const std::string& name) {
         return std::pair{std::vector<Atom>{out}, std::vector<std::optional<Atom>>{tangent}};
       };
 }
-
-}  // namespace
 
 void register_structural_jvp_rules() {
   const auto all = [](std::size_t, std::size_t) { return true; };

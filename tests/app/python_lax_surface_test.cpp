@@ -82,3 +82,57 @@ TEST_CASE("lax reductions, argmax and shape functions bind the primitives jnp us
                 "print(f(s), f(s).sharding.spec, 'all-reduce' in f.lower(s).compile().as_text())") ==
         "120.0 P() True\n");
 }
+
+TEST_CASE("lax.conv_general_dilated is one equation as JAX prints it, and shards like Shardy's convolution rule") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // Real JAX 0.11.2's text (probe p05, cell 17).
+  CHECK(printed("a = jnp.arange(64.).reshape(8, 8)\n"
+                "print(jax.make_jaxpr(lambda t: lax.conv_general_dilated(t[None, None], jnp.ones((1, 1, 3, 3)), "
+                "(1, 1), 'SAME'))(a))") ==
+        "{ lambda ; a:f32[8,8]. let\n"
+        "    b:f32[1,1,8,8] = broadcast_in_dim[broadcast_dimensions=(2, 3)] a\n"
+        "    c:f32[1,1,3,3] = broadcast_in_dim 1.0:f32[]\n"
+        "    d:f32[1,1,8,8] = conv_general_dilated[\n"
+        "      batch_group_count=1\n"
+        "      dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, "
+        "3))\n"
+        "      feature_group_count=1\n"
+        "      lhs_dilation=(1, 1)\n"
+        "      out_sharding=None\n"
+        "      padding=((1, 1), (1, 1))\n"
+        "      precision=None\n"
+        "      preferred_element_type=None\n"
+        "      rhs_dilation=(1, 1)\n"
+        "      window_strides=(1, 1)\n"
+        "    ] b c\n"
+        "  in (d,) }\n");
+  REQUIRE(
+      run_cell("import re\n"
+               "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType\n"
+               "mesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+               "x = jnp.arange(8 * 6 * 6 * 4, dtype=jnp.float32).reshape(8, 6, 6, 4) / 64\n"
+               "w = jnp.arange(3 * 3 * 4 * 8, dtype=jnp.float32).reshape(3, 3, 4, 8) / 64\n"
+               "f = jax.jit(lambda x, w: lax.conv_general_dilated(x, w, (1, 1), 'SAME', "
+               "dimension_numbers=('NHWC', 'HWIO', 'NHWC')))\n"
+               "def show(lx, lw):\n"
+               "    xs = jax.device_put(x, NamedSharding(mesh, lx))\n"
+               "    ws = jax.device_put(w, NamedSharding(mesh, lw))\n"
+               "    out = f(xs, ws)\n"
+               "    text = f.lower(xs, ws).compile().as_text()\n"
+               "    kinds = sorted(re.findall(r'\\b(all-gather|all-reduce|all-to-all|collective-permute)\\(', text))\n"
+               "    print(out.sharding.spec, kinds, bool(jnp.array_equal(out, f(x, w))))\n")
+          .ok());
+  // Batch and output features pass through; sharded input features are a reduction: partial sums, one all-reduce.
+  CHECK(printed("show(P('data'), P(None, None, None, 'model'))") == "P('data', None, None, 'model') [] True\n");
+  CHECK(printed("show(P(None, None, None, 'model'), P(None, None, 'model'))") == "P() ['all-reduce'] True\n");
+  CHECK(printed("show(P(None, 'model'), P())") == "P(None, 'model') ['all-gather'] True\n");
+  // Explicit axes: lax's rule keeps the lhs's sharding only for a replicated kernel.
+  REQUIRE(run_cell("emesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(AxisType.Explicit,) * 2)\n").ok());
+  CHECK(
+      printed(
+          "with jax.set_mesh(emesh):\n"
+          "    print(jax.typeof(f(jax.device_put(x, P('data')), jax.device_put(w, P()))))\n"
+          "    attempt(lambda: f(jax.device_put(x, P('data')), jax.device_put(w, P(None, None, None, 'model'))))") ==
+      "float32[8@data,6,6,8]\n"
+      "ShardingTypeError Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`\n");
+}

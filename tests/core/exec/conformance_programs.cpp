@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/primitive.h"
+#include "ops/convolution.h"
 #include "ops/ops.h"
 #include "ops/structural.h"
 #include "sharding/sharding.h"
@@ -252,6 +253,27 @@ void contraction_samples(std::vector<Sample>& out) {
   add(out, "dot_general", "transposed operands", Family::kContraction, {f32({8, 4}), f32({2, 8})},
       dot({0}, {1}, {}, {}));
   add(out, "dot_general", "integers", Family::kContraction, {i32({4, 8}), i32({8, 4})}, dot({1}, {0}, {}, {}));
+  const auto conv = [](std::vector<int64_t> strides, std::vector<std::pair<int64_t, int64_t>> padding,
+                       std::vector<int64_t> rhs_dilation, ConvDims dims, int64_t feature_groups, int64_t batch_groups) {
+    ConvParams params;
+    params.window_strides = std::move(strides);
+    params.padding = std::move(padding);
+    params.lhs_dilation = {1, 1};
+    params.rhs_dilation = std::move(rhs_dilation);
+    params.dims = std::move(dims);
+    params.feature_group_count = feature_groups;
+    params.batch_group_count = batch_groups;
+    return single("conv_general_dilated", conv_params_to_params(params));
+  };
+  const ConvDims nchw{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}};
+  add(out, "conv_general_dilated", "same padding", Family::kContraction, {f32({8, 4, 8, 8}), f32({8, 4, 3, 3})},
+      conv({1, 1}, {{1, 1}, {1, 1}}, {1, 1}, nchw, 1, 1));
+  add(out, "conv_general_dilated", "NHWC strided dilated", Family::kContraction, {f32({8, 8, 8, 4}), f32({3, 3, 4, 8})},
+      conv({2, 1}, {{0, 1}, {2, 0}}, {1, 2}, {{0, 3, 1, 2}, {3, 2, 0, 1}, {0, 3, 1, 2}}, 1, 1));
+  add(out, "conv_general_dilated", "feature groups", Family::kContraction, {f32({8, 8, 8, 8}), f32({8, 4, 3, 3})},
+      conv({1, 1}, {{1, 1}, {1, 1}}, {1, 1}, nchw, 2, 1));
+  add(out, "conv_general_dilated", "batch groups", Family::kContraction, {f32({8, 4, 8, 8}), f32({8, 4, 3, 3})},
+      conv({1, 1}, {{0, 0}, {0, 0}}, {1, 1}, nchw, 1, 2));
 }
 
 void program_samples(std::vector<Sample>& out) {
