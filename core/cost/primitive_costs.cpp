@@ -144,6 +144,21 @@ OpCost conv_cost(const CostInputs& in) {
   return cost;
 }
 
+// Windowed reductions combine each window's elements: window size - 1 combines per result element; the select
+// ops compare as many and move one value.
+OpCost window_cost(const CostInputs& in) {
+  OpCost cost = memory_traffic(in);
+  const auto& window = param(in.params, "window_dimensions").as_ints("window_dimensions");
+  double size = 1;
+  for (const int64_t w : window) size *= static_cast<double>(w);
+  const bool scatter = in.results[0].shape == in.operands.back().shape && in.operands.size() == 2 &&
+                       param(in.params, "window_dimensions").as_ints("window_dimensions").size() > 0 &&
+                       find_param(in.params, "base_dilation") == nullptr;
+  const double outputs = scatter ? aval_elements(in.operands[0]) : result_elements(in);
+  cost.flops = (size > 1 ? size - 1 : 0) * outputs;
+  return cost;
+}
+
 // Reductions apply their combiner once per input element beyond the first of each output.
 OpCost reduction_cost(const CostInputs& in, double combiner_flops) {
   OpCost cost = memory_traffic(in);
@@ -235,6 +250,10 @@ void register_core_cost_rules() {
   }
   register_cost_rule("dot_general", dot_general_cost);
   register_cost_rule("conv_general_dilated", conv_cost);
+  for (const char* name : {"reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
+                           "select_and_scatter_add"}) {
+    register_cost_rule(name, window_cost);
+  }
   register_cost_rule("integer_pow", [](const CostInputs& in) {
     return per_element(in, integer_pow_multiplies(param(in.params, "y").as_int("y")), 0);
   });

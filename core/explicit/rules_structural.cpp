@@ -535,6 +535,16 @@ void register_structural_rules() {
   add_rule("dynamic_update_slice", dynamic_update_slice_rule);
   add_rule("gather", gather_rule);
   add_rule("conv_general_dilated", conv_rule);
+  // lax's reduce_window_sharding_rule: the operand's sharding where the windowed sizes still divide.
+  for (const char* name : {"reduce_window_sum", "reduce_window_max", "reduce_window_min"}) {
+    add_rule(name, varying_shape_rule("reduce_window", false));
+  }
+  add_rule("select_and_gather_add",
+           [](const RuleContext& context, std::span<const Aval> inputs, const Params&, std::span<const Aval> outputs) {
+             return std::vector<TypeSpec>{varying_shape_spec(context, inputs[1], outputs[0].shape, "reduce_window")};
+           });
+  add_rule("select_and_scatter_add", [](const RuleContext&, std::span<const Aval> inputs, const Params&,
+                                        std::span<const Aval>) { return std::vector<TypeSpec>{spec_of(inputs[1])}; });
   add_rule("iota", creation_rule);
   add_rule("full", creation_rule);
   add_rule("random_bits", creation_rule);

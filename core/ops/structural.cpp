@@ -20,6 +20,7 @@ void register_structural_primitives() {
   structural::register_reduction_primitives();
   structural::register_dot_general_primitive();
   structural::register_convolution_primitive();
+  structural::register_windowed_primitives();
 }
 
 namespace structural {

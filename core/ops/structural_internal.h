@@ -27,6 +27,7 @@ void register_sort_primitives();
 void register_reduction_primitives();
 void register_dot_general_primitive();
 void register_convolution_primitive();
+void register_windowed_primitives();
 
 // ---- params -------------------------------------------------------------------------------
 

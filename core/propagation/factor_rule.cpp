@@ -9,6 +9,7 @@
 
 #include "ir/primitive.h"
 #include "ops/convolution.h"
+#include "ops/windowed.h"
 #include "propagation/control_flow_factor_rule.h"
 #include "propagation/indexing_factor_rule.h"
 
@@ -461,6 +462,23 @@ FactorRule conv_rule(const Eqn& eqn) {
   return rule;
 }
 
+// Windowed reductions (pools and their derivatives), as Shardy's reduce_window rule: a dim whose window is the
+// identity passes through; a windowed dim may keep its sharding in the result (a permutation: windows read across
+// shard edges). Every operand shares the dims of the windowed operand.
+FactorRule window_rule(const Eqn& eqn) {
+  FactorRule rule;
+  const WindowParams window = window_params(eqn.params);
+  const Aval& operand = atom_aval(eqn.inputs.back());
+  std::vector<std::vector<int>> dims(operand.rank());
+  for (std::size_t d = 0; d < operand.rank(); ++d) {
+    dims[d] = {rule.add_factor(operand.shape[d],
+                               window_dim_untouched(window, d) ? FactorKind::kPassThrough : FactorKind::kPermutation)};
+  }
+  rule.operands.assign(eqn.inputs.size(), dims);
+  rule.results = {dims};
+  return rule;
+}
+
 using RuleBuilder = FactorRule (*)(const Eqn&);
 
 // Every primitive with a sharding rule, by name (elementwise primitives share one rule and are not listed).
@@ -475,6 +493,10 @@ const std::map<std::string, RuleBuilder>& rules_by_name() {
     }
     table["dot_general"] = dot_general_rule;
     table["conv_general_dilated"] = conv_rule;
+    for (const char* name : {"reduce_window_sum", "reduce_window_max", "reduce_window_min", "select_and_gather_add",
+                             "select_and_scatter_add"}) {
+      table[name] = window_rule;
+    }
     table["transpose"] = transpose_rule;
     table["broadcast_in_dim"] = broadcast_rule;
     table["squeeze"] = squeeze_rule;

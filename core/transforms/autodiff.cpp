@@ -11,6 +11,7 @@
 #include "transforms/control_flow_rules.h"
 #include "transforms/conv_rules.h"
 #include "transforms/mapped_ad.h"
+#include "transforms/window_rules.h"
 
 namespace shardscope {
 namespace {
@@ -106,6 +107,7 @@ void ensure_autodiff_rules() {
     ad::register_mapped_transpose_rules();
     ad::register_control_flow_ad_rules();
     register_conv_ad_rules();
+    register_window_ad_rules();
   });
 }
 

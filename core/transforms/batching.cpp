@@ -9,6 +9,7 @@
 #include "ops/ops.h"
 #include "transforms/control_flow_rules.h"
 #include "transforms/conv_rules.h"
+#include "transforms/window_rules.h"
 
 namespace shardscope {
 namespace {
@@ -123,6 +124,7 @@ void ensure_batch_rules() {
     batching::register_program_batch_rules();
     batching::register_control_flow_batch_rules();
     register_conv_batch_rule();
+    register_window_batch_rules();
   });
 }
 

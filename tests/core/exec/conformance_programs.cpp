@@ -7,6 +7,7 @@
 #include "ops/convolution.h"
 #include "ops/ops.h"
 #include "ops/structural.h"
+#include "ops/windowed.h"
 #include "sharding/sharding.h"
 
 namespace shardscope::conformance {
@@ -274,6 +275,35 @@ void contraction_samples(std::vector<Sample>& out) {
       conv({1, 1}, {{1, 1}, {1, 1}}, {1, 1}, nchw, 2, 1));
   add(out, "conv_general_dilated", "batch groups", Family::kContraction, {f32({8, 4, 8, 8}), f32({8, 4, 3, 3})},
       conv({1, 1}, {{0, 0}, {0, 0}}, {1, 1}, nchw, 1, 2));
+  const auto window = [](std::vector<int64_t> dims, std::vector<int64_t> strides,
+                         std::vector<std::pair<int64_t, int64_t>> padding) {
+    WindowParams params;
+    params.window_dimensions = std::move(dims);
+    params.window_strides = std::move(strides);
+    params.padding = std::move(padding);
+    params.base_dilation.assign(params.window_dimensions.size(), 1);
+    params.window_dilation.assign(params.window_dimensions.size(), 1);
+    return params;
+  };
+  const WindowParams pool = window({1, 2, 2, 1}, {1, 2, 2, 1}, {{0, 0}, {0, 0}, {0, 0}, {0, 0}});
+  const WindowParams same = window({1, 3, 2, 1}, {1, 1, 2, 1}, {{0, 0}, {1, 1}, {0, 1}, {0, 0}});
+  for (const char* name : {"reduce_window_sum", "reduce_window_max", "reduce_window_min"}) {
+    add(out, name, "2x2 pool", Family::kContraction, {f32({8, 8, 8, 4})}, single(name, window_params_to_params(pool)));
+    add(out, name, "padded strided window", Family::kContraction, {f32({8, 8, 8, 4})},
+        single(name, window_params_to_params(same)));
+  }
+  Params gather = window_params_to_params(same);
+  gather.insert(gather.begin(), {"select_prim", ParamValue("ge")});
+  add(out, "select_and_gather_add", "max pool tangents", Family::kContraction, {f32({8, 8, 8, 4}), f32({8, 8, 8, 4})},
+      single("select_and_gather_add", gather));
+  std::vector<ParamValue> pads;
+  for (const auto& [lo, hi] : same.padding) pads.push_back(ParamValue::int_tuple({lo, hi}));
+  add(out, "select_and_scatter_add", "max pool cotangents", Family::kContraction,
+      {f32({8, 8, 4, 4}), f32({8, 8, 8, 4})},
+      single("select_and_scatter_add", {{"select_prim", ParamValue("le")},
+                                        {"window_dimensions", ParamValue::int_tuple(same.window_dimensions)},
+                                        {"window_strides", ParamValue::int_tuple(same.window_strides)},
+                                        {"padding", ParamValue::tuple(pads)}}));
 }
 
 void program_samples(std::vector<Sample>& out) {

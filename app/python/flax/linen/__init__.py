@@ -8,7 +8,8 @@ from flax.linen.module import Module, compact, nowrap, merge_param  # noqa: F401
 from flax.linen.initializers import zeros_init, ones_init  # noqa: F401
 from flax.linen.stochastic import Dropout  # noqa: F401
 from flax.linen.scope import Variable  # noqa: F401
-from flax.linen.linear import Dense  # noqa: F401
+from flax.linen.linear import Dense, Conv  # noqa: F401
+from flax.linen.pooling import pool, avg_pool, max_pool, min_pool  # noqa: F401
 from flax.linen.transforms import scan, vmap  # noqa: F401
 from flax.linen.spmd import (LogicallyPartitioned, with_logical_partitioning, with_logical_constraint,  # noqa: F401
                              logical_axis_rules, get_logical_axis_rules, set_logical_axis_rules,

@@ -19,7 +19,8 @@ from flax.nnx.spmd import (PARTITION_NAME, with_partitioning, get_partition_spec
 from flax.nnx.transforms import jit, grad, value_and_grad, eval_shape, vmap, remat  # noqa: F401
 from flax.nnx import nn  # noqa: F401
 from flax.nnx.nn import initializers  # noqa: F401
-from flax.nnx.nn.linear import Linear, Embed  # noqa: F401
+from flax.nnx.nn.linear import Linear, Embed, Conv  # noqa: F401
+from flax.linen.pooling import pool, avg_pool, max_pool, min_pool  # noqa: F401
 from flax.nnx.nn.normalization import LayerNorm, RMSNorm  # noqa: F401
 from flax.nnx.nn.stochastic import Dropout  # noqa: F401
 from flax.nnx.training.optimizer import Optimizer, OptState, OptArray, OptVariable  # noqa: F401

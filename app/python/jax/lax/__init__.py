@@ -331,6 +331,10 @@ from jax._src.lax_more import NAMES as _MORE_NAMES  # noqa: E402
 
 globals().update(_MORE_NAMES)
 
+from jax._src.windowed import NAMES as _WINDOW_NAMES  # noqa: E402
+
+globals().update(_WINDOW_NAMES)
+
 
 def stop_gradient(x):
     """lax.stop_gradient over a pytree: each array leaf through the stop_gradient primitive, keys as they are."""

@@ -1,4 +1,4 @@
-# flax.nnx Linear and Embed: parameters drawn from rngs.params() in Flax's order (kernel, then bias).
+# flax.nnx Linear, Embed and Conv: parameters drawn from rngs.params() in Flax's order (kernel, then bias).
 from types import MappingProxyType
 
 import jax
@@ -86,3 +86,82 @@ class Embed(Module):
 
 
 del jax
+
+
+class Conv(Module):
+    """nnx.Conv: features-last convolution; the kernel (spatial..., in_features / groups, out_features) is drawn
+    first, then the bias."""
+
+    def __init__(self, in_features, out_features, kernel_size, strides=1, *, padding='SAME', input_dilation=1,
+                 kernel_dilation=1, feature_group_count=1, use_bias=True, mask=None, dtype=None,
+                 param_dtype=jnp.float32, precision=None, kernel_init=default_kernel_init,
+                 bias_init=default_bias_init, conv_general_dilated=lax.conv_general_dilated,
+                 promote_dtype=dtypes.promote_dtype, preferred_element_type=None, rngs,
+                 kernel_metadata=MappingProxyType({}), bias_metadata=MappingProxyType({})):
+        if isinstance(kernel_size, int):
+            kernel_size = (kernel_size,)
+        else:
+            kernel_size = tuple(kernel_size)
+        kernel_shape = kernel_size + (in_features // feature_group_count, out_features)
+        self.kernel_shape = kernel_shape
+        self.kernel = Param(kernel_init(rngs.params(), kernel_shape, param_dtype), **kernel_metadata)
+        if use_bias:
+            self.bias = Param(bias_init(rngs.params(), (out_features,), param_dtype), **bias_metadata)
+        else:
+            self.bias = data(None)
+        self.in_features = in_features
+        self.out_features = out_features
+        self.kernel_size = kernel_size
+        self.strides = strides
+        self.padding = padding
+        self.input_dilation = input_dilation
+        self.kernel_dilation = kernel_dilation
+        self.feature_group_count = feature_group_count
+        self.use_bias = use_bias
+        self.mask = mask
+        self.dtype = dtype
+        self.param_dtype = param_dtype
+        self.precision = precision
+        self.conv_general_dilated = conv_general_dilated
+        self.promote_dtype = promote_dtype
+        self.preferred_element_type = preferred_element_type
+
+    def __call__(self, inputs):
+        from flax.linen.linear import canonicalize_padding, conv_dimension_numbers
+
+        def maybe_broadcast(x):
+            if x is None:
+                x = 1
+            if isinstance(x, int):
+                return (x,) * len(self.kernel_size)
+            return tuple(x)
+
+        num_batch_dimensions = inputs.ndim - (len(self.kernel_size) + 1)
+        if num_batch_dimensions != 1:
+            input_batch_shape = inputs.shape[:num_batch_dimensions]
+            flat = 1
+            for d in input_batch_shape:
+                flat *= d
+            inputs = jnp.reshape(inputs, (flat,) + inputs.shape[num_batch_dimensions:])
+        padding_lax = canonicalize_padding(self.padding, len(self.kernel_size))
+        if padding_lax in ('CIRCULAR', 'CAUSAL'):
+            raise NotImplementedError(f"flax.nnx.Conv padding={padding_lax!r} is not supported by shardscope yet")
+        kernel = self.kernel[...]
+        if self.mask is not None:
+            kernel = kernel * self.mask
+        bias = self.bias[...] if self.bias is not None else None
+        inputs, kernel, bias = self.promote_dtype((inputs, kernel, bias), dtype=self.dtype)
+        kwargs = {}
+        if self.preferred_element_type is not None:
+            kwargs['preferred_element_type'] = self.preferred_element_type
+        y = self.conv_general_dilated(inputs, kernel, maybe_broadcast(self.strides), padding_lax,
+                                      lhs_dilation=maybe_broadcast(self.input_dilation),
+                                      rhs_dilation=maybe_broadcast(self.kernel_dilation),
+                                      dimension_numbers=conv_dimension_numbers(inputs.shape),
+                                      feature_group_count=self.feature_group_count, precision=self.precision,
+                                      **kwargs)
+        if bias is not None:
+            y += jnp.reshape(bias, (1,) * (y.ndim - 1) + (-1,))
+        if num_batch_dimensions != 1:
+            y = jnp.reshape(y, input_batch_shape + y.shape[1:])
+        return y
