@@ -6,6 +6,7 @@
 #include "api/numpy.h"
 #include "api/session.h"
 #include "base/error.h"
+#include "explicit/mesh_context.h"
 
 namespace shardscope::api::jnp {
 namespace {
@@ -61,9 +62,22 @@ Value ones(const Shape& shape, std::optional<DType> dtype) {
 Value full_like(const Value& x, const Value& fill_value, std::optional<DType> dtype) {
   if (ndim_of(fill_value) != 0) return broadcast_to(asarray(fill_value, dtype.value_or(dtype_of(x))), shape_of(x));
   const bool weak = !dtype && x.aval().weak_type;
-  // lax.full_like gives a traced value's copy the sharding in its type, so the copy can stand beside it.
-  return with_typed_sharding_of(
-      lax::broadcast(lax::convert_element_type(fill_value, dtype.value_or(dtype_of(x)), weak), shape_of(x)), x);
+  const Value fill = lax::convert_element_type(fill_value, dtype.value_or(dtype_of(x)), weak);
+  // lax.full_like gives a traced value's copy the sharding in its type, so the copy can stand beside it. Outside
+  // any mesh context that sharding names the mesh the value's type carries, so the copy is broadcast onto it.
+  const auto& typed = x.aval().dim_axes;
+  const bool sharded_type = std::any_of(typed.begin(), typed.end(), [](const auto& axes) { return !axes.empty(); });
+  if (!x.is_concrete() && sharded_type && ndim_of(x) > 0 && is_empty(get_abstract_mesh())) {
+    if (const std::optional<Mesh> own = typed_mesh_for(typed)) {
+      std::vector<SpecEntry> entries;
+      for (const auto& axes : typed) entries.push_back(axes.empty() ? SpecEntry::none() : SpecEntry::of_axes(axes));
+      return bind1("broadcast_in_dim", {fill},
+                   {{"broadcast_dimensions", ParamValue::int_tuple({})},
+                    {"shape", ParamValue::int_tuple(shape_of(x))},
+                    {"sharding", NamedSharding{*own, PartitionSpec(std::move(entries)), std::nullopt}}});
+    }
+  }
+  return with_typed_sharding_of(lax::broadcast(fill, shape_of(x)), x);
 }
 
 Value with_typed_sharding_of(const Value& value, const Value& like) {

@@ -199,6 +199,7 @@ Aval argument_aval(const Value& value) {
   if (named == nullptr) return aval;
   const auto& types = named->mesh.axis_types();
   if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
+  remember_typed_mesh(named->mesh);
   return placed_array_aval(aval, *named, session().profile);
 }
 

@@ -153,4 +153,30 @@ std::string abstract_mesh_repr(const AbstractMesh& mesh, const JaxProfile& profi
   return bare.repr();
 }
 
+namespace {
+
+// Newest last; a handful at most in practice, so a linear scan is enough.
+thread_local std::vector<Mesh> typed_meshes;
+
+}  // namespace
+
+void remember_typed_mesh(const Mesh& mesh) {
+  const auto same = std::find(typed_meshes.begin(), typed_meshes.end(), mesh);
+  if (same != typed_meshes.end()) typed_meshes.erase(same);
+  typed_meshes.push_back(mesh);
+  constexpr std::size_t kKept = 8;
+  if (typed_meshes.size() > kKept) typed_meshes.erase(typed_meshes.begin());
+}
+
+std::optional<Mesh> typed_mesh_for(const std::vector<std::vector<std::string>>& dim_axes) {
+  for (auto it = typed_meshes.rbegin(); it != typed_meshes.rend(); ++it) {
+    const bool holds_all = std::all_of(dim_axes.begin(), dim_axes.end(), [&](const std::vector<std::string>& axes) {
+      return std::all_of(axes.begin(), axes.end(),
+                         [&](const std::string& axis) { return it->axis_index(axis).has_value(); });
+    });
+    if (holds_all) return *it;
+  }
+  return std::nullopt;
+}
+
 }  // namespace shardscope

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compat/jax_version.h"
 #include "mesh/mesh.h"
@@ -81,5 +82,12 @@ class AbstractMeshScope {
 [[nodiscard]] AbstractMesh with_axis_types(AbstractMesh mesh, const std::vector<std::string>& axes, AxisType type);
 // repr(AbstractMesh) as the profile's JAX prints it (the device description appeared in 0.7.2).
 [[nodiscard]] std::string abstract_mesh_repr(const AbstractMesh& mesh, const JaxProfile& profile);
+
+// Arrays placed on an Explicit mesh carry that mesh in their type even outside any mesh context (JAX's
+// aval.sharding.mesh). Traces remember the meshes of their typed arguments so that values autodiff makes beside
+// them (zeros, ones, cotangents) can be typed the same way; typed_mesh_for finds the latest remembered mesh
+// holding all the given axes.
+void remember_typed_mesh(const Mesh& mesh);
+[[nodiscard]] std::optional<Mesh> typed_mesh_for(const std::vector<std::vector<std::string>>& dim_axes);
 
 }  // namespace shardscope

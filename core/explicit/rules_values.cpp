@@ -105,15 +105,21 @@ std::vector<TypeSpec> select_n_rule(const RuleContext& context, std::span<const 
                                     std::span<const Aval>) {
   const Aval& which = inputs[0];
   const std::span<const Aval> cases = inputs.subspan(1);
-  const TypeSpec first = spec_of(cases[0]);
-  for (const Aval& c : cases.subspan(1)) {
+  // Outside any mesh context a constant broadcast beside an array typed by its own Explicit mesh has no sharding in
+  // its type; JAX broadcasts it with the array's sharding (broadcast_shardings), so it takes the others' type here.
+  const auto untyped = [](const Aval& a) { return a.rank() > 0 && a.dim_axes.empty() && a.unreduced.empty(); };
+  const auto typed_case = std::find_if(cases.begin(), cases.end(), [&](const Aval& c) { return !untyped(c); });
+  const bool which_typed = which.rank() > 0 && !untyped(which);
+  const TypeSpec first = spec_of(typed_case != cases.end() ? *typed_case : which_typed ? which : cases[0]);
+  for (const Aval& c : cases) {
+    if (untyped(c)) continue;
     if (spec_of(c).dims != first.dims || spec_of(c).unreduced != first.unreduced) {
       std::vector<std::string> shown;
       for (const Aval& each : cases) shown.push_back(sharding_text(context, spec_of(each)));
       throw sharding_type_error("select cases must have the same shardings, got [" + join(shown, ", ") + "].");
     }
   }
-  if (which.rank() > 0 && spec_of(which).dims != first.dims) {
+  if (which.rank() > 0 && !untyped(which) && spec_of(which).dims != first.dims) {
     throw sharding_type_error(
         "select `which` must be scalar or have the same sharding as cases, got `which` "
         "sharding " +

@@ -15,7 +15,21 @@ ParamValue typed_sharding_param(const Aval& aval, const std::vector<int64_t>& or
   const bool typed =
       std::any_of(aval.dim_axes.begin(), aval.dim_axes.end(), [](const auto& axes) { return !axes.empty(); });
   const AbstractMesh mesh = get_abstract_mesh();
-  if (is_empty(mesh) || aval.dim_axes.size() != aval.rank()) return ParamValue::None{};
+  if (aval.dim_axes.size() != aval.rank()) return ParamValue::None{};
+  if (is_empty(mesh)) {
+    // Outside any mesh context an Explicit array's type names its own mesh: give the value that mesh's sharding.
+    if (!typed) return ParamValue::None{};
+    const std::optional<Mesh> own = typed_mesh_for(aval.dim_axes);
+    if (!own) return ParamValue::None{};
+    PartitionSpec spec = as_cotangent ? cotangent_spec(aval, order) : PartitionSpec{};
+    if (!as_cotangent) {
+      std::vector<SpecEntry> entries;
+      for (const int64_t d : order)
+        entries.push_back(SpecEntry::of_axes(aval.dim_axes.at(static_cast<std::size_t>(d))));
+      spec = PartitionSpec(std::move(entries));
+    }
+    return NamedSharding{*own, spec, std::nullopt};
+  }
   // A replicated type is spelled out only where some axis is Explicit: there `None` would let the sharding rule
   // derive (or refuse) the type, while Auto axes leave the layout to propagation either way.
   const bool explicit_mesh =

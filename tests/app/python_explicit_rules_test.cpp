@@ -422,3 +422,19 @@ TEST_CASE(
         "mesh.\n");
   REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
 }
+
+TEST_CASE("outside any mesh context an Explicit array's derivatives and broadcast constants take its sharding") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // make_mesh's axes are Explicit from 0.7; the array carries its mesh in its type without jax.set_mesh.
+  REQUIRE(
+      run_cell("own = jax.device_put(jnp.arange(64.).reshape(8, 8) - 30, NamedSharding(emesh, P('x', None)))\n").ok());
+  // relu's derivative at 0 is 0 (JAX's custom rule); maximum's at a tie is 1/2: 2 * 33 + 30 + 1/2.
+  CHECK(printed("g = jax.grad(lambda t: (jax.nn.relu(t) * 2 + jnp.maximum(t, 3.)).sum())(own)\n"
+                "print(jax.typeof(g), float(g.sum()))") == "float32[8@x,8] 96.5\n");
+  CHECK(printed("print(jax.typeof(jax.jit(jax.grad(lambda t: jnp.abs(jax.nn.gelu(t)).sum()))(own)))") ==
+        "float32[8@x,8]\n");
+  CHECK(printed("print(jax.typeof(jax.jit(lambda t: jnp.where(t > 0, t, 0.))(own)), "
+                "jax.typeof(jax.jit(lambda t: jnp.where(t > 0, 1., 0.))(own)))") == "float32[8@x,8] ~float32[8@x,8]\n");
+  CHECK(printed("print(jax.jit(jnp.zeros_like)(own).sharding.spec)") == "P('x', None)\n");
+  CHECK(printed("print(jax.sharding.get_abstract_mesh().empty)") == "True\n");
+}

@@ -124,9 +124,11 @@ class custom_jvp(_CustomFunction):
 
         def jvp(primals, tangents):
             primal_out = self(*primals)
-            zeros = tree_util.tree_map(lambda x: x * 0, primal_out)
             tangents_out = [rule(t, primal_out, *primals) for rule, t in zip(jvps, tangents) if rule is not None]
-            total = functools.reduce(lambda a, b: tree_util.tree_map(lambda x, y: x + y, a, b), tangents_out, zeros)
+            if not tangents_out:
+                return primal_out, tree_util.tree_map(lambda x: x * 0, primal_out)
+            # JAX starts the sum from symbolic zeros, which add no equation.
+            total = functools.reduce(lambda a, b: tree_util.tree_map(lambda x, y: x + y, a, b), tangents_out)
             return primal_out, total
         self.defjvp(jvp)
 

@@ -13,4 +13,4 @@ import importlib as _importlib  # noqa: E402
 
 initializers = _importlib.import_module("jax.nn.initializers")
 
-from jax.nn._more import identity, sparse_sigmoid, log1mexp, logmeanexp, dot_product_attention  # noqa: E402,F401
+from jax.nn._more import relu, identity, sparse_sigmoid, log1mexp, logmeanexp, dot_product_attention  # noqa: E402,F401

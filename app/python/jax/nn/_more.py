@@ -1,4 +1,4 @@
-# jax.nn's dot_product_attention (JAX's XLA implementation: grouped heads, bias, boolean and causal masks, local
+# jax.nn's relu (a custom_jvp, as JAX's), dot_product_attention (JAX's XLA implementation: grouped heads, bias, boolean and causal masks, local
 # windows, sequence lengths) and the small functions identity, sparse_sigmoid, log1mexp and logmeanexp, written
 # over jnp and jax.nn as JAX writes them, so their jaxprs and roundings follow.
 import numpy as np
@@ -49,6 +49,33 @@ def _make_log1mexp():
 
 
 _log1mexp_cache = []
+
+
+def _make_relu():
+    import jax
+    from jax import lax
+
+    def relu(x):
+        return _jnp().maximum(x, 0)
+    inner = jax.jit(relu)
+
+    @jax.custom_jvp
+    def relu(x):  # noqa: F811 (JAX's relu: a custom_jvp of the jitted maximum)
+        return inner(x)
+
+    # The derivative at 0 is 0, not the 0.5 maximum's balanced rule would give.
+    relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+    return relu
+
+
+_relu_cache = []
+
+
+def relu(x):
+    """max(x, 0), with JAX's derivative: g where x > 0, else 0."""
+    if not _relu_cache:
+        _relu_cache.append(_make_relu())
+    return _relu_cache[0](x)
 
 
 def log1mexp(x):
