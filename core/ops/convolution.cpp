@@ -16,12 +16,6 @@ namespace {
 
 std::vector<int64_t> ints_of(const ParamValue& value, const std::string& what) { return value.as_ints(what); }
 
-std::string python_tuple(const std::vector<int64_t>& values) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + (values.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 ConvParams conv_params(const Params& params) {
@@ -72,7 +66,7 @@ Shape conv_output_shape(const Shape& lhs, const Shape& rhs, const ConvParams& co
   const ConvDims& d = conv.dims;
   if (lhs.size() != rhs.size()) {
     throw value_error("conv_general_dilated lhs and rhs must have the same number of dimensions, but got " +
-                      python_tuple(lhs) + " and " + python_tuple(rhs) + ".");
+                      structural::int_tuple(lhs) + " and " + structural::int_tuple(rhs) + ".");
   }
   const std::size_t rank = lhs.size();
   const auto valid_spec = [rank](const std::vector<int64_t>& spec) {
@@ -86,8 +80,9 @@ Shape conv_output_shape(const Shape& lhs, const Shape& rhs, const ConvParams& co
   };
   if (rank < 2 || !valid_spec(d.lhs_spec) || !valid_spec(d.rhs_spec) || !valid_spec(d.out_spec)) {
     throw type_error("conv_general_dilated dimension_numbers must be permutations of the operands' " +
-                     std::to_string(rank) + " dimensions, got lhs_spec=" + python_tuple(d.lhs_spec) +
-                     ", rhs_spec=" + python_tuple(d.rhs_spec) + ", out_spec=" + python_tuple(d.out_spec));
+                     std::to_string(rank) + " dimensions, got lhs_spec=" + structural::int_tuple(d.lhs_spec) +
+                     ", rhs_spec=" + structural::int_tuple(d.rhs_spec) +
+                     ", out_spec=" + structural::int_tuple(d.out_spec));
   }
   const auto at = [](const Shape& shape, int64_t dim) { return shape[static_cast<std::size_t>(dim)]; };
   const int64_t features = conv.feature_group_count;
@@ -153,8 +148,9 @@ Shape conv_output_shape(const Shape& lhs, const Shape& rhs, const ConvParams& co
   for (std::size_t i = 0; i < spatial; ++i) {
     if (conv.window_strides[i] <= 0 || conv.lhs_dilation[i] <= 0 || conv.rhs_dilation[i] <= 0) {
       throw value_error("conv_general_dilated window_strides and dilations must be positive, got window_strides=" +
-                        python_tuple(conv.window_strides) + ", lhs_dilation=" + python_tuple(conv.lhs_dilation) +
-                        ", rhs_dilation=" + python_tuple(conv.rhs_dilation));
+                        structural::int_tuple(conv.window_strides) +
+                        ", lhs_dilation=" + structural::int_tuple(conv.lhs_dilation) +
+                        ", rhs_dilation=" + structural::int_tuple(conv.rhs_dilation));
     }
     const int64_t in = dilated_size(at(lhs, d.lhs_spec[i + 2]), conv.lhs_dilation[i]);
     const int64_t window = dilated_size(at(rhs, d.rhs_spec[i + 2]), conv.rhs_dilation[i]);
@@ -201,9 +197,9 @@ Params conv_printer(const Eqn& eqn, const JaxProfile& profile) {
     if (key == "dimension_numbers") {
       const auto& specs = value.as_items(key);
       printed.emplace_back(
-          key, ParamValue::Verbatim{"ConvDimensionNumbers(lhs_spec=" + python_tuple(specs.at(0).as_ints(key)) +
-                                    ", rhs_spec=" + python_tuple(specs.at(1).as_ints(key)) +
-                                    ", out_spec=" + python_tuple(specs.at(2).as_ints(key)) + ")"});
+          key, ParamValue::Verbatim{"ConvDimensionNumbers(lhs_spec=" + structural::int_tuple(specs.at(0).as_ints(key)) +
+                                    ", rhs_spec=" + structural::int_tuple(specs.at(1).as_ints(key)) +
+                                    ", out_spec=" + structural::int_tuple(specs.at(2).as_ints(key)) + ")"});
       continue;
     }
     printed.emplace_back(key, value);

@@ -23,12 +23,6 @@ std::vector<int64_t> ints_or_ones(const Params& params, const std::string& key, 
   return value == nullptr ? std::vector<int64_t>(rank, 1) : value->as_ints(key);
 }
 
-std::string python_tuple(const std::vector<int64_t>& values) {
-  std::string text = "(";
-  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + (values.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 WindowParams window_params(const Params& params) {
@@ -61,7 +55,7 @@ Shape window_output_shape(const Shape& operand, const WindowParams& w) {
     for (const int64_t v : values) {
       if (v < 0 || (positive && v == 0)) {
         throw type_error("reduce_window " + what + " must have every element be " +
-                         (positive ? "positive" : "nonnegative") + ", got " + python_tuple(values) + ".");
+                         (positive ? "positive" : "nonnegative") + ", got " + structural::int_tuple(values) + ".");
       }
     }
   };
@@ -72,18 +66,19 @@ Shape window_output_shape(const Shape& operand, const WindowParams& w) {
   const std::size_t rank = w.window_dimensions.size();
   if (operand.size() != rank) {
     throw type_error("reduce_window got the wrong number of window_dimensions for operand: got operand shape " +
-                     python_tuple(operand) + " with window_dimensions " + python_tuple(w.window_dimensions) + ".");
+                     structural::int_tuple(operand) + " with window_dimensions " +
+                     structural::int_tuple(w.window_dimensions) + ".");
   }
   if (w.window_strides.size() != rank) {
     throw type_error("reduce_window got inconsistent window_strides and window_dimensions: got window_strides " +
-                     python_tuple(w.window_strides) + " and window_dimensions " + python_tuple(w.window_dimensions) +
-                     ".");
+                     structural::int_tuple(w.window_strides) + " and window_dimensions " +
+                     structural::int_tuple(w.window_dimensions) + ".");
   }
   if (w.base_dilation.size() != rank || w.window_dilation.size() != rank || w.padding.size() != rank) {
     throw type_error(
         "reduce_window got inconsistent base_dilation, window_dilation or padding and "
         "window_dimensions " +
-        python_tuple(w.window_dimensions) + ".");
+        structural::int_tuple(w.window_dimensions) + ".");
   }
   Shape out(rank);
   for (std::size_t d = 0; d < rank; ++d) {
@@ -291,7 +286,7 @@ Aval gather_add_rule(std::span<const Aval> avals, const Params& params) {
   check_arity("select_and_gather_add", avals, 2);
   if (avals[0].shape != avals[1].shape) {
     throw type_error("select_and_gather_add tangents and operand shapes must match, got " +
-                     python_tuple(avals[0].shape) + " and " + python_tuple(avals[1].shape) + ".");
+                     structural::int_tuple(avals[0].shape) + " and " + structural::int_tuple(avals[1].shape) + ".");
   }
   selects_max(params);
   Aval out = derived_aval(avals[0], window_output_shape(avals[1].shape, window_params(params)), avals[0].dtype,
@@ -305,8 +300,8 @@ Aval scatter_add_rule(std::span<const Aval> avals, const Params& params) {
   selects_max(params);
   const Shape expected = window_output_shape(avals[1].shape, window_params(params));
   if (expected != avals[0].shape) {
-    throw type_error("select_and_scatter_add source shape " + python_tuple(avals[0].shape) +
-                     " must be the windowed operand's shape " + python_tuple(expected));
+    throw type_error("select_and_scatter_add source shape " + structural::int_tuple(avals[0].shape) +
+                     " must be the windowed operand's shape " + structural::int_tuple(expected));
   }
   Aval out = derived_aval(avals[1], avals[1].shape, avals[0].dtype, avals[0].weak_type);
   out.varying = union_varying(avals);
