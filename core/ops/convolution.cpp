@@ -9,6 +9,7 @@
 #include "base/dtype_dispatch.h"
 #include "base/error.h"
 #include "ops/structural_internal.h"
+#include "ops/windowed.h"
 
 namespace shardscope {
 
@@ -249,7 +250,6 @@ std::vector<T> convolve(const Buffer& lhs, const Buffer& rhs, const ConvParams& 
     in_shape[i] = lhs.shape()[static_cast<std::size_t>(conv.dims.lhs_spec[i])];
     kernel_shape[i] = rhs.shape()[static_cast<std::size_t>(conv.dims.rhs_spec[i])];
   }
-  const std::size_t spatial = in_shape.size() - 2;
   const int64_t groups = std::max(conv.feature_group_count, conv.batch_group_count);
   const int64_t out_batch = canonical_out[0];
   const int64_t out_features = canonical_out[1];
@@ -265,35 +265,17 @@ std::vector<T> convolve(const Buffer& lhs, const Buffer& rhs, const ConvParams& 
   std::vector<T> out(static_cast<std::size_t>(out_batch * out_features * positions), T{0});
   if (positions == 0 || out_batch == 0 || out_features == 0) return out;
 
-  // For each output position and tap, the flat lhs spatial offset it reads, or -1 for a zero.
-  std::vector<int64_t> source(static_cast<std::size_t>(positions * taps), -1);
-  std::vector<int64_t> p(spatial, 0);
-  for (int64_t pos = 0; pos < positions; ++pos) {
-    std::vector<int64_t> k(spatial, 0);
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      int64_t flat = 0;
-      bool inside = true;
-      for (std::size_t d = 0; d < spatial && inside; ++d) {
-        const int64_t dilated = p[d] * conv.window_strides[d] - conv.padding[d].first + k[d] * conv.rhs_dilation[d];
-        if (dilated < 0 || dilated % conv.lhs_dilation[d] != 0) {
-          inside = false;
-          break;
-        }
-        const int64_t index = dilated / conv.lhs_dilation[d];
-        if (index >= in_spatial[d]) inside = false;
-        flat = flat * in_spatial[d] + index;
-      }
-      if (inside) source[static_cast<std::size_t>(pos * taps + tap)] = flat;
-      for (std::size_t d = spatial; d-- > 0;) {
-        if (++k[d] < taps_shape[d]) break;
-        k[d] = 0;
-      }
-    }
-    for (std::size_t d = spatial; d-- > 0;) {
-      if (++p[d] < out_spatial[d]) break;
-      p[d] = 0;
-    }
-  }
+  // For each output position and tap, the flat lhs spatial offset it reads, or -1 for a zero: the convolution's
+  // window is the kernel, dilated by rhs_dilation, over the lhs dilated by lhs_dilation.
+  std::vector<int64_t> source;
+  source.reserve(static_cast<std::size_t>(positions * taps));
+  WindowParams window;
+  window.window_dimensions = taps_shape;
+  window.window_strides = conv.window_strides;
+  window.padding = conv.padding;
+  window.base_dilation = conv.lhs_dilation;
+  window.window_dilation = conv.rhs_dilation;
+  for_each_tap(in_spatial, out_spatial, window, [&source](int64_t, int64_t from) { source.push_back(from); });
 
   std::vector<T> patches(static_cast<std::size_t>(positions * depth));
   std::vector<T> weights(static_cast<std::size_t>(depth * group_out));

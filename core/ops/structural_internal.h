@@ -14,6 +14,7 @@
 #include "base/checked_math.h"
 #include "compat/jax_version.h"
 #include "ir/primitive.h"
+#include "ops/windowed.h"
 
 namespace shardscope::structural {
 
@@ -92,6 +93,14 @@ void register_single_result(const std::string& name, const ShapeRule& rule, cons
 // Avals of the buffers themselves (weak types copied from `avals` when they line up).
 [[nodiscard]] std::vector<Aval> buffer_avals(std::span<const BufferPtr> inputs, std::span<const Aval> avals);
 void check_arity(const std::string& name, std::span<const Aval> avals, std::size_t expected);
+
+// ---- windows ---------------------------------------------------------------------------------
+
+// Calls visit(output flat index, source flat index or -1) for every window tap of every output, outputs and taps in
+// row-major order: -1 marks a tap on padding or between dilated operand elements. The windowed reductions and the
+// convolution kernel walk their windows with it.
+void for_each_tap(const Shape& in, const Shape& out, const WindowParams& window,
+                  const std::function<void(int64_t, int64_t)>& visit);
 
 // ---- matrix multiplication ------------------------------------------------------------------
 

@@ -95,10 +95,8 @@ bool window_dim_untouched(const WindowParams& w, std::size_t d) {
 }
 
 namespace structural {
-namespace {
+namespace {}  // namespace
 
-// Calls visit(output flat index, source flat index or -1) for every window tap of every output, taps in
-// row-major order: -1 marks a tap on padding or between dilated operand elements.
 void for_each_tap(const Shape& in, const Shape& out, const WindowParams& w,
                   const std::function<void(int64_t, int64_t)>& visit) {
   const std::size_t rank = in.size();
@@ -131,6 +129,8 @@ void for_each_tap(const Shape& in, const Shape& out, const WindowParams& w,
     }
   }
 }
+
+namespace {
 
 template <typename T>
 std::vector<T> values_of(const Buffer& buffer) {
