@@ -324,6 +324,7 @@ void bind_devices(py::module_& m) {
         [](const std::string& version) { api::session().profile = JaxProfile(JaxVersion::parse(version)); });
   m.def("set_enable_x64", [](bool on) { api::session().enable_x64 = on; });
   m.def("set_debug_nans", [](bool on) { api::set_debug_nans(on); });
+  m.def("set_debug_infs", [](bool on) { api::set_debug_infs(on); });
   m.def("set_threefry_partitionable", [](bool on) { api::session().threefry_partitionable = on; });
   m.def("enable_x64", [] { return api::session().enable_x64; });
 }

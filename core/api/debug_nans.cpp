@@ -1,4 +1,4 @@
-// The NaN check of jax_debug_nans, run on every eager operation's results while the option is on.
+// The NaN and infinity checks of jax_debug_nans and jax_debug_infs, run on every eager operation's results.
 #include "api/debug_nans.h"
 
 #include <atomic>
@@ -10,15 +10,17 @@
 namespace shardscope::api {
 namespace {
 
-std::atomic<bool> enabled{false};
+std::atomic<bool> nans_enabled{false};
+std::atomic<bool> infs_enabled{false};
 
-bool holds_nan(const Buffer& buffer) {
+template <typename Predicate>
+bool holds_value(const Buffer& buffer, Predicate matches) {
   return visit_dtype(buffer.dtype(), [&](auto tag) {
     constexpr DType kDType = decltype(tag)::value;
     using Compute = typename DTypeTraits<kDType>::compute;
     if constexpr (std::is_floating_point_v<Compute>) {
       for (const auto value : buffer.template as<typename DTypeTraits<kDType>::storage>()) {
-        if (std::isnan(static_cast<double>(load<kDType>(value)))) return true;
+        if (matches(static_cast<double>(load<kDType>(value)))) return true;
       }
     }
     return false;
@@ -27,14 +29,27 @@ bool holds_nan(const Buffer& buffer) {
 
 }  // namespace
 
-void set_debug_nans(bool on) { enabled = on; }
+void set_debug_nans(bool on) { nans_enabled = on; }
 
-bool debug_nans() { return enabled; }
+bool debug_nans() { return nans_enabled; }
 
-void check_for_nans(const std::string& primitive, const std::vector<Array>& outputs) {
+void set_debug_infs(bool on) { infs_enabled = on; }
+
+bool debug_infs() { return infs_enabled; }
+
+void check_special_values(const std::string& primitive, const std::vector<Array>& outputs) {
+  const bool nans = debug_nans();
+  const bool infs = debug_infs();
+  if (!nans && !infs) return;
   for (const Array& out : outputs) {
     if (!is_floating(out.dtype()) || out.is_abstract()) continue;
-    if (holds_nan(*out.gather())) throw Error("FloatingPointError", "invalid value (nan) encountered in " + primitive);
+    const auto buffer = out.gather();
+    if (nans && holds_value(*buffer, [](double v) { return std::isnan(v); })) {
+      throw Error("FloatingPointError", "invalid value (nan) encountered in " + primitive);
+    }
+    if (infs && holds_value(*buffer, [](double v) { return std::isinf(v); })) {
+      throw Error("FloatingPointError", "invalid value (inf) encountered in " + primitive);
+    }
   }
 }
 

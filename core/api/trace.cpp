@@ -184,7 +184,7 @@ std::vector<Value> run_eagerly(const std::string& primitive, const std::vector<V
     }
   }
   JitRun run = run_jit(*program, arrays, options, session().profile);
-  if (debug_nans()) check_for_nans(primitive, run.outputs);
+  check_special_values(primitive, run.outputs);
   std::vector<Value> outputs;
   for (Array& out : run.outputs) outputs.push_back(Value::concrete(std::move(out)));
   return outputs;

@@ -25,6 +25,7 @@ __version__ = _shardscope.jax_version()
 from jax._src import array_methods as _array_methods  # noqa: E402  (installs jax.Array's methods)
 from jax._src import memories as _memories  # noqa: E402,F401  (installs Device.default_memory etc.)
 from jax._src import xla_bridge as _xla_bridge  # noqa: E402
+from jax._src import unsupported as _unsupported_module  # noqa: E402
 from jax._src.api import (jit, make_jaxpr, vmap, grad, value_and_grad, jvp, pmap, shard_map,  # noqa: E402,F401
                           linearize, jacfwd, jacrev, jacobian, hessian, linear_transpose)
 from jax._src.vjp import vjp  # noqa: E402,F401
@@ -38,19 +39,6 @@ from jax import config as _config_module  # noqa: E402
 config = _config_module.config
 
 
-class debug_nans:
-    """`with jax.debug_nans(False):` — jax_debug_nans set for the block, then restored (a config context)."""
-
-    def __init__(self, new_val=True):
-        self._new, self._previous = bool(new_val), None
-
-    def __enter__(self):
-        self._previous = config.jax_debug_nans
-        config.update('jax_debug_nans', self._new)
-
-    def __exit__(self, *exc):
-        config.update('jax_debug_nans', bool(self._previous))
-        return False
 Array = _array_methods.ArrayImpl
 Device = _shardscope.Device  # jax.Device: the type of jax.devices()'s entries
 
@@ -232,6 +220,12 @@ _TREE_ALIASES = {
 }
 
 
+# Submodules jax imports when it is imported (so `jax.profiler` works without its own import), with the first JAX
+# release that exported each.
+_SUBMODULES = {'typing': (0, 4, 4), 'lib': (0, 1, 0), 'ops': (0, 2, 21), 'profiler': (0, 1, 73), 'stages': (0, 3, 3),
+               'custom_derivatives': (0, 4, 9)}
+
+
 def __getattr__(name):
     if name in _TREE_ALIASES:
         from jax._src.deprecations import deprecated_attribute
@@ -252,6 +246,21 @@ def __getattr__(name):
     if name == 'fwd_and_bwd' and _shardscope.jax_version_info() >= (0, 6, 1):
         from jax._src.vjp import fwd_and_bwd
         return fwd_and_bwd
+    from jax._src import config_states as _states
+    from jax._src import unsupported as _unsupported
+    version = _shardscope.jax_version_info()
+    # jax.debug_infs, jax.enable_x64 and the other config options' context managers.
+    if name in _states.STATES and version >= _states.STATES[name][1]:
+        return _states.state(name)
+    if name == 'checking_leaks' and version >= (0, 2, 21):
+        return _states.checking_leaks
+    if name == 'transfer_guard' and version >= (0, 3, 0):
+        return _states.transfer_guard
+    if name in _SUBMODULES and version >= _SUBMODULES[name]:
+        import importlib
+        return importlib.import_module(f'jax.{name}')
+    if _unsupported.exists(_unsupported.MODULES, name) or _unsupported.exists(_unsupported.NAMES, name):
+        raise _unsupported.unsupported(f'jax.{name}')
     # jax.custom_remat arrived in 0.11.0.
     if name == 'custom_remat' and _shardscope.jax_version_info() >= (0, 11, 0):
         from jax._src.ad_checkpoint import custom_remat
@@ -382,3 +391,40 @@ def copy_to_host_async(x):
     for leaf in _tree.tree_leaves(x):
         if not hasattr(leaf, 'shape'):
             raise TypeError(f'copy_to_host_async expects arrays, got {type(leaf).__name__}')
+
+
+def print_environment_info(return_string=False):
+    """JAX's environment report: versions, the (simulated) devices, the platform, and the JAX_/XLA_ variables."""
+    import platform
+    import sys
+    python_version = sys.version.replace('\n', ' ')
+    first = devices()[0]
+    # JAX's report has a stray quote after "local devices"; it is kept so the text matches.
+    info = (f'jax:    {__version__}\njaxlib: {__version__}\nnumpy:  {_np.__version__}\npython: {python_version}\n'
+            f'device info: {first.device_kind}-{device_count()}, {local_device_count()} local devices"\n'
+            f'process_count: {process_count()}\nplatform: {platform.uname()}')
+    for key, value in _os.environ.items():
+        if key.startswith(('JAX_', 'XLA_')):
+            info += f'\n{key}={value}'
+    if return_string:
+        return info
+    print(info)
+    return None
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """One process holds every device here, so its local data is the whole array: each device's shard is cut from
+    it by the sharding (a pytree of shardings, data and shapes is mapped leaf by leaf)."""
+    if not hasattr(sharding, 'addressable_devices') or isinstance(local_data, (list, tuple, dict)):
+        shapes = global_shape if global_shape is not None else _tree.tree_map(lambda _: None, local_data)
+        return _tree.tree_map(lambda s, d, g: make_array_from_process_local_data(s, d, g), sharding, local_data,
+                              shapes, is_leaf=lambda x: x is None or hasattr(x, 'addressable_devices'))
+    data = _np.asarray(local_data)
+    if global_shape is not None and tuple(global_shape) != data.shape:
+        raise ValueError(f'make_array_from_process_local_data: with one process the local data is the whole array, '
+                         f'so global_shape must be its shape {data.shape}; got {tuple(global_shape)}')
+    return make_array_from_callback(data.shape, sharding, lambda index: data[index])
+
+
+Shard = _array_methods.Shard
+_unsupported_module.install_finder()

@@ -71,20 +71,85 @@ def _defined(name, values):
     return name in _KNOWN_OPTIONS or name in values
 
 
+# What JAX reads for an option nobody set (the context-manager options' defaults in jax/_src/config.py).
+_DEFAULTS = {
+    'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None, 'jax_num_cpu_devices': -1,
+    'jax_default_prng_impl': 'threefry2x32', 'jax_debug_nans': False, 'jax_debug_infs': False,
+    'jax_disable_jit': False, 'jax_enable_checks': False, 'jax_check_tracer_leaks': False,
+    'jax_enable_custom_prng': False, 'jax_log_compiles': False, 'jax_numpy_rank_promotion': 'allow',
+    'jax2tf_associative_scan_reductions': False, 'jax_default_device': None, 'jax_numpy_dtype_promotion': 'standard',
+    'jax_softmax_custom_jvp': False, 'jax_legacy_prng_key': 'allow', 'jax_debug_key_reuse': False,
+    'jax_explain_cache_misses': False, 'jax_no_tracing': False, 'jax_no_execution': False,
+    'jax_remove_size_one_mesh_axis_from_type': False, 'jax_thread_guard': False, 'jax_allow_f16_reductions': True,
+    'jax_auto_pcast': True,
+}
+
+# Options whose other values make JAX behave differently in ways shardscope does not simulate (promotion errors,
+# transfer guards, logging, key checks, other types): setting one to any other value raises NotImplementedError
+# naming the option and the value, rather than storing it and running the program as if it were not set.
+_SIMULATED_VALUES = {
+    'jax_numpy_rank_promotion': ('allow',), 'jax_numpy_dtype_promotion': ('standard',),
+    'jax_transfer_guard': (None, 'allow'), 'jax_transfer_guard_host_to_device': (None, 'allow'),
+    'jax_transfer_guard_device_to_device': (None, 'allow'), 'jax_transfer_guard_device_to_host': (None, 'allow'),
+    'jax_array_garbage_collection_guard': (None, 'allow'), 'jax_enable_custom_prng': (False,),
+    'jax_legacy_prng_key': ('allow',), 'jax_no_tracing': (False,), 'jax_no_execution': (False,),
+    'jax_remove_size_one_mesh_axis_from_type': (False,), 'jax_debug_key_reuse': (False,),
+    'jax_log_compiles': (False,), 'jax_explain_cache_misses': (False,), 'jax_softmax_custom_jvp': (False,),
+    'jax_allow_f16_reductions': (True,), 'jax_auto_pcast': (True,),
+}
+
+
+def _comparable(value):
+    # Enum options take JAX's StrEnum members or their strings; booleans take any truthy value.
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return bool(value)
+    return str(getattr(value, 'value', value))
+
+
+def _check_simulated(name, value):
+    if name == 'jax_default_device':
+        _check_default_device(value)
+        return
+    accepted = _SIMULATED_VALUES.get(name)
+    if accepted is not None and _comparable(value) not in accepted:
+        raise NotImplementedError(f'{name}={value!r} is not supported by shardscope (it simulates '
+                                  f'{" or ".join(repr(v) for v in accepted)})')
+
+
+def _check_default_device(value):
+    # Arrays are placed on the first device, so only that device (or its platform's name) is simulated.
+    if value is None:
+        return
+    first = _shardscope.devices()[0]
+    if isinstance(value, str):
+        if value.lower() in (first.platform, {'cuda': 'gpu'}.get(first.platform, first.platform)):
+            return
+    elif value == first:
+        return
+    raise NotImplementedError(f'jax_default_device={value!r} is not supported by shardscope (arrays are placed on '
+                              f'the first device, {first!r})')
+
+
 class _Config:
     def __init__(self):
-        self._values = {'jax_enable_x64': False, 'jax_threefry_partitionable': True, 'jax_platforms': None,
-                        'jax_num_cpu_devices': -1, 'jax_default_prng_impl': 'threefry2x32'}
+        self._values = dict(_DEFAULTS)
 
     def update(self, name, value):
         if not _defined(name, self._values):
             raise AttributeError(f"Unrecognized config option: {name}")
+        _check_simulated(name, value)
         if name == 'jax_enable_x64':
             _shardscope.set_enable_x64(bool(value))
         elif name == 'jax_debug_nans':
             from jax._src import jit
             _shardscope.set_debug_nans(bool(value))
             jit.debug_nans[0] = bool(value)
+        elif name == 'jax_debug_infs':
+            from jax._src import jit
+            _shardscope.set_debug_infs(bool(value))
+            jit.debug_infs[0] = bool(value)
         elif name == 'jax_disable_jit':
             from jax._src import jit
             jit.disable_jit[0] = bool(value)

@@ -158,13 +158,18 @@ class _FormatCheck(string.Formatter):
                              'regular string.')
 
 
-def _print_values(fmt, printoptions, has_placeholders, args, kwargs):
+def _print_values(fmt, printoptions, has_placeholders, args, kwargs, use_logging=False):
     import numpy as np
     if has_placeholders:
         with np.printoptions(**printoptions):
             text = fmt.format(*args, **kwargs)
     else:
         text = ' '.join((fmt, *(str(a) for a in args)))
+    if use_logging:
+        # jax.debug.log: an INFO record of JAX's debugging logger (shown only where logging is configured to).
+        import logging
+        logging.getLogger('jax._src.debugging').info(text)
+        return
     sys.stdout.write(text + '\n')
 
 
@@ -180,7 +185,7 @@ def print(fmt=None, *args, ordered=False, partitioned=False, skip_format_check=F
 
         def flat(*values):
             call_args, call_kwargs = _merge_args(in_tree, list(values), static)
-            _print_values(fmt, options, has_placeholders, call_args, call_kwargs)
+            _print_values(fmt, options, has_placeholders, call_args, call_kwargs, _use_logging)
 
         if not _staged(dynamic):
             flat(*_as_arrays(dynamic))
@@ -229,6 +234,20 @@ def visualize_array_sharding(arr, **kwargs):
     def show(sharding):
         visualize_sharding(arr.shape, sharding, **kwargs)
     inspect_array_sharding(arr, callback=show)
+
+
+def _log(fmt, *args, ordered=False, partitioned=False, skip_format_check=False, **kwargs):
+    """jax.debug.print's formatting, sent to the `jax._src.debugging` logger at INFO level instead of stdout."""
+    return print(fmt, *args, ordered=ordered, partitioned=partitioned, skip_format_check=skip_format_check,
+                 _use_logging=True, **kwargs)
+
+
+def __getattr__(name):
+    if name == 'log' and _shardscope.jax_version_info() >= (0, 8, 1):
+        return _log
+    if name in ('DebugEffect', 'OrderedDebugEffect'):
+        raise NotImplementedError(f'jax.debug.{name} is not supported by shardscope')
+    raise AttributeError(f"module 'jax.debug' has no attribute '{name}'", name=name, obj=sys.modules[__name__])
 
 
 from jax._src.debugger import breakpoint  # noqa: E402,F401

@@ -1,4 +1,5 @@
 # jax.sharding: meshes, specs and shardings from the engine.
+import dataclasses
 import enum
 
 import _shardscope
@@ -80,9 +81,40 @@ def _cpp_init_mismatch(arguments):
 _accept_none_spec()
 
 
+def _get_mesh():
+    """The concrete mesh jax.set_mesh installed; only outside jit."""
+    from jax._src.mesh_context import concrete_mesh
+    if _shardscope.debug.in_trace():
+        raise ValueError('`get_mesh` can only be used outside of `jax.jit`. Maybe you want '
+                         '`jax.sharding.get_abstract_mesh()`?')
+    mesh = concrete_mesh()
+    if mesh is None:
+        # JAX answers with an empty Mesh(), which the engine's meshes cannot be.
+        raise NotImplementedError('jax.sharding.get_mesh() with no mesh set (an empty Mesh in JAX) is not supported '
+                                  'by shardscope')
+    return mesh
+
+
+def _make_single_device_sharding(device, *, memory_kind=None):
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
+@dataclasses.dataclass(frozen=True)
+class _AbstractDevice:
+    """A device known only by its kind, core count and platform (an AbstractMesh's devices)."""
+    device_kind: str
+    num_cores: int = None
+    platform: str = None
+
+    def __repr__(self):
+        return f'AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, platform={self.platform})'
+
+
+_AbstractDevice.__name__ = _AbstractDevice.__qualname__ = 'AbstractDevice'
+
+
 def __getattr__(name):
     import sys
-    import _shardscope
     from jax._src.deprecations import deprecated_attribute
     version = _shardscope.jax_version_info()
     if name == 'PositionalSharding':
@@ -101,5 +133,13 @@ def __getattr__(name):
     if name == 'use_mesh' and (0, 5, 0) <= version < (0, 7, 1):
         from jax._src.mesh_context import use_mesh
         return use_mesh
+    if name == 'get_mesh' and version >= (0, 8, 1):
+        return _get_mesh
+    if name == 'make_single_device_sharding' and version >= (0, 10, 0):
+        return _make_single_device_sharding
+    if name == 'AbstractDevice' and version >= (0, 7, 2):
+        return _AbstractDevice
+    if name == 'ManualAxisType' and version >= (0, 10, 0):
+        raise NotImplementedError('jax.sharding.ManualAxisType is not supported by shardscope')
     # name and obj let the traceback suggest a close name ("Did you mean: 'set_mesh'?") as for any module.
     raise AttributeError(f"module 'jax.sharding' has no attribute '{name}'", name=name, obj=sys.modules[__name__])

@@ -9,6 +9,21 @@ from jax._src.tree_user import (tree_flatten, tree_leaves, tree_structure, tree_
 from jax._src.tree_extras import (tree_transpose, treedef_is_leaf, treedef_children, treedef_tuple,  # noqa: F401
                                   Partial, register_dataclass, register_static)
 
+import typing as _typing
+
+KeyEntry = _typing.TypeVar('KeyEntry', bound=_typing.Any)
+KeyPath = tuple[KeyEntry, ...]
+
+
+def flatten_one_level_with_keys(tree):
+    """tree's children with their keys, [(key, child), ...], and the node's auxiliary data (one level only)."""
+    children, aux = flatten_one_level(tree)
+    # Everything below the root counts as a leaf, so each path is one key long (None children included).
+    pairs, _ = tree_flatten_with_path(tree, is_leaf=lambda node: node is not tree)
+    if len(pairs) != len(children):
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return [(path[0], child) for (path, _), child in zip(pairs, children)], aux
+
 
 def __getattr__(name):
     import sys
@@ -24,4 +39,6 @@ def __getattr__(name):
             warned_from=(0, 6, 0), removed_in=(0, 7, 0), gone_from=(0, 8, 0),
             removed_message='jax.tree_util.build_tree was deprecated in JAX v0.6.0 and removed in JAX v0.7.0. Use '
                             'jax.tree.unflatten instead.')
+    if name == 'default_registry':
+        raise NotImplementedError('jax.tree_util.default_registry is not supported by shardscope')
     raise AttributeError(f"module 'jax.tree_util' has no attribute '{name}'", name=name, obj=sys.modules[__name__])

@@ -39,3 +39,25 @@ TEST_CASE("an eager op's NaN raises FloatingPointError naming the op only while 
   set_debug_nans(false);
   CHECK_NOTHROW((void)lax::unary("log", negative));
 }
+
+TEST_CASE("an eager op's infinity raises FloatingPointError only while debug_infs is on, NaNs only under debug_nans") {
+  const Value values = f32({0.0F, 2.0F});
+  const Value negative = f32({-1.0F, 1.0F});
+  CHECK_FALSE(debug_infs());
+  CHECK(std::isinf(lax::unary("log", values).array().gather()->as<float>()[0]));
+  set_debug_infs(true);
+  try {
+    (void)lax::unary("log", values);
+    FAIL("expected FloatingPointError");
+  } catch (const Error& error) {
+    CHECK(error.python_type() == "FloatingPointError");
+    CHECK(std::string(error.what()) == "invalid value (inf) encountered in log");
+  }
+  // debug_infs alone lets a NaN through; with both on the NaN is reported.
+  CHECK_NOTHROW((void)lax::unary("log", negative));
+  set_debug_nans(true);
+  CHECK_THROWS_WITH((void)lax::unary("log", negative), "invalid value (nan) encountered in log");
+  set_debug_nans(false);
+  set_debug_infs(false);
+  CHECK_NOTHROW((void)lax::unary("log", values));
+}

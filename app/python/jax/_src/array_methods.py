@@ -217,7 +217,9 @@ def _setitem(self, index, value):
                     'https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html')
 
 
-class _Shard:
+class Shard:
+    """One device's piece of an array (x.addressable_shards' entries): its device, index, replica id and data."""
+
     def __init__(self, device, index, replica_id, data):
         self.device, self.index, self.replica_id, self._data = device, index, replica_id, data
 
@@ -311,8 +313,8 @@ def _install():
     A.layout = property(lambda self: array_format_attribute(self, 'layout'))
     A.aval = property(lambda self: _shapedarray(self))
     # Shards follow the sharding's device assignment (the mesh's device order), addressable ones only.
-    A.addressable_shards = property(lambda self: [_Shard(*s) for s in self._shards()])
-    A.global_shards = property(lambda self: [_Shard(*s) for s in self._shards(addressable_only=False)])
+    A.addressable_shards = property(lambda self: [Shard(*s) for s in self._shards()])
+    A.global_shards = property(lambda self: [Shard(*s) for s in self._shards(addressable_only=False)])
     A.addressable_data = _addressable_data
     A.device = _DeviceAttribute()
     A.at = property(_IndexUpdateHelper)

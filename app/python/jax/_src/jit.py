@@ -183,17 +183,20 @@ def _valid_output(x):
     return _shardscope.invalid_jit_leaf([x]) < 0
 
 
-# jax_debug_nans as jax.config.update sets it, read on every jitted call without a config lookup.
+# jax_debug_nans and jax_debug_infs as jax.config.update sets them, read on every jitted call without a config lookup.
 debug_nans = [False]
+debug_infs = [False]
 
 
-def _holds_nan(out):
-    """Whether a jitted function's concrete floating outputs hold a NaN (jax_debug_nans checks them)."""
+def _holds_special(out):
+    """Whether a jitted function's concrete floating outputs hold a NaN (under jax_debug_nans) or an infinity (under
+    jax_debug_infs)."""
     import numpy as np
     for leaf in tree_util.tree_leaves(out):
         if getattr(leaf, '_is_tracer', False) or not hasattr(leaf, 'dtype') or leaf.dtype.kind != 'f':
             continue
-        if np.isnan(np.asarray(leaf)).any():
+        values = np.asarray(leaf)
+        if (debug_nans[0] and np.isnan(values).any()) or (debug_infs[0] and np.isinf(values).any()):
             return True
     return False
 
@@ -273,8 +276,9 @@ class _Jitted:
         if self._runs_eagerly or disable_jit[0]:
             return self._fun(*args, **kwargs)
         out = self._call(*args, **kwargs)
-        if debug_nans[0] and not _shardscope.debug.in_trace() and _holds_nan(out):
-            # JAX's debug_nans: report the jit's NaN, then run the function op by op so the op that made it raises.
+        if (debug_nans[0] or debug_infs[0]) and not _shardscope.debug.in_trace() and _holds_special(out):
+            # JAX's debug_nans/debug_infs: report the jit's bad value (JAX says "nan" for an infinity too), then run
+            # the function op by op so the op that made it raises.
             print('Invalid nan value encountered in the output of a jax.jit function. Calling the de-optimized '
                   'version.')
             return self._fun(*args, **kwargs)

@@ -1,0 +1,43 @@
+# The parts of JAX's public surface shardscope does not simulate: using or importing one raises
+# NotImplementedError naming it, never AttributeError or ImportError (which would read as a typo or a bad install).
+import importlib.abc
+import sys
+
+import _shardscope
+
+# Top-level jax modules not simulated, with the first JAX release that had them.
+MODULES = {
+    'ad': (0, 4, 4), 'api_util': (0, 2, 21), 'custom_batching': (0, 4, 9), 'distributed': (0, 2, 21),
+    'dlpack': (0, 4, 15), 'export': (0, 4, 30), 'ffi': (0, 4, 29), 'image': (0, 1, 73), 'memory': (0, 7, 1),
+    'monitoring': (0, 4, 9),
+}
+
+# Top-level jax names not simulated, with the first JAX release that exported them.
+NAMES = {
+    'ensure_compile_time_eval': (0, 2, 27), 'closure_convert': (0, 2, 21), 'live_arrays': (0, 3, 24),
+    'make_user_context': (0, 7, 2), 'smap': (0, 7, 0), 'ds': (0, 9, 1), 'empty_ref': (0, 9, 1),
+    'free_ref': (0, 9, 1), 'Inline': (0, 11, 0),
+}
+
+
+def exists(table, name):
+    return name in table and _shardscope.jax_version_info() >= table[name]
+
+
+def unsupported(qualified_name):
+    return NotImplementedError(f'{qualified_name} is not supported by shardscope')
+
+
+class _UnsupportedModuleFinder(importlib.abc.MetaPathFinder):
+    """Last on sys.meta_path: `import jax.export` (and its submodules) reaches it only when no source has it."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        parts = fullname.split('.')
+        if len(parts) >= 2 and parts[0] == 'jax' and exists(MODULES, parts[1]):
+            raise unsupported(fullname)
+        return None
+
+
+def install_finder():
+    if not any(isinstance(finder, _UnsupportedModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.append(_UnsupportedModuleFinder())
