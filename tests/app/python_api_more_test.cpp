@@ -154,3 +154,40 @@ TEST_CASE("vmap passes arguments mapped over no axis in as they are, so a Python
         "['  * one axis had size 2: axis 0 of argument a of type float32[2];', '  * one axis had size 3: axis 0 of "
         "argument b of type float32[3]']\n");
 }
+
+TEST_CASE("device_buffers and device_buffer per profile: per-device arrays, deprecated in 0.4.22, gone in 0.4.27") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell("profile_before = _shardscope.jax_version()\nimport warnings\n"
+                   "def buffers():\n"
+                   "    with warnings.catch_warnings(record=True) as caught:\n"
+                   "        warnings.simplefilter('always')\n"
+                   "        try:\n"
+                   "            x = jax.device_put(jnp.arange(8.), NamedSharding(mesh, P('x')))\n"
+                   "            print(len(x.device_buffers), x.device_buffers[2], x.device_buffers[2].devices())\n"
+                   "            print(jax.device_put(jnp.ones(2), jax.devices()[1]).device_buffer)\n"
+                   "            try:\n"
+                   "                x.device_buffer\n"
+                   "            except ValueError as e:\n"
+                   "                print(e)\n"
+                   "        except AttributeError as e:\n"
+                   "            print('AttributeError', str(e).split('. Did you mean')[0])\n"
+                   "    print(sorted({str(w.message) for w in caught}))\n")
+              .ok());
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.4.20')\n").ok());
+  // The mesh's device order: device 2 holds the second block of 'x' (mesh (4, 2) over devices 0..7).
+  CHECK(printed("buffers()") ==
+        "8 [2. 3.] {CpuDevice(id=2)}\n[1. 1.]\nLength of buffers is greater than 1. Please use `.device_buffers` "
+        "instead.\n[]\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.4.25')\n").ok());
+  CHECK(printed("buffers()")
+            .find("['arr.device_buffer is deprecated. Use arr.addressable_data(0)', "
+                  "'arr.device_buffers is deprecated. Use [x.data for x in arr.addressable_shards]']") !=
+        std::string::npos);
+  REQUIRE(run_cell("_shardscope.set_jax_version('0.11.2')\n").ok());
+  CHECK(printed("buffers()\nx = jax.device_put(jnp.ones((8, 2)), NamedSharding(mesh, P('x')))\n"
+                "print(x.on_device_size_in_bytes(), jnp.ones(8).on_device_size_in_bytes(), "
+                "jnp.array([1, 2], jnp.int8).tobytes())") ==
+        "AttributeError arr.device_buffers has been deprecated. Use [x.data for x in arr.addressable_shards]\n[]\n"
+        "128 32 b'\\x01\\x02'\n");
+  REQUIRE(run_cell("_shardscope.set_jax_version(profile_before)\n").ok());
+}

@@ -237,6 +237,46 @@ def _addressable_data(self, index):
     return shards[0 if self.sharding.is_fully_replicated else index][3]
 
 
+# x.device_buffers / x.device_buffer: the per-device arrays (one device's for device_buffer), warned as deprecated in
+# 0.4.22 to 0.4.26, then an AttributeError naming the replacement from 0.4.27.
+_DEVICE_BUFFERS_WARNED_FROM = (0, 4, 22)
+_DEVICE_BUFFERS_REMOVED_FROM = (0, 4, 27)
+
+
+def _buffers_deprecation(name, advice):
+    import warnings
+    version = _shardscope.jax_version_info()
+    if version >= _DEVICE_BUFFERS_REMOVED_FROM:
+        raise AttributeError(f'arr.{name} has been deprecated. Use {advice}')
+    if version >= _DEVICE_BUFFERS_WARNED_FROM:
+        warnings.warn(f'arr.{name} is deprecated. Use {advice}', DeprecationWarning, stacklevel=3)
+
+
+def _device_buffers(self):
+    _buffers_deprecation('device_buffers', '[x.data for x in arr.addressable_shards]')
+    return [shard[3] for shard in self._shards()]
+
+
+def _device_buffer(self):
+    _buffers_deprecation('device_buffer', 'arr.addressable_data(0)')
+    shards = self._shards()
+    if len(shards) == 1:
+        return shards[0][3]
+    raise ValueError('Length of buffers is greater than 1. Please use `.device_buffers` instead.')
+
+
+def _on_device_size_in_bytes(self):
+    """The bytes the array takes on all its devices together: one shard's size times the number of devices (a
+    replicated array counts once per copy)."""
+    shards = self._shards()
+    return shards[0][3].nbytes * len(self.sharding.device_set) if shards else 0
+
+
+def _unsafe_buffer_pointer(self):
+    raise NotImplementedError('jax.Array.unsafe_buffer_pointer is not supported by shardscope (its buffers are '
+                              'simulated)')
+
+
 def _committed(self):
     """JAX's committed flag: set by device_put to a device or sharding; otherwise an array on one device was
     placed by default (created, or computed from such arrays), and one laid out over a mesh was placed on purpose."""
@@ -316,6 +356,12 @@ def _install():
     A.addressable_shards = property(lambda self: [Shard(*s) for s in self._shards()])
     A.global_shards = property(lambda self: [Shard(*s) for s in self._shards(addressable_only=False)])
     A.addressable_data = _addressable_data
+    A.device_buffers = property(_device_buffers)
+    A.device_buffer = property(_device_buffer)
+    A.on_device_size_in_bytes = _on_device_size_in_bytes
+    A.tobytes = lambda self, order='C': self._value().tobytes(order)
+    A.copy_to_host_async = lambda self: None  # the simulated buffers already live in host memory
+    A.unsafe_buffer_pointer = _unsafe_buffer_pointer
     A.device = _DeviceAttribute()
     A.at = property(_IndexUpdateHelper)
 
