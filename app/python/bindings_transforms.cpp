@@ -488,19 +488,25 @@ void bind_transforms(py::module_& m) {
         });
   m.def(
       "shard_map_call",
+      // out_specs: one spec per output leaf, or a callable giving them once the body has run.
       [](const py::function& f, const py::list& args, const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
-         const std::vector<PartitionSpec>& out_specs, bool check_vma, const std::string& name,
+         const py::object& out_specs, bool check_vma, const std::string& name,
          const std::vector<std::tuple<std::string, std::string, std::string>>& arg_paths, bool mesh_from_context) {
         ShardMapSpec spec;
         spec.mesh = mesh;
         spec.mesh_from_context = mesh_from_context;
         spec.in_specs = in_specs;
-        spec.out_specs = out_specs;
+        api::SpecsAfterTrace after_trace;
+        if (PyCallable_Check(out_specs.ptr()) != 0) {
+          after_trace = [&out_specs] { return out_specs().cast<std::vector<PartitionSpec>>(); };
+        } else {
+          spec.out_specs = out_specs.cast<std::vector<PartitionSpec>>();
+        }
         spec.check_vma = check_vma;
         spec.function_name = name;
         for (const auto& [keypath, spec_keypath, note] : arg_paths)
           spec.arg_paths.push_back({keypath, note, spec_keypath});
-        return from_values(api::call_shard_map(wrap(f), to_values(args), std::move(spec)));
+        return from_values(api::call_shard_map(wrap(f), to_values(args), std::move(spec), after_trace));
       },
       py::arg("f"), py::arg("args"), py::arg("mesh"), py::arg("in_specs"), py::arg("out_specs"), py::arg("check_vma"),
       py::arg("name"), py::arg("arg_paths") = std::vector<std::tuple<std::string, std::string, std::string>>{},
@@ -512,12 +518,18 @@ void bind_transforms(py::module_& m) {
     spec.function_name = name;
     spec.axis_name = std::move(axis_name);
     spec.in_axes = optional_axes(in_axes);
-    spec.out_axes = optional_axes(out_axes);
+    // out_axes: one axis per output leaf, or a callable giving them once the body has run.
+    api::AxesAfterTrace after_trace;
+    if (PyCallable_Check(out_axes.ptr()) != 0) {
+      after_trace = [&out_axes] { return optional_axes(out_axes()); };
+    } else {
+      spec.out_axes = optional_axes(out_axes);
+    }
     spec.axis_size = axis_size;
     if (!devices.is_none()) {
       for (const py::handle device : devices) spec.devices.push_back(device.cast<Device>());
     }
-    return from_values(api::call_pmap(wrap(f), to_values(args), std::move(spec)));
+    return from_values(api::call_pmap(wrap(f), to_values(args), std::move(spec), after_trace));
   });
 }
 

@@ -466,6 +466,15 @@ std::vector<BufferPtr> device_blocks(const Array& array, const Mesh& mesh, const
   return blocks;
 }
 
+// A spec list flattened against the outputs must have one entry per output; the callers' prefix broadcast
+// guarantees it, so a mismatch is an internal error reported with both counts rather than an out-of-range read.
+void check_flat_count(const std::string& what, std::size_t specs, std::size_t outputs) {
+  if (specs != outputs) {
+    throw Error("ValueError",
+                what + " gave " + std::to_string(specs) + " entries for " + std::to_string(outputs) + " outputs");
+  }
+}
+
 // An eager shard_map (concrete arguments, no trace around it) traces its body alongside every device's blocks, as
 // JAX runs it per device: printing a value inside shows each device's block. Otherwise the body is traced on its
 // local types only.
@@ -490,7 +499,8 @@ Traced trace_shard_map_body(const Function& f, const std::vector<Value>& args, c
 
 }  // namespace
 
-std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec) {
+std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec,
+                                  const SpecsAfterTrace& out_specs_after_trace) {
   const std::vector<Aval> globals = argument_avals(args);
   check_shard_map_args(spec, globals);
   check_in_specs_match_types(spec, globals, session().profile);
@@ -503,9 +513,11 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
   }
   const Traced traced = trace_shard_map_body(f, args, locals, spec);
   spec.in_specs.insert(spec.in_specs.begin(), traced.captured.size(), PartitionSpec{});
+  if (out_specs_after_trace) spec.out_specs = out_specs_after_trace();
   if (spec.out_specs.size() == 1 && traced.jaxpr->outvars.size() != 1) {
     spec.out_specs.assign(traced.jaxpr->outvars.size(), spec.out_specs[0]);
   }
+  check_flat_count("shard_map out_specs", spec.out_specs.size(), traced.jaxpr->outvars.size());
   const JaxprPtr body = consts_as_args(*traced.jaxpr);
   const std::vector<Value> inputs = concat(traced.captured, args);
   if (Trace* trace = staging_trace(inputs)) {
@@ -519,7 +531,8 @@ std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& a
   return as_values(outputs);
 }
 
-std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec) {
+std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec,
+                             const AxesAfterTrace& out_axes_after_trace) {
   const std::vector<Aval> avals = argument_avals(args);
   const int64_t n = pmap_axis_size(spec, avals);
   std::vector<Aval> instance;
@@ -529,9 +542,11 @@ std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, 
   spec.in_axes.insert(spec.in_axes.begin(), traced.captured.size(), std::nullopt);
   if (!spec.donated_invars.empty())
     spec.donated_invars.insert(spec.donated_invars.begin(), traced.captured.size(), false);
+  if (out_axes_after_trace) spec.out_axes = out_axes_after_trace();
   if (spec.out_axes.size() == 1 && traced.jaxpr->outvars.size() != 1) {
     spec.out_axes.assign(traced.jaxpr->outvars.size(), spec.out_axes[0]);
   }
+  check_flat_count("pmap out_axes", spec.out_axes.size(), traced.jaxpr->outvars.size());
   const JaxprPtr body = consts_as_args(*traced.jaxpr);
   const std::vector<Value> inputs = concat(traced.captured, args);
   const JaxProfile& profile = session().profile;

@@ -120,10 +120,16 @@ struct VjpResult {
 std::vector<Value> call_jvp(const Function& f, const std::vector<Value>& primals, const std::vector<Value>& tangents,
                             const std::string& name);
 
-// shard_map(f, mesh, in_specs, out_specs, check_vma)(*args): the body is traced on the local types.
-std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec);
+// shard_map(f, mesh, in_specs, out_specs, check_vma)(*args): the body is traced on the local types. When
+// `out_specs_after_trace` is given, it replaces spec.out_specs once the body has run (out_specs is a prefix of the
+// output tree, which only the trace makes known); either way one spec stands for every output.
+using SpecsAfterTrace = std::function<std::vector<PartitionSpec>()>;
+std::vector<Value> call_shard_map(const Function& f, const std::vector<Value>& args, ShardMapSpec spec,
+                                  const SpecsAfterTrace& out_specs_after_trace = {});
 
-// jax.pmap(f, ...)(*args) over the session's devices.
-std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec);
+// jax.pmap(f, ...)(*args) over the session's devices; `out_axes_after_trace`, when given, replaces spec.out_axes
+// once the body has run, as for shard_map's out_specs.
+std::vector<Value> call_pmap(const Function& f, const std::vector<Value>& args, PmapSpec spec,
+                             const AxesAfterTrace& out_axes_after_trace = {});
 
 }  // namespace shardscope::api

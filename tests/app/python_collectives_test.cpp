@@ -333,3 +333,36 @@ TEST_CASE("shard_map without a mesh takes the context mesh at its first call and
                 "except ValueError as e:\n    print(e)") ==
         "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh context\n");
 }
+
+TEST_CASE("out_specs and pmap's out_axes are prefixes of the output tree, broadcast once the body has run") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // A train step's (state, metrics) pair under out_specs=(P(), P()): the metrics dict holds several leaves.
+  CHECK(
+      printed("auto = jax.make_mesh((8,), ('i',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+              "def step(state, metrics, batch):\n"
+              "    m = {'loss': (batch.sum(), 3), 'n': batch.shape[0]}\n"
+              "    m = jax.tree_util.tree_map(lambda v: lax.psum(v, 'i'), m)\n"
+              "    if metrics is not None:\n"
+              "        m = jax.tree_util.tree_map(jnp.add, metrics, m)\n"
+              "    return state, m\n"
+              "f = jax.jit(jax.shard_map(step, mesh=auto, in_specs=(P(), P(), P('i')), out_specs=(P(), P()), "
+              "check_vma=False))\n"
+              "state, metrics = f(jnp.ones(2), None, jnp.arange(16.))\n"
+              "state, metrics = f(state, metrics, jnp.arange(16.))\n"
+              "print(jax.tree_util.tree_map(lambda v: (v.tolist(), str(v.sharding.spec)), metrics))\n"
+              "g = jax.shard_map(lambda v: (v, (v.sum(), v * 2)), mesh=auto, in_specs=P('i'), out_specs=(P('i'), (P(), "
+              "P('i'))), check_vma=False)\n"
+              "a, (b, c) = g(jnp.arange(8.))\n"
+              "print(a.tolist(), b.tolist(), c.tolist())\n"
+              "try:\n"
+              "    jax.shard_map(lambda v: (v, v), mesh=auto, in_specs=P('i'), out_specs=(P('i'),) * 3)(jnp.ones(8))\n"
+              "except ValueError as e:\n"
+              "    print(str(e).splitlines()[0])\n") ==
+      "{'loss': ((240.0, 'P()'), (48, 'P()')), 'n': (32, 'P()')}\n"
+      "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0] 0.0 [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0]\n"
+      "pytree structure error: different lengths of tuple at key path\n");
+  CHECK(printed("out = jax.pmap(lambda v: (v * 2, {'s': v.sum(), 't': (v, -v)}), out_axes=(0, "
+                "None))(jnp.arange(8.).reshape(8, 1))\n"
+                "print(out[0].shape, jax.tree_util.tree_map(lambda a: a.tolist(), out[1]))\n") ==
+        "(8, 1) {'s': 0.0, 't': ([0.0], [-0.0])}\n");
+}

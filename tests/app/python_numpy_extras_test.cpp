@@ -501,3 +501,19 @@ TEST_CASE(
         "NotImplementedError JAX arrays are immutable, must use inplace=False\n"
         "checked 27\n");
 }
+
+TEST_CASE("the *_like functions take a ShapeDtypeStruct's shape, dtype and sharding (duck-typed arguments)") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed(
+            "auto = jax.make_mesh((8,), ('i',), axis_types=(jax.sharding.AxisType.Auto,))\n"
+            "s = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NamedSharding(auto, P('i')))\n"
+            "z = jnp.zeros_like(s)\n"
+            "print(z.dtype, z.shape, z.sharding.spec, jnp.ones_like(jax.ShapeDtypeStruct((2,), jnp.int32)).tolist())\n"
+            "print(jnp.full_like(jax.ShapeDtypeStruct((2,), jnp.bfloat16), 3), type(jnp.zeros_like(s, "
+            "shape=(3,)).sharding).__name__)\n"
+            "print(jax.tree_util.tree_map(jnp.zeros_like, jax.eval_shape(lambda x: {'a': x.sum(), 'b': (x, 1)}, "
+            "jnp.ones(4))))\n") ==
+        "float32 (8, 4) P('i',) [1, 1]\n[3 3] SingleDeviceSharding\n"
+        "{'a': Array(0., dtype=float32), 'b': (Array([0., 0., 0., 0.], dtype=float32), Array(0, dtype=int32, "
+        "weak_type=True))}\n");
+}

@@ -205,6 +205,29 @@ TEST_CASE("seed 000: shard_map of sum(x, keepdims=True) over P('x') gives per-de
   CHECK(make_jaxpr_text(staged, {x}, "f").find("shard_map[") != std::string::npos);
 }
 
+TEST_CASE("shard_map's out_specs given after the trace: one per output, a wrong count is a ValueError") {
+  const Mesh mesh = make_mesh({8}, {"x"}, session().devices, session().profile, std::vector<AxisType>{AxisType::kAuto});
+  const Value x = f32_array({8}, {0, 1, 2, 3, 4, 5, 6, 7}, on_device_0());
+  ShardMapSpec spec;
+  spec.mesh = mesh;
+  spec.in_specs = {parse_partition_spec("P('x')")};
+  spec.check_vma = false;
+  // Two outputs: the block itself (out_spec P('x')) and the block again, taken from device 0 (out_spec P()).
+  const Function body = [](const std::vector<Value>& args) { return std::vector<Value>{args[0], args[0]}; };
+  int asked = 0;
+  const SpecsAfterTrace two_specs = [&asked] {
+    ++asked;
+    return std::vector<PartitionSpec>{parse_partition_spec("P('x')"), parse_partition_spec("P()")};
+  };
+  const std::vector<Value> out = call_shard_map(body, {x}, spec, two_specs);
+  CHECK(asked == 1);
+  CHECK(values_of(out.at(0)) == std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(values_of(out.at(1)) == std::vector<double>{0});
+  const SpecsAfterTrace three_specs = [] { return std::vector<PartitionSpec>(3, parse_partition_spec("P()")); };
+  CHECK_THROWS_WITH_AS((void)call_shard_map(body, {x}, spec, three_specs),
+                       "shard_map out_specs gave 3 entries for 2 outputs", Error);
+}
+
 TEST_CASE("pmap with a named axis: x / psum(x, 'i')") {
   const Value x = f32_array({4}, {0, 1, 2, 3}, on_device_0());
   PmapSpec spec;

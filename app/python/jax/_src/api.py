@@ -398,14 +398,25 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             raise errors[0]('shard_map in_specs') from None
         out_store = [None]
         flat = _flat_function(f, in_tree, out_store)
+        flat_out_specs = [None]
 
         def flat_with_specs(inner_leaves):
+            # out_specs is a prefix of the output tree, known once the body has run (JAX broadcasts it there too).
             outs = flat(inner_leaves)
+            answer = tree_util.tree_unflatten(out_store[0], outs)
+            try:
+                flat_out_specs[0] = list(tree_util.broadcast_prefix(out_specs, answer, is_leaf=_is_spec))
+            except ValueError:
+                from jax._src.tree_prefix import prefix_errors
+                errors = prefix_errors(out_specs, answer)
+                if not errors:
+                    raise
+                raise errors[0]('shard_map out_specs') from None
             return outs
 
-        probe = out_specs
-        outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, _OutSpecs(probe), check_vma, _name(f),
-                                          _shard_map_arg_paths(f, args, in_specs), mesh_from_context)
+        outs = _shardscope.shard_map_call(flat_with_specs, leaves, mesh, flat_in, lambda: flat_out_specs[0],
+                                          check_vma, _name(f), _shard_map_arg_paths(f, args, in_specs),
+                                          mesh_from_context)
         return tree_util.tree_unflatten(out_store[0], outs)
     return mapped
 
@@ -476,12 +487,6 @@ def _check_specs_name_manual_axes(prefix, specs, mesh, manual):
                          f'Check the {prefix}_specs values passed to shard_map.')
 
 
-class _OutSpecs(list):
-    """out_specs flattened lazily: a single spec applies to every output."""
-    def __init__(self, specs):
-        super().__init__(tree_util.tree_leaves(specs, is_leaf=_is_spec))
-
-
 def _is_spec(x):
     from jax.sharding import PartitionSpec
     return isinstance(x, PartitionSpec)
@@ -496,9 +501,16 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         flat_axes = tree_util.broadcast_prefix((axes, 0), (args, kwargs))
         out_store = [None]
         flat = _flat_function(fun, in_tree, out_store)
+        def flat_out_axes():
+            # out_axes is a prefix of the output tree, which the trace has just made known.
+            answer = tree_util.tree_unflatten(out_store[0], [0] * out_store[0].num_leaves)
+            try:
+                return tree_util.broadcast_prefix(out_axes, answer, is_leaf=lambda x: x is None)
+            except ValueError:
+                from jax._src.tree_prefix import flatten_axes_error
+                raise flatten_axes_error('pmap out_axes', answer, out_axes) from None
         outs = _shardscope.pmap_call(flat, leaves, axis_name, flat_axes,
-                                     [out_axes] if isinstance(out_axes, (int, type(None))) else
-                                     tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None),
+                                     [out_axes] if isinstance(out_axes, (int, type(None))) else flat_out_axes,
                                      axis_size, devices, _name(fun))
         from jax.interpreters import pxla
         for out in outs:

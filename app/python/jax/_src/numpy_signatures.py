@@ -217,12 +217,25 @@ def reshape(a, shape=None, order='C', *, copy=None, out_sharding=None):
     return with_out_sharding(lambda x: _engine.reshape(x, shape), out_sharding, a)
 
 
+def _is_duck_array(a):
+    """A shape-and-dtype object that is not an array (a ShapeDtypeStruct, say): from 0.4.12 the *_like functions
+    take its shape, dtype and sharding, as JAX's support for duck-typed arguments does."""
+    import numpy as np
+    if getattr(a, '_is_tracer', False) or isinstance(a, (np.ndarray, np.generic)) or type(a).__name__ == 'ArrayImpl':
+        return False
+    return hasattr(a, 'shape') and hasattr(a, 'dtype') and _shardscope.jax_version_info() >= (0, 4, 12)
+
+
 def _like_sharding(a, shape, weak):
     """The sharding lax.full_like gives a new array made like a committed concrete array: its own, when the shapes
-    agree and `a` is not weakly typed. (A traced value's typed sharding the engine's *_like gives already.)"""
-    if shape is not None and tuple(shape) != tuple(getattr(a, 'shape', ())):
+    agree (or it is replicated) and `a` is not weakly typed. (A traced value's typed sharding the engine's *_like
+    gives already.) A duck-typed object counts as committed, as it has no such flag."""
+    if getattr(a, '_is_tracer', False) or weak or getattr(a, 'sharding', None) is None:
         return None
-    if getattr(a, '_is_tracer', False) or weak or not hasattr(a, 'sharding') or not getattr(a, 'committed', False):
+    committed = getattr(a, '_committed', True) if _is_duck_array(a) else getattr(a, 'committed', False)
+    if not committed:
+        return None
+    if shape is not None and tuple(shape) != tuple(getattr(a, 'shape', ())) and not a.sharding.is_fully_replicated:
         return None
     return a.sharding
 
@@ -238,22 +251,31 @@ def _made_like(result, a, dtype, shape, device, out_sharding):
     return place_out_sharding(result, sharding)
 
 
+def _filled_like(a, kind, fill_value, dtype, shape):
+    """The new array's values (`kind` is 'zeros', 'ones' or 'full'): `a`'s shape and dtype unless given; a
+    duck-typed `a` is read for them, never made an array."""
+    if _is_duck_array(a):
+        weak = dtype is None and bool(getattr(a, 'weak_type', False))
+        result = _engine.full(tuple(a.shape) if shape is None else shape, fill_value,
+                              a.dtype if dtype is None else dtype)
+        return _shardscope.lax._convert_element_type(result, result.dtype, True) if weak else result
+    if shape is not None:
+        return _engine.full(shape, fill_value, dtype if dtype is not None else _jnp().asarray(a).dtype)
+    if kind == 'full':
+        return _engine.full_like(a, fill_value, dtype)
+    return getattr(_engine, f'{kind}_like')(a, dtype)
+
+
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
-    result = _engine.full_like(a, fill_value, dtype) if shape is None else _engine.full(
-        shape, fill_value, dtype if dtype is not None else _jnp().asarray(a).dtype)
-    return _made_like(result, a, dtype, shape, device, out_sharding)
+    return _made_like(_filled_like(a, 'full', fill_value, dtype, shape), a, dtype, shape, device, out_sharding)
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    result = _engine.zeros_like(a, dtype) if shape is None else _engine.zeros(
-        shape, dtype if dtype is not None else _jnp().asarray(a).dtype)
-    return _made_like(result, a, dtype, shape, device, out_sharding)
+    return _made_like(_filled_like(a, 'zeros', 0, dtype, shape), a, dtype, shape, device, out_sharding)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    result = _engine.ones_like(a, dtype) if shape is None else _engine.ones(
-        shape, dtype if dtype is not None else _jnp().asarray(a).dtype)
-    return _made_like(result, a, dtype, shape, device, out_sharding)
+    return _made_like(_filled_like(a, 'ones', 1, dtype, shape), a, dtype, shape, device, out_sharding)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None, out_sharding=None):
