@@ -10,7 +10,7 @@ from flax.linen.stochastic import Dropout  # noqa: F401
 from flax.linen.scope import Variable  # noqa: F401
 from flax.linen.linear import Dense, Conv  # noqa: F401
 from flax.linen.pooling import pool, avg_pool, max_pool, min_pool  # noqa: F401
-from flax.linen.transforms import scan, vmap  # noqa: F401
+from flax.linen.transforms import scan, vmap, map_variables  # noqa: F401
 from flax.linen.spmd import (LogicallyPartitioned, with_logical_partitioning, with_logical_constraint,  # noqa: F401
                              logical_axis_rules, get_logical_axis_rules, set_logical_axis_rules,
                              logical_to_mesh_axes, logical_to_mesh, logical_to_mesh_sharding, RulesFallback)

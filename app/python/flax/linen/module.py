@@ -5,7 +5,7 @@ import inspect
 import typing
 from contextlib import contextmanager
 
-from flax.linen.scope import Scope, DenyList
+from flax.linen.scope import Scope, DenyList, LazyRng
 from flax.core import frozen_dict
 from flax import _versions
 
@@ -346,7 +346,7 @@ def _root_scope(variables, rngs, mutable, flags=None):
         streams = {}
     else:
         named = rngs if isinstance(rngs, dict) else {'params': rngs}
-        streams = {stream: (key, ()) for stream, key in named.items()}
+        streams = {stream: LazyRng(key, ()) for stream, key in named.items()}
     return Scope(_mutable_copy(variables), streams, mutable, flags=flags)
 
 

@@ -1,5 +1,6 @@
 # The Scope behind a bound Linen module: its slice of the variable collections, its PRNG streams, its children.
 import hashlib
+import typing
 
 from flax.core import meta
 
@@ -42,6 +43,19 @@ def _derive_key(key, path_data):
 
 
 # Key of a child's counters inside its parent's rng_counters (Flax's child_rng_token).
+class LazyRng(typing.NamedTuple):
+    """A stream's base key and the path data folded into it on each draw (Flax's LazyRng). A tuple, so
+    `key, data = stream` unpacks it; tutorials replace the key with `scope.rngs[name].replace(rng=...)`."""
+    rng: typing.Any
+    suffix: tuple = ()
+
+    def replace(self, **changes):
+        return self._replace(**changes)
+
+    def as_jax_rng(self):
+        return _derive_key(self.rng, self.suffix)
+
+
 _CHILD_COUNTERS = 'child'
 
 
@@ -113,7 +127,7 @@ class Scope:
         calls, and across the inner scopes of a lifted transform that shares its counters with the outer one."""
         child = self._child_scopes.get(name)
         if child is None:
-            streams = {stream: (key, data + (name,)) for stream, (key, data) in self.rngs.items()}
+            streams = {stream: LazyRng(key, data + (name,)) for stream, (key, data) in self.rngs.items()}
             child = Scope(None, streams, self.mutable, self.path + (name,), self.root)
             counters = self.rng_counters.get((_CHILD_COUNTERS, name))
             if counters is None:

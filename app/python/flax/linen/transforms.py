@@ -1,10 +1,10 @@
-# flax.linen.scan: a module applied `length` times along a carry, its variables stacked along an axis. The
-# iterations run one after another here (the same arithmetic as lax.scan's loop body).
+# flax.linen's lifted transforms: scan (a module applied `length` times along a carry, its variables stacked along
+# an axis; the iterations run one after another, the same arithmetic as lax.scan's loop body), vmap, map_variables.
 import functools
 
 from flax.core import meta
 from flax.linen.module import Module
-from flax.linen.scope import Scope, copy_rng_counters
+from flax.linen.scope import Scope, LazyRng, copy_rng_counters
 
 
 def _stack(trees, axis, metadata_params):
@@ -67,9 +67,9 @@ def scan(target, variable_axes=None, variable_broadcast=False, variable_carry=Fa
             if split_rngs.get(name, False):
                 import jax
                 keys = jax.random.split(key, n)
-                rngs[name] = [(keys[i], suffix) for i in range(n)]
+                rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
             else:
-                rngs[name] = [(key, suffix)] * n
+                rngs[name] = [LazyRng(key, suffix)] * n
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
         order = list(range(n - 1, -1, -1) if reverse else range(n))
 
@@ -203,9 +203,9 @@ def vmap(target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axi
                 continue  # streams outside split_rngs are not lifted into the mapped module
             if split:
                 keys = jax.random.split(key, n)
-                rngs[name] = [(keys[i], suffix) for i in range(n)]
+                rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
             else:
-                rngs[name] = [(key, suffix)] * n
+                rngs[name] = [LazyRng(key, suffix)] * n
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
         per_example, outputs, counters = {}, [], scope.rng_counters
         for i in range(n):
@@ -246,3 +246,85 @@ def vmap(target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axi
     mapped_call.__name__ = '__call__'
     # Flax names the lifted class Vmap<Target>, so instances are auto-named VmapDense_0 and so on.
     return type('Vmap' + target.__name__, (target,), {'__call__': functools.wraps(target.__call__)(mapped_call)})
+
+
+def _collection_filter(collections):
+    """A collection filter as lifted transforms take it: True (every one), False (none), a name, or names."""
+    if isinstance(collections, bool):
+        return lambda col: collections
+    if isinstance(collections, str):
+        return lambda col: col == collections
+    names = set(collections)
+    return lambda col: col in names
+
+
+def _identity(tree):
+    return tree
+
+
+def map_variables(target, mapped_collections=True, trans_in_fn=_identity, trans_out_fn=_identity, init=False,
+                  mutable=False, rngs=True, variables=True, methods=None):
+    """A module whose variables in `mapped_collections` pass through trans_in_fn on their way in (a dict of those
+    collections, as stored) and, when `mutable` or `init`, through trans_out_fn on their way back out, so the
+    stored form can differ from the form the module computes with. As Flax's lifted map_variables: the wrapped
+    module keeps its own name and path, shares its RNG streams and counters with the outside, and without
+    `mutable`/`init` the mapped collections are read-only inside."""
+    if isinstance(target, functools.partial):
+        # A partially applied module class (functools.partial(nn.Dense, features=4)): transform the class.
+        return functools.partial(map_variables(target.func, mapped_collections, trans_in_fn, trans_out_fn, init,
+                                               mutable, rngs, variables, methods), *target.args, **target.keywords)
+    if not (isinstance(target, type) and issubclass(target, Module)):
+        raise NotImplementedError('flax.linen.map_variables of a function is not supported by shardscope')
+    if methods is not None:
+        raise NotImplementedError('flax.linen.map_variables(methods=...) is not supported by shardscope')
+    mapped = _collection_filter(mapped_collections)
+    visible = _collection_filter(variables)
+    lifted_streams = _collection_filter(rngs)
+    writes_back = bool(mutable or init)
+
+    def mapped_call(self, *args, **kwargs):
+        scope = self.scope
+        outer = scope.variables()
+        target_in = {col: _mutable_copy(tree) for col, tree in outer.items() if mapped(col)}
+        others = {col: _mutable_copy(tree) for col, tree in outer.items() if not mapped(col) and visible(col)}
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        streams = {name: stream for name, stream in scope.rngs.items() if lifted_streams(name)}
+
+        def run(collections, inner_mutable):
+            inner_scope = Scope({**others, **collections}, streams, inner_mutable, flags=scope.flags)
+            inner_scope.rng_counters = scope.rng_counters  # one set of counters, inside and out
+            inner = target(**fields, name=self.name, parent=inner_scope)
+            return inner_scope, target.__call__(inner, *args, **kwargs)
+
+        if init and scope.flags.get('initializing'):
+            # init=True: the module runs once on the stored form to create what is missing, mapped out.
+            created, _ = run(dict(target_in), scope.mutable)
+            target_in = trans_out_fn({col: tree for col, tree in created._variables.items() if mapped(col)})
+        inner_mutable = scope.mutable if writes_back else _without(scope.mutable, mapped)
+        inner_scope, out = run(trans_in_fn(target_in), inner_mutable)
+        produced = inner_scope._variables
+        if writes_back:
+            for col, tree in trans_out_fn({col: tree for col, tree in produced.items() if mapped(col)}).items():
+                if scope.is_mutable_collection(col):
+                    for name, value in tree.items():
+                        scope.put_variable(col, name, value)
+        for col, tree in produced.items():
+            if not mapped(col) and scope.is_mutable_collection(col):
+                for name, value in tree.items():
+                    scope.put_variable(col, name, value)
+        return out
+
+    mapped_call.__name__ = '__call__'
+    # Flax names the lifted class MapVariables<Target>.
+    return type('MapVariables' + target.__name__, (target,),
+                {'__call__': functools.wraps(target.__call__)(mapped_call)})
+
+
+def _without(mutable, mapped):
+    """The `mutable` filter less the mapped collections: what the module may change inside a read-only mapping."""
+    from flax.linen.scope import _mode_allows
+
+    class _Filter:
+        def __contains__(self, col):
+            return not mapped(col) and _mode_allows(mutable, col)
+    return False if mutable is False or mutable is None else _Filter()

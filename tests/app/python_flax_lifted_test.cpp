@@ -1,0 +1,148 @@
+// flax.linen's map_variables (a masked kernel, the stacked per-device parameters of a tensor-parallel layer) and
+// a scope's RNG streams replaced by key, as the parallelism course's model-parallel wrapper does.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/python_test_support.h"
+#include "python/host.h"
+
+using python_test::printed;
+using shardscope::python::run_cell;
+
+namespace {
+
+constexpr const char* kPrelude =
+    "import _shardscope\n_shardscope.set_jax_version('0.4.30')\n_shardscope.set_device_preset('cpu:8')\n"
+    "import functools\nfrom typing import Any, Callable, Dict\nimport numpy as np\nimport jax\n"
+    "import jax.numpy as jnp\nimport flax.linen as nn\nfrom jax.experimental.shard_map import shard_map\n"
+    "from jax.sharding import Mesh, PartitionSpec as P\n";
+
+// The course's tensor-parallel Dense: params initialised per model-axis device (its key folded with the axis
+// index), stacked along a new leading 'model' axis on the way out and unstacked on the way in.
+constexpr const char* kTensorParallel =
+    "def fold_rng_over_axis(rng, axis_name):\n"
+    "    axis_index = jax.lax.axis_index(axis_name)\n"
+    "    return jax.random.fold_in(rng, axis_index)\n"
+    "\n"
+    "def stack_params(params, axis_name, axis=0, mask_except=None):\n"
+    "    def _stack(x):\n"
+    "        if isinstance(x, nn.Partitioned):\n"
+    "            value, names = x.value, x.names\n"
+    "        else:\n"
+    "            value, names = x, (None,) * x.ndim\n"
+    "        if mask_except is not None:\n"
+    "            axis_index = jax.lax.axis_index(axis_name)\n"
+    "            value = jnp.where(axis_index == mask_except, value, 0.0)\n"
+    "        value = jnp.expand_dims(value, axis)\n"
+    "        names = names[:axis] + (axis_name,) + names[axis:]\n"
+    "        return nn.Partitioned(value, names=names)\n"
+    "    return jax.tree_util.tree_map(_stack, params, is_leaf=lambda x: isinstance(x, nn.Partitioned))\n"
+    "\n"
+    "def unstack_params(params, axis_name):\n"
+    "    def _unstack(x):\n"
+    "        if isinstance(x, nn.Partitioned) and axis_name in x.names:\n"
+    "            value = x.value\n"
+    "            names = x.names\n"
+    "            axis_idx = names.index(axis_name)\n"
+    "            value = value.squeeze(axis_idx)\n"
+    "            names = names[:axis_idx] + names[axis_idx + 1 :]\n"
+    "            if all([n is None for n in names]):\n"
+    "                return value\n"
+    "            else:\n"
+    "                return nn.Partitioned(value, names=names)\n"
+    "        else:\n"
+    "            return x\n"
+    "    return jax.tree_util.tree_map(_unstack, params, is_leaf=lambda x: isinstance(x, nn.Partitioned))\n"
+    "\n"
+    "class ModelParallelismWrapper(nn.Module):\n"
+    "    model_axis_name: str\n"
+    "    module_fn: Callable[..., nn.Module]\n"
+    "    mask_except_model_idx: int | None = None\n"
+    "    split_rngs: bool = True\n"
+    "    module_kwargs: Dict[str, Any] = None\n"
+    "\n"
+    "    @nn.compact\n"
+    "    def __call__(self, *args, **kwargs):\n"
+    "        if self.is_initializing() and self.split_rngs:\n"
+    "            self.scope.rngs[\"params\"] = self.scope.rngs[\"params\"].replace(\n"
+    "                rng=fold_rng_over_axis(self.scope.rngs[\"params\"].rng, self.model_axis_name))\n"
+    "        if self.mask_except_model_idx is not None:\n"
+    "            model_idx = jax.lax.axis_index(self.model_axis_name)\n"
+    "            args = jax.lax.cond(model_idx == self.mask_except_model_idx, lambda: args, lambda: "
+    "jax.tree_util.tree_map(jnp.zeros_like, args))\n"
+    "        module = nn.map_variables(\n"
+    "            target=functools.partial(self.module_fn, name=\"sharded\", **(self.module_kwargs or {})),\n"
+    "            trans_in_fn=functools.partial(unstack_params, axis_name=self.model_axis_name),\n"
+    "            trans_out_fn=functools.partial(stack_params, axis_name=self.model_axis_name),\n"
+    "            mapped_collections=\"params\",\n"
+    "            mutable=True)()\n"
+    "        return module(*args, **kwargs)\n"
+    "\n"
+    "class TPDense(nn.Module):\n"
+    "    features: int\n"
+    "    model_axis_name: str = \"model\"\n"
+    "    @nn.compact\n"
+    "    def __call__(self, x):\n"
+    "        tp_size = jax.lax.psum(1, self.model_axis_name)\n"
+    "        dense = functools.partial(ModelParallelismWrapper, model_axis_name=self.model_axis_name,\n"
+    "                                  module_fn=functools.partial(nn.Dense, features=self.features // tp_size))\n"
+    "        x = jax.lax.all_gather(x, self.model_axis_name, axis=-1, tiled=True)\n"
+    "        return dense(name=\"module\")(x)\n"
+    "\n"
+    "mesh = Mesh(np.array(jax.devices()).reshape(2, 4), (\"data\", \"model\"))\n"
+    "x = jnp.ones((8, 16))\n"
+    "model = TPDense(features=32)\n"
+    "def init_fn(rng, x):\n"
+    "    return model.init(rng, x)\n"
+    "init_sm = shard_map(init_fn, mesh, in_specs=(P(), P(\"data\", \"model\")), out_specs=P(), check_rep=False)\n"
+    "\n";
+
+}  // namespace
+
+TEST_CASE("map_variables masks a kernel on the way in and leaves the stored one whole (init=True in setup)") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(
+      printed(
+          "class CausalDense(nn.Module):\n"
+          "    features: int\n"
+          "    def apply_mask(self, variables):\n"
+          "        return (jax.tree_util.tree_map(jnp.triu, variables) if not self.is_initializing() else variables)\n"
+          "    def setup(self):\n"
+          "        _CausalDense = nn.map_variables(nn.Dense, 'params', self.apply_mask, init=self.is_initializing())\n"
+          "        self.dense = _CausalDense(features=self.features, use_bias=False)\n"
+          "    def __call__(self, x):\n"
+          "        return self.dense(x)\n"
+          "module = CausalDense(features=5)\n"
+          "variables = module.init(jax.random.key(0), jnp.ones((1, 5)))\n"
+          "print(jax.tree_util.tree_map(jnp.shape, variables))\n"
+          "k = variables['params']['dense']['kernel']\n"
+          "x = jnp.arange(5.)[None] / 16\n"
+          "y = module.apply(variables, x)\n"
+          "print(jnp.allclose(y, x @ jnp.triu(k)), jnp.allclose(y, x @ k))\n"
+          "\n") == "{'params': {'dense': {'kernel': (5, 5)}}}\nTrue False\n");
+}
+
+TEST_CASE("a tensor-parallel Dense through map_variables: stacked Partitioned params, per-device keys, exact output") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell(kTensorParallel).ok());
+  CHECK(
+      printed("params_shapes = jax.eval_shape(init_sm, jax.random.PRNGKey(0), x)\n"
+              "params_specs = nn.get_partition_spec(params_shapes)\nprint(params_specs)\n"
+              "init_sm2 = shard_map(init_fn, mesh, in_specs=(P(), P('data', 'model')), out_specs=params_specs,\n"
+              "                     check_rep=False)\n"
+              "params = jax.jit(init_sm2)(jax.random.PRNGKey(0), x)\n"
+              "k = params['params']['module']['sharded']['kernel'].value\n"
+              "b = params['params']['module']['sharded']['bias'].value\n"
+              "print(k.shape, k.sharding.spec, b.shape)\n"
+              "print(all(not jnp.allclose(k[0], k[i]) for i in range(1, 4)))\n"
+              "xs = (jnp.arange(8 * 16.).reshape(8, 16) % 7) / 16\n"
+              "apply = shard_map(lambda p, v: model.apply(p, v), mesh, in_specs=(params_specs, P('data', 'model')),\n"
+              "                  out_specs=P('data', 'model'), check_rep=False)\n"
+              "y = jax.jit(apply)(params, xs)\n"
+              "full_k = jnp.concatenate([k[i] for i in range(4)], axis=1)\n"
+              "full_b = jnp.concatenate([b[i] for i in range(4)], axis=0)\n"
+              "print(y.shape, y.sharding.spec, bool(jnp.allclose(y, xs @ full_k + full_b, atol=1e-5)))\n") ==
+      "{'params': {'module': {'sharded': {'bias': PartitionSpec('model', None), 'kernel': PartitionSpec('model', None, "
+      "None)}}}}\n(4, 16, 8) PartitionSpec('model',) (4, 8)\nTrue\n(8, 32) PartitionSpec('data', 'model') True\n");
+}
