@@ -1,5 +1,6 @@
-// flax.linen's map_variables (a masked kernel, the stacked per-device parameters of a tensor-parallel layer) and
-// a scope's RNG streams replaced by key, as the parallelism course's model-parallel wrapper does.
+// flax.linen's lifted transforms as the parallelism course uses them: map_variables (a masked kernel, the stacked
+// per-device parameters of a tensor-parallel layer), a scope's RNG streams replaced by key, scan with broadcast
+// variables and scan of a function (the pipeline).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -145,4 +146,89 @@ TEST_CASE("a tensor-parallel Dense through map_variables: stacked Partitioned pa
               "print(y.shape, y.sharding.spec, bool(jnp.allclose(y, xs @ full_k + full_b, atol=1e-5)))\n") ==
       "{'params': {'module': {'sharded': {'bias': PartitionSpec('model', None), 'kernel': PartitionSpec('model', None, "
       "None)}}}}\n(4, 16, 8) PartitionSpec('model',) (4, 8)\nTrue\n(8, 32) PartitionSpec('data', 'model') True\n");
+}
+
+TEST_CASE("scan with variable_broadcast: one set of params created once and shared by every iteration") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("class Cell(nn.Module):\n"
+                "    @nn.compact\n"
+                "    def __call__(self, c, x):\n"
+                "        h = nn.Dense(3)(c) + x\n"
+                "        return h, h.sum()\n"
+                "S = nn.scan(Cell, variable_broadcast='params', split_rngs={'params': False}, length=4)\n"
+                "xs = (jnp.arange(12.).reshape(4, 3) % 5) / 16\n"
+                "v = S().init(jax.random.key(0), jnp.ones(3), xs)\n"
+                "print(jax.tree_util.tree_map(jnp.shape, v))\n"
+                "c, ys = S().apply(v, jnp.ones(3), xs)\n"
+                "k, b = v['params']['Dense_0']['kernel'], v['params']['Dense_0']['bias']\n"
+                "ref, sums = jnp.ones(3), []\n"
+                "for t in range(4):\n"
+                "    ref = ref @ k + b + xs[t]\n"
+                "    sums.append(ref.sum())\n"
+                "print(bool(jnp.allclose(c, ref)), bool(jnp.allclose(ys, jnp.stack(sums))))\n") ==
+        "{'params': {'Dense_0': {'bias': (3,), 'kernel': (3, 3)}}}\nTrue True\n");
+}
+
+TEST_CASE("scan of a function over a module: the course's pipeline (microbatches moved on by ppermute)") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // Four stages sharing one MLP: the last stage's outputs are the MLP applied four times to each microbatch.
+  CHECK(printed("mesh = Mesh(np.array(jax.devices()).reshape(2, 4), (\"data\", \"pipe\"))\n"
+                "class MLPLayers(nn.Module):\n"
+                "    hidden: int\n"
+                "    num_layers: int\n"
+                "    @nn.compact\n"
+                "    def __call__(self, x):\n"
+                "        for i in range(self.num_layers):\n"
+                "            x = nn.Dense(self.hidden, name=f\"dense_{i}\")(x)\n"
+                "            x = nn.silu(x)\n"
+                "        return x\n"
+                "def execute_pipeline_step(module, state, input, *args, model_axis_name, **kwargs):\n"
+                "    num_stages = jax.lax.psum(1, model_axis_name)\n"
+                "    stage_index = jax.lax.axis_index(model_axis_name)\n"
+                "    state = jnp.where(stage_index == 0, input, state)\n"
+                "    state = module(state, *args, **kwargs)\n"
+                "    output = jnp.where(stage_index == num_stages - 1, state, jnp.zeros_like(state))\n"
+                "    state = jax.lax.ppermute(state, model_axis_name, perm=[(i, (i + 1) % num_stages) for i in "
+                "range(num_stages)])\n"
+                "    return (state, output)\n"
+                "class PipelineModule(nn.Module):\n"
+                "    model_axis_name: str\n"
+                "    num_microbatches: int\n"
+                "    module_fn: callable\n"
+                "    @nn.compact\n"
+                "    def __call__(self, *args, **kwargs):\n"
+                "        num_stages = jax.lax.psum(1, self.model_axis_name)\n"
+                "        microbatches = jnp.reshape(args[0], (self.num_microbatches, -1, *args[0].shape[1:]))\n"
+                "        inputs = jnp.concatenate([microbatches, jnp.zeros((num_stages - 1, *microbatches.shape[1:]), "
+                "dtype=microbatches.dtype)], axis=0)\n"
+                "        state = jnp.zeros_like(microbatches[0])\n"
+                "        num_iterations = inputs.shape[0]\n"
+                "        _, outputs = nn.scan(functools.partial(execute_pipeline_step, "
+                "model_axis_name=self.model_axis_name),\n"
+                "                             variable_broadcast={\"params\": True}, split_rngs={\"params\": False, "
+                "\"dropout\": True},\n"
+                "                             length=num_iterations, in_axes=0, out_axes=0)(self.module_fn(), state, "
+                "inputs, *args[1:], **kwargs)\n"
+                "        outputs = jnp.concatenate(outputs[-self.num_microbatches:], axis=0)\n"
+                "        return outputs\n"
+                "model = PipelineModule(model_axis_name=\"pipe\", num_microbatches=4, "
+                "module_fn=functools.partial(MLPLayers, hidden=16, num_layers=2))\n"
+                "x = jnp.ones((32, 16))\n"
+                "def init_fn(rng, x):\n"
+                "    return model.init(rng, x)\n"
+                "params = jax.jit(shard_map(init_fn, mesh, in_specs=(P(), P(\"data\")), out_specs=P(), "
+                "check_rep=False))(jax.random.PRNGKey(0), x)\n"
+                "print(jax.tree_util.tree_map(jnp.shape, params))\n"
+                "xs = (jnp.arange(32 * 16.).reshape(32, 16) % 5) / 16\n"
+                "apply = jax.jit(shard_map(lambda p, v: jax.lax.psum(model.apply(p, v), \"pipe\"), mesh, "
+                "in_specs=(P(), P(\"data\")), out_specs=P(\"data\"), check_rep=False))\n"
+                "y = apply(params, xs)\n"
+                "mlp = MLPLayers(hidden=16, num_layers=2)\n"
+                "inner = {'params': params['params']['MLPLayers_0']}\n"
+                "ref = xs\n"
+                "for _ in range(4):\n"
+                "    ref = mlp.apply(inner, ref)\n"
+                "print(y.shape, jnp.allclose(y, ref, atol=1e-5))\n") ==
+        "{'params': {'MLPLayers_0': {'dense_0': {'bias': (16,), 'kernel': (16, 16)}, 'dense_1': {'bias': (16,), "
+        "'kernel': (16, 16)}}}}\n(32, 16) True\n");
 }

@@ -1,6 +1,7 @@
 # flax.linen's lifted transforms: scan (a module applied `length` times along a carry, its variables stacked along
 # an axis; the iterations run one after another, the same arithmetic as lax.scan's loop body), vmap, map_variables.
 import functools
+import typing
 
 from flax.core import meta
 from flax.linen.module import Module
@@ -46,72 +47,111 @@ def _mutable_copy(tree):
 def scan(target, variable_axes=None, variable_broadcast=False, variable_carry=False, split_rngs=None,
          in_axes=0, out_axes=0, length=None, reverse=False, unroll=1, data_transform=None, metadata_params=None,
          methods=None, _split_transpose=False):
-    if not (isinstance(target, type) and issubclass(target, Module)):
-        raise NotImplementedError('flax.linen.scan of a function is not supported by shardscope yet')
-    variable_axes = dict(variable_axes or {})
-    split_rngs = dict(split_rngs or {})
-    metadata_params = dict(metadata_params or {})
+    """A module class, or a function fn(module, carry, *xs), scanned along its inputs. Collections in
+    variable_axes are stacked per iteration; those in variable_broadcast are shared by every iteration (created
+    once, by the first of Flax's two body traces)."""
+    if variable_carry:
+        raise NotImplementedError('flax.linen.scan(variable_carry=...) is not supported by shardscope')
+    settings = _ScanSettings(dict(variable_axes or {}), _collection_filter(variable_broadcast),
+                             dict(split_rngs or {}), in_axes, out_axes, length, reverse, dict(metadata_params or {}))
+    if isinstance(target, type) and issubclass(target, Module):
+        def scanned_call(self, carry, *xs):
+            return _scan_module(self, target, lambda inner, c, step: target.__call__(inner, c, *step),
+                                carry, xs, settings)
+        scanned_call.__name__ = '__call__'
+        # Flax names the lifted class Scan<Target>, so instances are auto-named ScanDotReluDot_0 and so on.
+        return type('Scan' + target.__name__, (target,), {'__call__': functools.wraps(target.__call__)(scanned_call)})
+    if callable(target):
+        @functools.wraps(target)
+        def scanned_function(module, carry, *xs):
+            if not isinstance(module, Module) or module.scope is None:
+                raise TypeError('flax.linen.scan of a function takes a module bound to a scope as its first argument, '
+                                f'got {type(module).__name__}')
+            return _scan_module(module, type(module), lambda inner, c, step: target(inner, c, *step), carry, xs,
+                                settings)
+        return scanned_function
+    raise TypeError(f'flax.linen.scan expects a Module class or a function, got {target!r}')
 
-    def scanned_call(self, carry, *xs):
-        n = length if length is not None else _leading_length(xs, in_axes)
-        if n is None:
-            raise ValueError('flax.linen.scan needs `length` when nothing is scanned over')
-        scope = self.scope
-        stacked = {col: scope.variables().get(col) for col in variable_axes}
-        # As Flax's lifted scan: split streams give iteration i the i-th of `length` keys split from the stream's
-        # key (its path suffix kept), other streams the same key every time. The inner scope shares its RNG
-        # counters with the module's, and Flax traces the body twice (once to find broadcast outputs, once in
-        # lax.scan), so every iteration sees the counters advanced once already and they end advanced twice.
-        rngs = {}
-        for name, (key, suffix) in scope.rngs.items():
-            if split_rngs.get(name, False):
-                import jax
-                keys = jax.random.split(key, n)
-                rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
-            else:
-                rngs[name] = [LazyRng(key, suffix)] * n
-        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
-        order = list(range(n - 1, -1, -1) if reverse else range(n))
 
-        def run_body(i, counters):
-            variables = {}
-            for col, axis in variable_axes.items():
-                if stacked.get(col):
-                    variables[col] = _mutable_copy(_slice(stacked[col], i, axis, metadata_params))
-            # The iteration's variables form their own tree (a root scope); its keys keep the module's path.
-            inner_scope = Scope(variables, {name: keys[i] for name, keys in rngs.items()}, scope.mutable,
-                                flags=scope.flags)
-            inner_scope.rng_counters = counters
-            inner = target(**fields, name=self.name, parent=inner_scope)
-            step_xs = _tree_map(lambda x: _index(x, i, in_axes), list(xs))
-            return inner_scope, target.__call__(inner, carry, *step_xs)
+class _ScanSettings(typing.NamedTuple):
+    variable_axes: dict
+    broadcast: typing.Callable
+    split_rngs: dict
+    in_axes: typing.Any
+    out_axes: typing.Any
+    length: typing.Any
+    reverse: bool
+    metadata_params: dict
 
-        traced = copy_rng_counters(scope.rng_counters)
-        run_body(order[0], traced)  # the first trace: only its effect on the counters is kept
-        per_iteration, outputs, counters = {}, [], traced
-        for i in order:
-            counters = copy_rng_counters(traced)
-            inner_scope, (carry, y) = run_body(i, counters)
-            outputs.append(y)
-            for col in variable_axes:
-                tree = inner_scope._variables.get(col)
-                if tree:
-                    per_iteration.setdefault(col, {})[i] = tree
-        scope.rng_counters.clear()
-        scope.rng_counters.update(counters)
-        for col, trees in per_iteration.items():
-            if stacked.get(col) and not scope.is_mutable_collection(col):
-                continue
-            stacked_tree = _stack([trees[i] for i in range(n)], variable_axes[col], metadata_params)
-            for name, value in stacked_tree.items():
+
+def _scan_module(module, module_class, body, carry, xs, settings):
+    """The scan of `body(inner_module, carry, step_xs)` over `module`'s scope: each iteration a copy of `module`
+    (same class, fields and name) bound to a root scope holding that iteration's variables."""
+    variable_axes, metadata_params = settings.variable_axes, settings.metadata_params
+    n = settings.length if settings.length is not None else _leading_length(xs, settings.in_axes)
+    if n is None:
+        raise ValueError('flax.linen.scan needs `length` when nothing is scanned over')
+    scope = module.scope
+    outer = scope.variables()
+    stacked = {col: outer.get(col) for col in variable_axes}
+    shared = {col: tree for col, tree in outer.items() if col not in variable_axes and settings.broadcast(col)}
+    # As Flax's lifted scan: split streams give iteration i the i-th of `length` keys split from the stream's key
+    # (its path suffix kept), other streams the same key every time. The inner scope shares its RNG counters with
+    # the module's, and Flax traces the body twice (once to find broadcast outputs, once in lax.scan), so every
+    # iteration sees the counters advanced once already and they end advanced twice.
+    rngs = {}
+    for name, (key, suffix) in scope.rngs.items():
+        if settings.split_rngs.get(name, False):
+            import jax
+            keys = jax.random.split(key, n)
+            rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
+        else:
+            rngs[name] = [LazyRng(key, suffix)] * n
+    fields = {f: getattr(module, f) for f in module.__dataclass_fields__ if f not in ('parent', 'name')}
+    order = list(range(n - 1, -1, -1) if settings.reverse else range(n))
+
+    def run_body(i, counters):
+        variables = {col: _mutable_copy(tree) for col, tree in shared.items()}
+        for col, axis in variable_axes.items():
+            if stacked.get(col):
+                variables[col] = _mutable_copy(_slice(stacked[col], i, axis, metadata_params))
+        # The iteration's variables form their own tree (a root scope); its keys keep the module's path.
+        inner_scope = Scope(variables, {name: keys[i] for name, keys in rngs.items()}, scope.mutable,
+                            flags=scope.flags)
+        inner_scope.rng_counters = counters
+        inner = module_class(**fields, name=module.name, parent=inner_scope)
+        step_xs = _tree_map(lambda x: _index(x, i, settings.in_axes), list(xs))
+        return inner_scope, body(inner, carry, step_xs)
+
+    traced = copy_rng_counters(scope.rng_counters)
+    first_scope, _ = run_body(order[0], traced)  # the first trace: its counters, and the broadcast variables
+    created = {col: tree for col, tree in first_scope._variables.items()
+               if col not in variable_axes and settings.broadcast(col) and col not in shared and tree}
+    shared.update(created)
+    per_iteration, outputs, counters = {}, [], traced
+    for i in order:
+        counters = copy_rng_counters(traced)
+        inner_scope, (carry, y) = run_body(i, counters)
+        outputs.append(y)
+        for col in variable_axes:
+            tree = inner_scope._variables.get(col)
+            if tree:
+                per_iteration.setdefault(col, {})[i] = tree
+    scope.rng_counters.clear()
+    scope.rng_counters.update(counters)
+    for col, tree in created.items():
+        if scope.is_mutable_collection(col):
+            for name, value in tree.items():
                 scope.put_variable(col, name, value)
-        if reverse:
-            outputs.reverse()
-        return carry, _stack_outputs(outputs, out_axes)
-
-    scanned_call.__name__ = '__call__'
-    # Flax names the lifted class Scan<Target>, so instances are auto-named ScanDotReluDot_0 and so on.
-    return type('Scan' + target.__name__, (target,), {'__call__': functools.wraps(target.__call__)(scanned_call)})
+    for col, trees in per_iteration.items():
+        if stacked.get(col) and not scope.is_mutable_collection(col):
+            continue
+        stacked_tree = _stack([trees[i] for i in range(n)], variable_axes[col], metadata_params)
+        for name, value in stacked_tree.items():
+            scope.put_variable(col, name, value)
+    if settings.reverse:
+        outputs.reverse()
+    return carry, _stack_outputs(outputs, settings.out_axes)
 
 
 def _tree_map(f, tree):
