@@ -1,19 +1,20 @@
-# ml_collections.config_dict.config_dict for shardscope: ConfigDict, FrozenConfigDict, FieldReference and helpers.
+# ml_collections.config_dict.config_dict for shardscope: ConfigDict and its fill and path helpers; the public module.
 
 # Written afresh to behave as ml_collections 1.1.0 does (values, key order, YAML text, exception types and messages).
-# The module keeps the library's module path so that pickles and YAML tags name the same classes, and its instance
-# attributes (_fields, _locked, _type_safe, ... / _value, _field_type, _ops, _required) because repr() and to_yaml()
-# print them.
+# FieldReference and the type helpers live in field_reference.py, FrozenConfigDict, the JSON encoders and the helper
+# functions in frozen_config_dict.py; this module still offers every one of their names, and all the classes keep
+# this module's path in __module__ so that pickles and YAML tags name the same classes as the library's. ConfigDict
+# keeps the library's instance attributes (_fields, _locked, _type_safe, ...) because repr() and to_yaml() print them.
 import abc
 import collections
 import collections.abc
 import contextlib
-import dataclasses
+import dataclasses  # noqa: F401 (unused here; an attribute of this module before the split, so kept)
 import difflib
 import functools
-import inspect
+import inspect  # noqa: F401 (unused here; an attribute of this module before the split, so kept)
 import json
-import operator
+import operator  # noqa: F401 (unused here; an attribute of this module before the split, so kept)
 import re
 
 try:
@@ -28,64 +29,22 @@ if _yaml_representer is not None:
     # otherwise try to reduce the class as an instance); tutorials then print such values the same way.
     _yaml_representer.Representer.add_representer(abc.ABCMeta, _yaml_representer.Representer.represent_name)
 
-
-class RequiredValueError(Exception):
-    """A required placeholder was read while it still held no value."""
-
-
-class MutabilityError(Exception):
-    """A reference was pointed at something that, in turn, points back at it."""
-
-
-class JSONDecodeError(Exception):
-    """to_json met a string it could not encode."""
-
-
-_NoneType = type(None)
+# Re-exported: the public path has always offered these names (pickles name _Op and FieldReference by it).
+from .field_reference import _breaks_type_safety  # noqa: F401
+from .field_reference import _coerce
+from .field_reference import _NoneType
+from .field_reference import _Op  # noqa: F401
+from .field_reference import _PUBLIC_MODULE
+from .field_reference import _resolve
+from .field_reference import _type_defines_call  # noqa: F401
+from .field_reference import FieldReference
+from .field_reference import JSONDecodeError
+from .field_reference import MutabilityError  # noqa: F401
+from .field_reference import RequiredValueError  # noqa: F401
 
 # Names a ConfigDict field may not take: every attribute of Python's `super` proxy (the library checks a new
 # attribute against dir(super(ConfigDict, self)), which is the same list for any instance).
 _PROXY_NAMES = frozenset(dir(super(object, object())))
-
-
-def _type_defines_call(candidate):
-    """Whether instances of `candidate` (a type, or a tuple of them) are callable."""
-    if isinstance(candidate, tuple):
-        return any(_type_defines_call(member) for member in candidate)
-    return any('__call__' in vars(klass) for klass in candidate.__mro__)
-
-
-def _breaks_type_safety(value, field_type):
-    """True when storing `value` in a field typed `field_type` must be refused."""
-    if value is None or field_type == _NoneType:
-        return False  # None replaces, and is replaced by, anything
-    if isinstance(value, field_type):
-        return False
-    # One callable may stand in for another (a function where a class was, and so on).
-    return not (callable(value) and _type_defines_call(field_type))
-
-
-def _coerce(value, field_type, type_safe=False):
-    """`value` converted for a field of `field_type` where the library converts (int to float, list and tuple
-    into each other); with `type_safe`, a TypeError when it still does not fit."""
-    if isinstance(value, int) and field_type is float:
-        return float(value)
-    if isinstance(value, str) and field_type is str:
-        return str(value)
-    if field_type is list and isinstance(value, tuple):
-        return list(value)
-    if field_type is tuple and isinstance(value, list):
-        return tuple(value)
-    if field_type is int and isinstance(value, int):
-        return value
-    if type_safe and _breaks_type_safety(value, field_type):
-        raise TypeError(f'{value} is of original type {type(value)} and cannot be casted to type {field_type}')
-    return value
-
-
-def _resolve(value):
-    """A FieldReference's current value; anything else as it is."""
-    return value.get() if isinstance(value, FieldReference) else value
 
 
 _INDEXED_NAME = re.compile(r'(.*)\[([0-9]+)\]')
@@ -100,184 +59,6 @@ def _first_component(path):
     return indexed.group(1), int(indexed.group(2))
 
 
-class _Op(collections.namedtuple('_Op', ['fn', 'args'])):
-    """One deferred step of a derived FieldReference: `fn(value, *args)`, the args resolved when it runs."""
-
-
-@functools.total_ordering
-class FieldReference:
-    """A typed, shareable slot for a config value.
-
-    Storing one reference under several keys of a ConfigDict ties them together: setting any of them sets the
-    reference. Arithmetic on a reference builds a new reference whose value is computed when read, so
-    `ref * 2` follows later changes of `ref`. `field_type` defaults to the default value's type; with
-    `required`, reading the reference while it is None raises RequiredValueError.
-    """
-
-    def __init__(self, default, field_type=None, op=None, required=False):
-        if field_type is None:
-            if default is None:
-                raise ValueError('Default value cannot be None if field_type is None')
-            field_type = default.get_type() if isinstance(default, FieldReference) else type(default)
-        else:
-            try:
-                isinstance(None, field_type)  # accepts exactly what isinstance accepts as a class spec
-            except TypeError:
-                raise TypeError(f'field_type should be a type, not {type(field_type)}')
-        self._field_type = field_type
-        self.set(default)
-        if required and op is not None:
-            raise ValueError('Cannot set required to True if op is not None')
-        self._required = required
-        self._ops = [] if op is None else [op]
-
-    def has_cycle(self, visited=None):
-        """True when following this reference's value and operands comes back to a reference already on the path."""
-        on_path = visited or set()
-        if id(self) in on_path:
-            return True
-        on_path.add(id(self))
-        linked = [self._value]
-        for step in self._ops:
-            linked.extend(step.args)
-        return any(isinstance(item, FieldReference) and item.has_cycle(set(on_path)) for item in linked)
-
-    def set(self, value, type_safe=True):
-        """Replaces the value (dropping any deferred operations); with `type_safe`, refuses a value of another type."""
-        self._ops = []
-        if value is None:
-            self._value = None
-        elif isinstance(value, FieldReference):
-            if type_safe and not issubclass(value.get_type(), self.get_type()):
-                raise TypeError(f'Reference is of type {value.get_type()} but should be of type {self.get_type()}')
-            previous = getattr(self, '_value', None)
-            self._value = value
-            if self.has_cycle():
-                self._value = previous
-                raise MutabilityError('Found cycle in reference graph.')
-        else:
-            self._value = _coerce(value, self._field_type, type_safe)
-
-    def empty(self):
-        """True while the reference holds None."""
-        return self._value is None
-
-    def get(self):
-        """The value: the stored one (read through any reference it holds) with the deferred operations applied.
-        An operation that meets None yields None."""
-        if self._required and self._value is None:
-            raise RequiredValueError('None value found in required reference')
-        result = _resolve(self._value)
-        for step in self._ops:
-            operands = [_resolve(arg) for arg in step.args]
-            result = None if result is None or None in operands else step.fn(result, *operands)
-            result = _resolve(result)
-        return result
-
-    def get_type(self):
-        return self._field_type
-
-    def __eq__(self, other):
-        return self.get() == (other.get() if isinstance(other, FieldReference) else other)
-
-    def __le__(self, other):
-        return self.get() <= (other.get() if isinstance(other, FieldReference) else other)
-
-    __hash__ = None  # the value can change, so references are not hashable
-
-    def _apply_op(self, fn, *args):
-        operands = [_coerce(arg, self._field_type) for arg in args]
-        return FieldReference(self, field_type=self._field_type, op=_Op(fn, operands))
-
-    def _apply_cast_op(self, field_type):
-        # The new reference's own value is a placeholder of the target type; the operation reads this one.
-        return FieldReference(field_type(), field_type=field_type, op=_Op(lambda _, source: field_type(source), [self]))
-
-    def identity(self):
-        return self._apply_op(lambda x: x)
-
-    def attr(self, attr_name):
-        return self._apply_op(operator.attrgetter(attr_name))
-
-    def __add__(self, other):
-        return self._apply_op(operator.add, other)
-
-    def __radd__(self, other):
-        return self._apply_op(functools.partial(operator.add, other))
-
-    def __sub__(self, other):
-        return self._apply_op(operator.sub, other)
-
-    def __rsub__(self, other):
-        return self._apply_op(functools.partial(operator.sub, other))
-
-    def __mul__(self, other):
-        return self._apply_op(operator.mul, other)
-
-    def __rmul__(self, other):
-        return self._apply_op(functools.partial(operator.mul, other))
-
-    def __div__(self, other):
-        return self._apply_op(operator.truediv, other)
-
-    def __rdiv__(self, other):
-        return self._apply_op(functools.partial(operator.truediv, other))
-
-    def __truediv__(self, other):
-        return self._apply_op(operator.truediv, other)
-
-    def __rtruediv__(self, other):
-        return self._apply_op(functools.partial(operator.truediv, other))
-
-    def __floordiv__(self, other):
-        return self._apply_op(operator.floordiv, other)
-
-    def __rfloordiv__(self, other):
-        return self._apply_op(functools.partial(operator.floordiv, other))
-
-    def __pow__(self, other):
-        return self._apply_op(operator.pow, other)
-
-    def __mod__(self, other):
-        return self._apply_op(operator.mod, other)
-
-    def __and__(self, other):
-        return self._apply_op(operator.and_, other)
-
-    def __or__(self, other):
-        return self._apply_op(operator.or_, other)
-
-    def __xor__(self, other):
-        return self._apply_op(operator.xor, other)
-
-    def __neg__(self):
-        return self._apply_op(operator.neg)
-
-    def __abs__(self):
-        return self._apply_op(operator.abs)
-
-    def to_int(self):
-        return self._apply_cast_op(int)
-
-    def to_float(self):
-        return self._apply_cast_op(float)
-
-    def to_str(self):
-        return self._apply_cast_op(str)
-
-    def __setstate__(self, state):
-        self._value = state['_value']
-        self._field_type = state['_field_type']
-        self._ops = state['_ops']
-        self._required = state.get('_required', False)
-
-    def __bool__(self):
-        raise NotImplementedError('FieldReference cannot be used for control flow. For boolean operations use "&" '
-                                  '(logical "and") or "|" (logical "or").')
-
-    __nonzero__ = __bool__
-
-
 def _fill_configdict(target, source, converted=None):
     """Copies `source` (a dict or ConfigDict) into the empty ConfigDict `target`.
 
@@ -285,6 +66,8 @@ def _fill_configdict(target, source, converted=None):
     `converted` maps the id of each mapping already turned into a ConfigDict to that ConfigDict, so shared and
     self-referencing mappings stay shared and the walk ends.
     """
+    from .frozen_config_dict import FrozenConfigDict  # not at the top: that module imports this one
+
     converted = converted or {}
     converted[id(source)] = target
     if isinstance(source, ConfigDict):
@@ -335,6 +118,8 @@ class ConfigDict:
         cfg['batch_size'] = 64
     """
 
+    __module__ = _PUBLIC_MODULE  # the public path (this module's), one string shared with the other classes
+
     _HAS_DYNAMIC_ATTRIBUTES = True  # tells static checkers that attributes come and go
 
     _allow_dotted_keys: bool
@@ -342,6 +127,8 @@ class ConfigDict:
 
     def __init__(self, initial_dictionary=None, type_safe=True, convert_dict=True, *, allow_dotted_keys=False,
                  sort_keys=True):
+        from .frozen_config_dict import FrozenConfigDict  # not at the top: that module imports this one
+
         if isinstance(initial_dictionary, FrozenConfigDict):
             initial_dictionary = initial_dictionary.as_configdict()
         store = functools.partial(object.__setattr__, self)
@@ -503,6 +290,8 @@ class ConfigDict:
             if isinstance(value, dict):
                 value = ConfigDict(value, self._type_safe)
             elif isinstance(value, FieldReference):
+                from .frozen_config_dict import FrozenConfigDict  # not at the top: that module imports this one
+
                 held_type = _NoneType if value.empty() else type(value.get())
                 if held_type is dict or held_type is FrozenConfigDict:
                     value.set(ConfigDict(value.get(), self._type_safe), False)
@@ -596,10 +385,14 @@ class ConfigDict:
 
     def to_json(self, json_encoder_cls=None, **kwargs):
         """The ConfigDict as JSON; a TypeError for values JSON cannot hold."""
+        from .frozen_config_dict import CustomJSONEncoder  # not at the top: that module imports this one
+
         return self._json_dumps_wrapper(cls=json_encoder_cls or CustomJSONEncoder, **kwargs)
 
     def to_json_best_effort(self, **kwargs):
         """The ConfigDict as JSON, writing values JSON cannot hold as the best description it finds."""
+        from .frozen_config_dict import _BestEffortCustomJSONEncoder  # not at the top: that module imports this one
+
         return self._json_dumps_wrapper(cls=_BestEffortCustomJSONEncoder, **kwargs)
 
     def to_dict(self, visit_map=None, preserve_field_references=False):
@@ -641,6 +434,8 @@ class ConfigDict:
 
     def copy_and_resolve_references(self, visit_map=None):
         """A copy of the same class with every FieldReference replaced by its value, nested ConfigDicts copied."""
+        from .frozen_config_dict import FrozenConfigDict  # not at the top: that module imports this one
+
         done = visit_map or {}
         duplicate = self.__class__()
         object.__setattr__(duplicate, '_convert_dict', self.convert_dict)
@@ -779,207 +574,22 @@ class ConfigDict:
             child.update_from_flattened_dict(selected, f'{strip_prefix}{component}.')
 
 
-def _check_freezable(value, ancestors=None):
-    """ValueError unless `value` (a ConfigDict at first) can be frozen: no cycle, and no dict, ConfigDict or
-    FieldReference inside a list or tuple."""
-    ancestors = ancestors or []
-    if id(value) in ancestors:
-        raise ValueError('Bad FrozenConfigDict initialization: Cannot contain a cycle in its reference structure.')
-    ancestors.append(id(value))
-    if isinstance(value, ConfigDict):
-        for item in value.values():
-            _check_freezable(item, ancestors)
-    elif isinstance(value, FieldReference):
-        _check_freezable(value.get(), ancestors)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            if isinstance(item, (dict, ConfigDict, FieldReference)):
-                raise ValueError('Bad FrozenConfigDict initialization: Cannot contain a dict, ConfigDict, or '
-                                 'FieldReference within a list or tuple.')
-            _check_freezable(item, ancestors)
-    ancestors.pop()
+# Names defined in frozen_config_dict.py, which imports this module (FrozenConfigDict subclasses ConfigDict): a
+# top-level import of them here would be a cycle, so the module __getattr__ (PEP 562) fetches them on first use and
+# `from ml_collections.config_dict.config_dict import FrozenConfigDict` (pickles, YAML tags) keeps working.
+_FROM_FROZEN_CONFIG_DICT = frozenset({
+    '_BestEffortCustomJSONEncoder', '_check_freezable', '_fill_frozen', '_freeze', '_freeze_tuple', 'create',
+    'CustomJSONEncoder', 'FrozenConfigDict', 'placeholder', 'recursive_rename', 'required_placeholder'})
 
 
-def _freeze_tuple(value, frozen):
-    """(tuple, unchanged): `value` with its lists and sets frozen, the tuple itself when nothing changed."""
-    parts = []
-    unchanged = True
-    for item in value:
-        if isinstance(item, (list, tuple, set)):
-            item, item_unchanged = _freeze(item, frozen)
-            unchanged = unchanged and item_unchanged
-        parts.append(item)
-    return (value, True) if unchanged else (tuple(parts), False)
+def __getattr__(name):
+    if name in _FROM_FROZEN_CONFIG_DICT:
+        from . import frozen_config_dict
+        value = getattr(frozen_config_dict, name)
+        globals()[name] = value  # later lookups find it without coming here
+        return value
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
-def _freeze(value, frozen):
-    """(immutable version, unchanged) of a list, tuple or set: lists become tuples, sets frozensets. `frozen` maps
-    ids already converted to their result (a repeated one counts as unchanged)."""
-    if id(value) in frozen:
-        return frozen[id(value)], True
-    unchanged = False
-    if isinstance(value, set):
-        result = frozenset(value)
-    elif isinstance(value, tuple):
-        result, unchanged = _freeze_tuple(value, frozen)
-    else:
-        result, _ = _freeze_tuple(tuple(value), frozen)
-    frozen[id(value)] = result
-    return result, unchanged
-
-
-def _fill_frozen(target, source, converted=None):
-    """Fills the empty FrozenConfigDict `target` from the ConfigDict `source` (kept as its _configdict), nested
-    ConfigDicts frozen once each."""
-    object.__setattr__(target, '_configdict', source)
-    converted = converted or {}
-    converted[id(source)] = target
-    for key, value in source.items():
-        if id(value) in converted:
-            value = converted[id(value)]
-        elif isinstance(value, ConfigDict) and not isinstance(value, FrozenConfigDict):
-            child = FrozenConfigDict(type_safe=value.is_type_safe)
-            _fill_frozen(child, value, converted)
-            value = child
-        target._frozen_setattr(key, value, converted)
-
-
-class FrozenConfigDict(ConfigDict):
-    """A ConfigDict that cannot change and can be hashed.
-
-    It is built from a dict, ConfigDict or FrozenConfigDict: nested ones are frozen too, lists become tuples and
-    sets frozensets, and references are replaced by their values. Lists or tuples holding dicts, ConfigDicts or
-    references, and cycles, are refused.
-    """
-
-    def __init__(self, initial_dictionary=None, type_safe=True):
-        super().__init__()
-        source = ConfigDict(initial_dictionary=initial_dictionary, type_safe=type_safe)
-        _check_freezable(source)
-        _fill_frozen(self, source)
-        object.__setattr__(self, '_locked', source.is_locked)
-        object.__setattr__(self, '_type_safe', source.is_type_safe)
-
-    def _frozen_setattr(self, key, value, visit_map=None):
-        converted = visit_map or {}
-        self._ensure_mutability(key)
-        assert '.' not in key
-        if key in self._fields:
-            raise ValueError('Cannot redefine attribute of FrozenConfigDict.')
-        if isinstance(value, (list, tuple, set)):
-            value, _ = _freeze(value, converted)
-        self._fields[key] = value
-        return converted
-
-    def __setstate__(self, state):
-        self.__init__(state['_configdict'])
-
-    def __setattr__(self, attribute, value):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call __setattr__().')
-
-    def __delattr__(self, attribute):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call __delattr__().')
-
-    def __setitem__(self, attribute, value):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call __setitem__().')
-
-    def __delitem__(self, attribute):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call __delitem__().')
-
-    def lock(self):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call lock().')
-
-    def unlock(self):
-        raise AttributeError('FrozenConfigDict is immutable. Cannot call unlock().')
-
-    def __hash__(self):
-        # Hashes the values as they were given (the _configdict's lists and sets, not the frozen tuples), so a
-        # FrozenConfigDict made from [1] and one made from (1,) differ, as they do under ==.
-        def value_hash(value):
-            if isinstance(value, set):
-                return hash((hash(frozenset(value)), 1))
-            if isinstance(value, (list, tuple)):
-                return hash(tuple([isinstance(value, list)] + [value_hash(item) for item in value]))
-            if isinstance(value, FieldReference):
-                return value_hash(value.get())
-            try:
-                return hash(value)
-            except TypeError:
-                raise TypeError(f'FrozenConfigDict contains unhashable type {type(value)}')
-
-        total = 0
-        for key, value in self._fields.items():
-            if isinstance(value, FrozenConfigDict):
-                total += hash((hash(key), hash(value)))
-            else:
-                total += hash((hash(key), value_hash(self._configdict._fields[key])))
-        return hash((total, self.is_locked, self.is_type_safe))
-
-    def __eq__(self, other):
-        if not isinstance(other, FrozenConfigDict):
-            return False
-        return ConfigDict(self) == ConfigDict(other)
-
-    def as_configdict(self):
-        """The ConfigDict this one was frozen from."""
-        return self._configdict
-
-
-class CustomJSONEncoder(json.JSONEncoder):
-    """to_json's encoder: ConfigDicts as objects, references as their values, classes as their str(); anything
-    else JSON cannot hold is a TypeError."""
-
-    def default(self, obj):
-        if isinstance(obj, FieldReference):
-            return obj.get()
-        if isinstance(obj, ConfigDict):
-            return obj._fields
-        if isinstance(obj, type):
-            return str(obj)
-        raise TypeError(f'{type(obj)} is not JSON serializable. Instead use ConfigDict.to_json_best_effort()')
-
-
-class _BestEffortCustomJSONEncoder(CustomJSONEncoder):
-    """to_json_best_effort's encoder: writes something for every value instead of failing."""
-
-    def default(self, obj):
-        try:
-            return super().default(obj)
-        except TypeError:
-            if isinstance(obj, set):
-                return sorted(list(obj))
-            if inspect.isfunction(obj):
-                return f'function {obj.__name__}'
-            if dataclasses.is_dataclass(obj):
-                return dataclasses.asdict(obj)
-            if hasattr(obj, '__dict__') and obj.__dict__ and not inspect.isclass(obj):
-                return dict(obj.__dict__)
-            if hasattr(obj, '__str__'):
-                return f'unserializable object: {obj}'
-            return f'unserializable object of type: {type(obj)}'
-
-
-def create(**kwargs):
-    """A ConfigDict of the keyword arguments: `create(x=1, y=2).x == 1`."""
-    return ConfigDict(initial_dictionary=kwargs)
-
-
-def placeholder(field_type, required=False):
-    """A FieldReference of `field_type` holding None, to be given a value later; with `required`, reading it
-    before then raises RequiredValueError."""
-    return FieldReference(None, field_type=field_type, required=required)
-
-
-def required_placeholder(field_type):
-    """placeholder(field_type, required=True)."""
-    return placeholder(field_type, required=True)
-
-
-def recursive_rename(conf, old_name, new_name):
-    """A new ConfigDict like `conf` with every field named `old_name`, at any depth, named `new_name`."""
-    renamed = ConfigDict()
-    for name, value in conf.items():
-        if isinstance(value, ConfigDict):
-            value = recursive_rename(value, old_name, new_name)
-        setattr(renamed, new_name if name == old_name else name, value)
-    return renamed
+def __dir__():
+    return sorted(set(globals()) | _FROM_FROZEN_CONFIG_DICT)
