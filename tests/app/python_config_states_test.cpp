@@ -155,3 +155,22 @@ TEST_CASE("jax.debug.log formats as jax.debug.print does and logs at INFO, eager
                 "jax.jit(lambda y: jax.debug.log('y={}', y * 2))(jnp.ones(2))\nlogger.removeHandler(handler)\n"
                 "print(repr(stream.getvalue()))") == "'x is [0 1]\\ny=[2. 2.]\\n'\n");
 }
+
+TEST_CASE("multihost_utils with one process, and jax.experimental modules that are not simulated") {
+  REQUIRE(run_cell(kPrelude).ok());
+  REQUIRE(run_cell(kAttemptHelper).ok());
+  CHECK(printed("from jax.experimental import multihost_utils\nfrom jax.sharding import PartitionSpec as P\n"
+                "print(multihost_utils.process_allgather(jnp.arange(4)), "
+                "multihost_utils.process_allgather(jnp.arange(4), tiled=True))\n"
+                "print(multihost_utils.process_allgather(jnp.float32(2), tiled=True).shape)\n"
+                "print(multihost_utils.broadcast_one_to_all({'a': jnp.ones(2)}))\n"
+                "multihost_utils.sync_global_devices('step')\nmultihost_utils.assert_equal(jnp.ones(3))\n"
+                "mesh = jax.make_mesh((4, 2), ('a', 'b'))\n"
+                "g = multihost_utils.host_local_array_to_global_array({'x': np.arange(8.)}, mesh, P('a'))['x']\n"
+                "print(g.sharding.spec, g.addressable_shards[2].data)\n"
+                "attempt(lambda: __import__('jax.experimental.checkify'))\n"
+                "attempt(lambda: __import__('jax.experimental.sparse.bcoo'))") ==
+        "[[0 1 2 3]] [0 1 2 3]\n()\n{'a': array([1., 1.], dtype=float32)}\nP('a',) [2. 3.]\n"
+        "NotImplementedError jax.experimental.checkify is not supported by shardscope\n"
+        "NotImplementedError jax.experimental.sparse is not supported by shardscope\n");
+}

@@ -12,6 +12,14 @@ MODULES = {
     'monitoring': (0, 4, 9),
 }
 
+# jax.experimental modules not simulated (any JAX release that had them).
+EXPERIMENTAL_MODULES = frozenset({
+    'array_serialization', 'buffer_callback', 'checkify', 'colocated_python', 'compilation_cache', 'compute_on',
+    'control_deps', 'custom_partitioning', 'export', 'fused', 'hijax', 'host_callback', 'jax2tf', 'jet', 'key_reuse',
+    'mosaic', 'ode', 'pallas', 'profiler', 'random', 'rnn', 'roofline', 'scheduling_groups', 'serialize_executable',
+    'shard_alike', 'source_mapper', 'sparse', 'topologies', 'transfer', 'xla_metadata',
+})
+
 # Top-level jax names not simulated, with the first JAX release that exported them.
 NAMES = {
     'ensure_compile_time_eval': (0, 2, 27), 'closure_convert': (0, 2, 21), 'live_arrays': (0, 3, 24),
@@ -29,11 +37,14 @@ def unsupported(qualified_name):
 
 
 class _UnsupportedModuleFinder(importlib.abc.MetaPathFinder):
-    """Last on sys.meta_path: `import jax.export` (and its submodules) reaches it only when no source has it."""
+    """Last on sys.meta_path: `import jax.export` or `jax.experimental.sparse` (and their submodules) reaches it
+    only when no source has it."""
 
     def find_spec(self, fullname, path=None, target=None):
         parts = fullname.split('.')
         if len(parts) >= 2 and parts[0] == 'jax' and exists(MODULES, parts[1]):
+            raise unsupported(fullname)
+        if len(parts) >= 3 and parts[:2] == ['jax', 'experimental'] and parts[2] in EXPERIMENTAL_MODULES:
             raise unsupported(fullname)
         return None
 
