@@ -355,6 +355,8 @@ void bind_meshes(py::module_& m) {
       .def_property_readonly("axis_types",
                              [](const Mesh& mesh) { return py::cast(mesh.axis_types()).cast<py::tuple>(); })
       .def_property_readonly("size", &Mesh::size)
+      // mesh.abstract_mesh: names, sizes, types and the device description, without the devices.
+      .def_property_readonly("abstract_mesh", [](const Mesh& mesh) { return AbstractMesh::from_mesh(mesh); })
       .def_property_readonly("devices",
                              [](const Mesh& mesh) { return device_array(mesh.devices(), mesh.axis_sizes()); })
       .def_property_readonly("shape",
@@ -602,7 +604,7 @@ void bind_arrays(py::module_& m) {
       .def_property_readonly("_type_spec", [](const PyValue& v) { return type_partition_spec(v.value().aval()); })
       // The manual axes the value varies over (its type's vma), in mesh order.
       .def_property_readonly("_varying_axes", [](const PyValue& v) { return v.value().aval().varying; })
-      // The AbstractMesh of the value's type: a placed array's mesh, or (for a tracer) the mesh in effect.
+      // The AbstractMesh of the value's type: a placed array's mesh, or (for a tracer) the mesh its type names.
       .def_property_readonly("_abstract_mesh",
                              [](const PyValue& v) {
                                if (v.value().is_concrete()) {
@@ -610,7 +612,7 @@ void bind_arrays(py::module_& m) {
                                    return AbstractMesh::from_mesh(named->mesh);
                                  }
                                }
-                               return get_abstract_mesh();
+                               return type_abstract_mesh(v.value().aval().dim_axes);
                              })
       .def_property_readonly("_typeof_repr",
                              [](const PyValue& v) { return api::typeof_repr_text(v.value(), profile()); })

@@ -261,6 +261,8 @@ Aval typed_aval(const ShapeDtypeStruct& arg) {
   if (named == nullptr) return aval;
   const auto& types = named->mesh.axis_types();
   if (std::find(types.begin(), types.end(), AxisType::kExplicit) == types.end()) return aval;
+  // As for a placed array, the trace remembers the mesh its type names (values made beside it are typed with it).
+  remember_typed_mesh(named->mesh);
   return placed_array_aval(aval, *named, api::session().profile);
 }
 
@@ -270,9 +272,7 @@ std::vector<Aval> typed_avals(const py::list& leaves) {
   std::vector<Aval> avals;
   for (const py::handle leaf : leaves) {
     if (!valid_jit_leaf(leaf) && py::hasattr(leaf, "shape") && py::hasattr(leaf, "dtype")) {
-      const bool weak = py::hasattr(leaf, "weak_type") && leaf.attr("weak_type").cast<bool>();
-      avals.push_back(
-          Aval::of(leaf.attr("shape").cast<std::vector<int64_t>>(), dtype_from_python(leaf.attr("dtype")), weak));
+      avals.push_back(typed_aval(lowering_arg(leaf)));
     } else {
       avals.push_back(api::argument_aval(to_value(leaf)));
     }

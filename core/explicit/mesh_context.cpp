@@ -179,4 +179,13 @@ std::optional<Mesh> typed_mesh_for(const std::vector<std::vector<std::string>>& 
   return std::nullopt;
 }
 
+AbstractMesh type_abstract_mesh(const std::vector<std::vector<std::string>>& dim_axes) {
+  AbstractMesh in_effect = get_abstract_mesh();
+  const bool typed =
+      std::any_of(dim_axes.begin(), dim_axes.end(), [](const std::vector<std::string>& axes) { return !axes.empty(); });
+  if (!is_empty(in_effect) || !typed) return in_effect;
+  const std::optional<Mesh> own = typed_mesh_for(dim_axes);
+  return own ? AbstractMesh::from_mesh(*own) : in_effect;
+}
+
 }  // namespace shardscope

@@ -89,5 +89,8 @@ class AbstractMeshScope {
 // holding all the given axes.
 void remember_typed_mesh(const Mesh& mesh);
 [[nodiscard]] std::optional<Mesh> typed_mesh_for(const std::vector<std::vector<std::string>>& dim_axes);
+// The abstract mesh a traced value's type names (its aval.sharding.mesh): the mesh in effect, or outside any mesh
+// context the remembered mesh holding the axes its dimensions are sharded over.
+[[nodiscard]] AbstractMesh type_abstract_mesh(const std::vector<std::vector<std::string>>& dim_axes);
 
 }  // namespace shardscope

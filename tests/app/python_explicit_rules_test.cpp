@@ -438,3 +438,19 @@ TEST_CASE("outside any mesh context an Explicit array's derivatives and broadcas
   CHECK(printed("print(jax.jit(jnp.zeros_like)(own).sharding.spec)") == "P('x', None)\n");
   CHECK(printed("print(jax.sharding.get_abstract_mesh().empty)") == "True\n");
 }
+
+TEST_CASE("eval_shape outside a mesh context: Explicit arguments, arrays or ShapeDtypeStructs, type the outputs") {
+  REQUIRE(run_cell(kPrelude).ok());
+  // JAX's Traced.out_info: each output's type sharding over the arguments' AbstractMesh (unsharded dims too).
+  CHECK(printed(
+            "xe = jax.device_put(jnp.arange(32.).reshape(8, 4), NamedSharding(emesh, P('x', None)))\n"
+            "print(jax.eval_shape(lambda t: t * 2, xe).sharding.spec, jax.eval_shape(lambda t: t.sum(0), "
+            "xe).sharding.spec)\n"
+            "sds = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NamedSharding(emesh, P('x', None)))\n"
+            "out = jax.eval_shape(lambda t: t.T, sds)\nprint(out.shape, out.sharding.spec, repr(out.sharding.mesh) == "
+            "repr(emesh.abstract_mesh))\n"
+            "amesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto, AxisType.Auto))\n"
+            "xa = jax.device_put(jnp.ones((8, 4)), NamedSharding(amesh, P('x')))\n"
+            "print(jax.eval_shape(lambda t: t * 2, xa).sharding)\n") ==
+        "P('x', None) P(None,)\n(4, 8) P(None, 'x') True\nNone\n");
+}

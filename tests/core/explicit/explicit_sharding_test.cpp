@@ -78,6 +78,21 @@ TEST_CASE("get_abstract_mesh under set_mesh prints as the notebook recorded it, 
   CHECK_FALSE(get_concrete_mesh().has_value());
 }
 
+TEST_CASE("a traced value's type mesh: the mesh in effect, else the remembered mesh holding its sharded axes") {
+  const Mesh mesh = explicit_mesh({4, 2}, {"rows", "cols"});
+  CHECK(is_empty(type_abstract_mesh({{"rows"}, {}})));  // nothing remembered yet
+  remember_typed_mesh(mesh);
+  CHECK(abstract_mesh_repr(type_abstract_mesh({{"rows"}, {}}), kNotebook) ==
+        "AbstractMesh('rows': 4, 'cols': 2, axis_types=(Explicit, Explicit))");
+  // An unsharded type names no axes, and an axis no remembered mesh has finds none: the (empty) mesh in effect.
+  CHECK(is_empty(type_abstract_mesh({{}, {}})));
+  CHECK(is_empty(type_abstract_mesh({{"other"}})));
+  const Mesh context = explicit_mesh({8}, {"ctx"});
+  MeshScope scope(context, kNotebook);
+  CHECK(abstract_mesh_repr(type_abstract_mesh({{"rows"}, {}}), kNotebook) ==
+        "AbstractMesh('ctx': 8, axis_types=(Explicit,))");
+}
+
 TEST_CASE("typeof text: ShapedArray wrapper before JAX 0.6.1, bare short type after, ~ for weak types") {
   Aval a = typed(DType::kInt32, {4, 2}, {{"X"}, {}});
   CHECK(typeof_str(a, kNotebook) == "ShapedArray(int32[4@X,2])");

@@ -1,5 +1,8 @@
 # jax.Array's Python surface: operators, methods, numpy interop and JAX's reprs, on the engine's value type.
+import math
+
 import numpy as np
+
 import _shardscope
 from jax import dtypes as _dtypes
 
@@ -509,6 +512,20 @@ class _TypeSharding:
 
     def __hash__(self):
         return hash(repr(self))
+
+    @property
+    def memory_kind(self):
+        return None
+
+    def shard_shape(self, global_shape):
+        """Each device's block shape: every dimension divided by the sizes of the mesh axes its spec names."""
+        sizes = dict(self.mesh.shape)
+        shape = []
+        for dim, size in enumerate(global_shape):
+            entry = self.spec[dim] if dim < len(self.spec) else None
+            axes = () if entry is None else ((entry,) if isinstance(entry, str) else tuple(entry))
+            shape.append(size // math.prod(sizes[a] for a in axes))
+        return tuple(shape)
 
 
 class _ManualAxisType:

@@ -397,10 +397,11 @@ class _Jitted:
         """Output shapes and dtypes as ShapeDtypeStructs; nothing runs, so shapes of any size work."""
         leaves, flat, out_store, _ = self._abstract_call(args, kwargs)
         typed = []
+        input_mesh = _input_type_mesh(leaves)
 
         def flat_typed(flat_leaves):
             out_leaves = flat(flat_leaves)
-            typed[:] = [_explicit_sharding(leaf) for leaf in out_leaves]
+            typed[:] = [_explicit_sharding(leaf, input_mesh) for leaf in out_leaves]
             return out_leaves
         outs = _shardscope.eval_shape_trace(flat_typed, leaves, _name(self._fun))
         return tree_util.tree_unflatten(out_store[0], [_shape_dtype_struct(*out, sharding=sharding)
@@ -561,10 +562,39 @@ def _shape_dtype_struct(shape, dtype_name, weak_type, sharding=None):
                                 weak_type=weak_type, sharding=sharding)
 
 
-def _explicit_sharding(value):
-    """Traced.out_info's sharding of an output: its type's sharding where every axis of the mesh in context is
-    Explicit, else none (nothing is compiled to decide one)."""
+def _input_type_mesh(leaves):
+    """The AbstractMesh the arguments' types name: that of the first argument (an array or a ShapeDtypeStruct)
+    placed on a mesh whose axes are all Explicit or Manual; JAX's types carry it to every value of the trace."""
     from jax.sharding import AxisType
+    for leaf in leaves:
+        mesh = getattr(getattr(leaf, 'sharding', None), 'mesh', None)
+        types = tuple(getattr(mesh, 'axis_types', ()) or ())
+        if types and all(t in (AxisType.Explicit, AxisType.Manual) for t in types):
+            return getattr(mesh, 'abstract_mesh', mesh)
+    return None
+
+
+def _explicit_sharding(value, input_mesh=None):
+    """Traced.out_info's sharding of an output. From 0.7.2 (JAX's _traced_out_info): its type's sharding when every
+    axis of the type's mesh is Explicit or Manual, else none (nothing is compiled to decide one); a value whose
+    type names no mesh of its own belongs to the arguments' `input_mesh`. Before 0.7.2, the type's spec over the
+    mesh in context when that mesh is all Explicit."""
+    from jax.sharding import AxisType
+    if _shardscope.jax_version_info() >= (0, 7, 2):
+        import jax
+        from jax._src.array_methods import _TypeSharding
+        try:
+            sharding = getattr(jax.typeof(value), 'sharding', None)
+        except TypeError:
+            return None
+        if sharding is None:
+            return None
+        if not tuple(getattr(sharding.mesh, 'axis_types', ()) or ()) and input_mesh is not None:
+            sharding = _TypeSharding(input_mesh, sharding.spec)
+        types = tuple(getattr(sharding.mesh, 'axis_types', ()) or ())
+        if not types or any(t not in (AxisType.Explicit, AxisType.Manual) for t in types):
+            return None
+        return sharding
     from jax._src.mesh_context import concrete_mesh
     mesh = concrete_mesh()
     spec = getattr(value, '_type_spec', None)
