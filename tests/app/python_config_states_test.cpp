@@ -174,3 +174,14 @@ TEST_CASE("multihost_utils with one process, and jax.experimental modules that a
         "NotImplementedError jax.experimental.checkify is not supported by shardscope\n"
         "NotImplementedError jax.experimental.sparse is not supported by shardscope\n");
 }
+
+TEST_CASE("NamedSharding._to_xla_hlo_sharding prints XLA's HloSharding text (iota tile assignments)") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("from jax.sharding import NamedSharding, PartitionSpec as P\n"
+                "mesh = jax.make_mesh((4, 2), ('data', 'model'))\n"
+                "for spec in [P('data', None), P(), P('model', 'data'), P(('data', 'model'))]:\n"
+                "    print(NamedSharding(mesh, spec)._to_xla_hlo_sharding(2))\n"
+                "print(NamedSharding(mesh, P())._to_xla_hlo_sharding(2).is_replicated())") ==
+        "{devices=[4,1,2]<=[8] last_tile_dim_replicate}\n{replicated}\n{devices=[2,4]<=[4,2]T(1,0)}\n"
+        "{devices=[8,1]<=[8]}\nTrue\n");
+}

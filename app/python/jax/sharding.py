@@ -81,6 +81,35 @@ def _cpp_init_mismatch(arguments):
 _accept_none_spec()
 
 
+class _HloSharding:
+    """XLA's HloSharding of a sharding (sharding._to_xla_hlo_sharding(ndim)): prints as XLA's text,
+    {devices=[4,1,2]<=[8] last_tile_dim_replicate}."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def __repr__(self):
+        return self._text
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, _HloSharding) and other._text == self._text
+
+    def __hash__(self):
+        return hash(self._text)
+
+    def is_replicated(self):
+        return self._text == '{replicated}'
+
+
+def _to_xla_hlo_sharding(self, num_dimensions):
+    return _HloSharding(_shardscope.sharding_notations(self, num_dimensions)['hlo'])
+
+
+NamedSharding._to_xla_hlo_sharding = _to_xla_hlo_sharding
+
+
 def _get_mesh():
     """The concrete mesh jax.set_mesh installed; only outside jit."""
     from jax._src.mesh_context import concrete_mesh
