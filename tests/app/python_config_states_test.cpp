@@ -185,15 +185,3 @@ TEST_CASE("NamedSharding._to_xla_hlo_sharding prints XLA's HloSharding text (iot
         "{devices=[4,1,2]<=[8] last_tile_dim_replicate}\n{replicated}\n{devices=[2,4]<=[4,2]T(1,0)}\n"
         "{devices=[8,1]<=[8]}\nTrue\n");
 }
-
-TEST_CASE("make_mesh with zero or negative sizes fails (or reshapes) as JAX's device slicing and numpy do") {
-  REQUIRE(run_cell(kPrelude).ok());
-  REQUIRE(run_cell(kAttemptHelper).ok());
-  // JAX keeps devices[:prod(sizes)]: none for a zero product (IndexError on devices[0]); numpy then reshapes.
-  CHECK(printed("attempt(lambda: jax.make_mesh((0, 8), ('x', 'y')))\n"
-                "attempt(lambda: jax.make_mesh((-4, -2), ('x', 'y')))\n"
-                "attempt(lambda: jax.make_mesh((-8,), ('x',)))\n"
-                "print(dict(jax.make_mesh((-1, 2), ('x', 'y')).shape))") ==
-        "IndexError list index out of range\nValueError can only specify one unknown dimension\n"
-        "IndexError list index out of range\n{'x': 3, 'y': 2}\n");
-}

@@ -116,24 +116,8 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
         if sizes is None:
             raise ValueError(f'`axis_shapes` passed to `make_mesh` should be a sequence of ints. Got {axis_shapes}')
         axis_shapes = sizes
-    axis_shapes = tuple(axis_shapes)
-    if devices is None and all(isinstance(size, int) for size in axis_shapes) and \
-            any(size <= 0 for size in axis_shapes):
-        axis_shapes, devices = _nonpositive_mesh_shape(axis_shapes)
-    return _shardscope.make_mesh(axis_shapes, tuple(axis_names),
+    return _shardscope.make_mesh(tuple(axis_shapes), tuple(axis_names),
                                  None if axis_types is None else tuple(axis_types), devices)
-
-
-def _nonpositive_mesh_shape(axis_shapes):
-    """What JAX's make_mesh does with a zero or negative size: it keeps devices[:prod(sizes)] (none for a zero
-    product: IndexError on devices[0]) and numpy reshapes them to the sizes (one -1 is inferred; more than one
-    unknown dimension is numpy's ValueError)."""
-    import math
-    kept = list(devices())[:math.prod(axis_shapes)]
-    if not kept:
-        raise IndexError('list index out of range')
-    shape = _np.empty(len(kept)).reshape(axis_shapes).shape
-    return tuple(shape), kept
 
 
 def _np_shape(value):
