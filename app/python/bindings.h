@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "ir/jaxpr.h"
+
 namespace shardscope::python {
 
 void bind_core(pybind11::module_& m);
@@ -13,6 +15,9 @@ void bind_api(pybind11::module_& m);
 void bind_explicit(pybind11::module_& m);
 void bind_random(pybind11::module_& m);  // the `random` submodule
 void bind_debug(pybind11::module_& m);   // `debug` (jax.debug's host callbacks) and jax_has (profile queries)
-void install_source_capture();           // traced equations record the user's file, line and function
+void bind_jaxpr(pybind11::module_& m);   // make_jaxpr's object model
+// A Python handle on an engine jaxpr (bindings_jaxpr.cpp).
+[[nodiscard]] pybind11::object jaxpr_handle(JaxprPtr jaxpr);
+void install_source_capture();  // traced equations record the user's file, line and function
 
 }  // namespace shardscope::python

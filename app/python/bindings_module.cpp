@@ -176,6 +176,7 @@ PYBIND11_EMBEDDED_MODULE(_shardscope, m) {
   py::module_ random = m.def_submodule("random");
   shardscope::python::bind_random(random);
   shardscope::python::bind_debug(m);
+  shardscope::python::bind_jaxpr(m);
   shardscope::python::install_source_capture();
   shardscope::python::translate_argument_errors(m);
   // The package importer, in Python because it is a few lines of importlib glue.

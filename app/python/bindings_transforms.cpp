@@ -376,6 +376,11 @@ void bind_transforms(py::module_& m) {
   m.def("make_jaxpr", [](const py::function& f, const py::list& args, const std::string& name) {
     return api::make_jaxpr_text(wrap(f), to_values(args), name);
   });
+  // (handle, consts): the jaxpr and the values its constvars stand for.
+  m.def("make_jaxpr_handle", [](const py::function& f, const py::list& args, const std::string& name) {
+    api::Traced traced = api::make_jaxpr(wrap(f), to_values(args), name);
+    return py::make_tuple(jaxpr_handle(traced.jaxpr), from_values(std::move(traced.captured)));
+  });
   m.def("jit_call", [](const py::function& f, const py::list& args, const std::string& name,
                        const py::object& in_shardings, const py::object& out_shardings) {
     api::JitSpec spec{

@@ -102,9 +102,12 @@ bool mesh_placed(const std::vector<Value>& args) {
 }  // namespace
 
 std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name) {
+  return print_jaxpr(*make_jaxpr(f, args, name).jaxpr, session().profile);
+}
+
+Traced make_jaxpr(const Function& f, const std::vector<Value>& args, const std::string& name) {
   const MeshPlacedValuesScope placed(mesh_placed(args) && !tracing_mesh_placed_values());
-  const Traced traced = trace_function(f, argument_avals(args), name);
-  return print_jaxpr(*traced.jaxpr, session().profile);
+  return trace_function(f, argument_avals(args), name);
 }
 
 std::vector<Value> call_jit(const Function& f, const std::vector<Value>& args, const JitSpec& spec) {

@@ -28,6 +28,9 @@ struct Traced {
 
 // jax.make_jaxpr(f)(*args) text for the session's profile.
 [[nodiscard]] std::string make_jaxpr_text(const Function& f, const std::vector<Value>& args, const std::string& name);
+// The same program as a jaxpr with the values it closed over (jax.make_jaxpr's object: equations, variables,
+// params, consts).
+[[nodiscard]] Traced make_jaxpr(const Function& f, const std::vector<Value>& args, const std::string& name);
 
 struct JitSpec {
   std::string name = "f";

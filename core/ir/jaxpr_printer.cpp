@@ -53,6 +53,8 @@ class Printer {
     return pp::concat(std::move(docs));
   }
 
+  Doc equation_document(const Eqn& eqn) { return equation(eqn); }
+
  private:
   // Sub-jaxprs referenced more than once (or, in newer JAX, large ones) print once, up front.
   void find_shared(const Jaxpr& top) {
@@ -306,6 +308,11 @@ std::string literal_text(const Literal& literal, const JaxProfile& profile) {
 std::string print_jaxpr(const Jaxpr& jaxpr, const JaxProfile& profile, int width) {
   Printer printer(profile);
   return pp::format(printer.document(jaxpr), width);
+}
+
+std::string print_equation(const Eqn& eqn, const JaxProfile& profile, int width) {
+  Printer printer(profile);
+  return pp::format(printer.equation_document(eqn), width);
 }
 
 }  // namespace shardscope

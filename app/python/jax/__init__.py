@@ -222,8 +222,8 @@ _TREE_ALIASES = {
 
 # Submodules jax imports when it is imported (so `jax.profiler` works without its own import), with the first JAX
 # release that exported each.
-_SUBMODULES = {'typing': (0, 4, 4), 'lib': (0, 1, 0), 'ops': (0, 2, 21), 'profiler': (0, 1, 73), 'stages': (0, 3, 3),
-               'custom_derivatives': (0, 4, 9)}
+_SUBMODULES = {'core': (0, 1, 0), 'typing': (0, 4, 4), 'lib': (0, 1, 0), 'ops': (0, 2, 21), 'profiler': (0, 1, 73),
+               'stages': (0, 3, 3), 'custom_derivatives': (0, 4, 9)}
 
 
 def __getattr__(name):

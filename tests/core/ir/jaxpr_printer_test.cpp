@@ -300,3 +300,19 @@ TEST_CASE("variable names continue past z") {
   CHECK(text.find(" ba:i32[]") != std::string::npos);
   CHECK(text.find("in (bb,) }") != std::string::npos);
 }
+
+TEST_CASE("an equation printed alone names its outputs first, then its inputs, and keeps its params") {
+  const JaxProfile profile;
+  const Var x = new_var(f32({3}));
+  const Var y = new_var(f32({3}));
+  const Var out = new_var(f32({3}));
+  const Eqn mul{prim("mul"), {}, {x, y}, {out}, nullptr};
+  CHECK(print_equation(mul, profile) == "a:f32[3] = mul b c");
+  const Var scalar = new_var(Aval::of({}, DType::kFloat32));
+  const Eqn reduce{prim("reduce_sum"),
+                   {{"axes", ParamValue::int_tuple({0})}, {"out_sharding", ParamValue::None{}}},
+                   {out},
+                   {scalar},
+                   nullptr};
+  CHECK(print_equation(reduce, profile) == "a:f32[] = reduce_sum[axes=(0,) out_sharding=None] b");
+}

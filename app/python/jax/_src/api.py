@@ -64,13 +64,22 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False, abstra
             with errors.tracing(fun, 'make_jaxpr', arg_leaf_names(fun, args, static)):
                 return fun(*rebuild(dyn), **kw)
 
-        text = _shardscope.make_jaxpr(_flat_function(call, in_tree, out_store), leaves, _name(fun))
-        return ClosedJaxpr(text)
+        handle, consts = _shardscope.make_jaxpr_handle(_flat_function(call, in_tree, out_store), leaves, _name(fun))
+        from jax._src.jaxpr_objects import jaxpr_object
+        closed = jaxpr_object(handle, consts)
+        if not return_shape:
+            return closed
+        # return_shape=True: the output structure too, as ShapeDtypeStructs.
+        import jax
+        outvars = closed.jaxpr.outvars
+        shapes = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype, weak_type=v.aval.weak_type) for v in outvars]
+        return closed, tree_util.tree_unflatten(out_store[0], shapes)
     return make
 
 
 class Jaxpr:
-    """The open jaxpr of a ClosedJaxpr: JAX prints both the same way, constants as the outer lambda's binders."""
+    """The open jaxpr of jit(f).trace(...).jaxpr's text-only ClosedJaxpr: JAX prints both the same way, constants as
+    the outer lambda's binders."""
 
     def __init__(self, text):
         self._text = text
