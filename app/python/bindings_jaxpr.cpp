@@ -70,7 +70,10 @@ py::dict structure(const JaxprHandle& handle) {
     py::list inputs, outputs;
     for (const Atom& a : eqn.inputs) inputs.append(atom_entry(a));
     for (const Var& v : eqn.outputs) outputs.append(var_entry(v));
-    eqns.append(py::make_tuple(eqn.primitive->name, params, inputs, outputs));
+    // The primitive's name as the profile's JAX prints it (remat2 became checkpoint, pjit became jit).
+    const Primitive& primitive = *eqn.primitive;
+    const std::string name = primitive.printed_name ? primitive.printed_name(current_profile()) : primitive.name;
+    eqns.append(py::make_tuple(name, params, inputs, outputs));
   }
   py::dict out;
   out["constvars"] = constvars;
@@ -88,10 +91,8 @@ void bind_jaxpr(py::module_& m) {
   py::class_<JaxprHandle>(m, "JaxprHandle")
       .def("text", [](const JaxprHandle& h) { return print_jaxpr(*h.jaxpr, current_profile()); })
       .def("structure", &structure)
-      .def("eqn_text",
-           [](const JaxprHandle& h, std::size_t index) {
-             return print_equation(h.jaxpr->eqns.at(index), current_profile());
-           })
+      .def("eqn_text", [](const JaxprHandle& h,
+                          std::size_t index) { return print_equation(h.jaxpr->eqns.at(index), current_profile()); })
       .def("same", [](const JaxprHandle& a, const JaxprHandle& b) { return a.jaxpr == b.jaxpr; });
 }
 
