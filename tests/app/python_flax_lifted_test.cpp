@@ -232,3 +232,59 @@ TEST_CASE("scan of a function over a module: the course's pipeline (microbatches
         "{'params': {'MLPLayers_0': {'dense_0': {'bias': (16,), 'kernel': (16, 16)}, 'dense_1': {'bias': (16,), "
         "'kernel': (16, 16)}}}}\n(32, 16) True\n");
 }
+
+TEST_CASE(
+    "remat runs a module under jax.checkpoint: same params, dropout and gradients, static_argnums counting self") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("class MLP(nn.Module):\n"
+                "    @nn.compact\n"
+                "    def __call__(self, x, train):\n"
+                "        h = nn.Dense(4)(x)\n"
+                "        h = nn.Dropout(0.5, deterministic=not train)(h)\n"
+                "        return nn.Dense(2)(jax.nn.relu(h))\n"
+                "class Net(nn.Module):\n"
+                "    @nn.compact\n"
+                "    def __call__(self, x, train):\n"
+                "        block = nn.remat(MLP, static_argnums=(2,))\n"
+                "        return block()(x, train)\n"
+                "class NetPlain(nn.Module):\n"
+                "    @nn.compact\n"
+                "    def __call__(self, x, train):\n"
+                "        return MLP(name='CheckpointMLP_0')(x, train)\n"
+                "x = jnp.arange(6.).reshape(2, 3) / 16\n"
+                "v = Net().init(jax.random.key(0), x, False)\n"
+                "vp = NetPlain().init(jax.random.key(0), x, False)\n"
+                "print(jax.tree_util.tree_map(jnp.shape, v))\n"
+                "print(jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool((a == b).all()), v, vp)))\n"
+                "y = Net().apply(v, x, True, rngs={'dropout': jax.random.key(1)})\n"
+                "yp = NetPlain().apply(v, x, True, rngs={'dropout': jax.random.key(1)})\n"
+                "print(bool(jnp.allclose(y, yp)))\n"
+                "g = jax.grad(lambda p: Net().apply(p, x, False).sum())(v)\n"
+                "gp = jax.grad(lambda p: NetPlain().apply(p, x, False).sum())(v)\n"
+                "print(jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(jnp.allclose(a, b)), g, gp)))\n"
+                "print(nn.checkpoint is nn.remat)\n"
+                "print([e.primitive.name for e in jax.make_jaxpr(lambda p: Net().apply(p, x, False))(v).eqns])") ==
+        "{'params': {'CheckpointMLP_0': {'Dense_0': {'bias': (4,), 'kernel': (3, 4)}, 'Dense_1': {'bias': (2,), "
+        "'kernel': (4, 2)}}}}\nTrue\nTrue\nTrue\nTrue\n['remat2']\n");
+}
+
+TEST_CASE("lifted classes are named after the transform, capitalized: Map_variablesDense, CheckpointDense") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("print(nn.map_variables(nn.Dense, 'params').__name__, nn.remat(nn.Dense).__name__, "
+                "nn.scan(nn.Dense, length=2).__name__, nn.vmap(nn.Dense).__name__)") ==
+        "Map_variablesDense CheckpointDense ScanDense VmapDense\n");
+}
+
+TEST_CASE("setup names modules in containers by their path: list indices count non-modules, dict keys, nesting") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("class Holder(nn.Module):\n"
+                "    def setup(self):\n"
+                "        self.layers = [nn.Dense(2), jax.nn.relu, nn.Dense(3)]\n"
+                "        self.named = {'enc': nn.Dense(2), 'dec': [nn.Dense(1)]}\n"
+                "    def __call__(self, x):\n"
+                "        for layer in self.layers:\n"
+                "            x = layer(x)\n"
+                "        return self.named['dec'][0](self.named['enc'](x))\n"
+                "v = Holder().init(jax.random.key(0), jnp.ones((1, 4)))\n"
+                "print(sorted(v['params']))") == "['layers_0', 'layers_2', 'named_dec_0', 'named_enc']\n");
+}

@@ -160,11 +160,11 @@ class Module:
     def __setattr__(self, attr, value):
         book = self.__dict__.get('_book')
         if book is not None and book.in_setup:
-            # Modules assigned in setup() are named after the attribute; attr_i for those in a list, tuple or dict.
-            in_container = isinstance(value, (list, tuple, dict))
-            for i, sub in enumerate(_modules_in(value)):
+            # Modules assigned in setup() are named after the attribute, with the path to them inside containers:
+            # attr_2 for a list's third item (non-modules count), attr_key for a dict's, attr_0_1 nested.
+            for suffix, sub in _modules_in(value):
                 if sub.name is None and sub.parent is self:
-                    sub._attach(self, f'{attr}_{i}' if in_container else attr)
+                    sub._attach(self, attr + suffix)
         object.__setattr__(self, attr, value)
 
     def __repr__(self):
@@ -322,15 +322,21 @@ class NameInUseError(ValueError):
 dataclasses.dataclass(Module, unsafe_hash=True, repr=False)
 
 
-def _modules_in(value):
-    # One level deep only: a module nested in a container inside the container is not named by setup().
+def _modules_in(value, suffix=''):
+    """(name suffix, module) for each module in `value`: itself, or inside nested lists, tuples and dicts, the
+    suffix joining the keys and indices on the way ('_0', '_a_1'), in Flax's sorted-key order."""
+    if isinstance(value, Module):
+        return [(suffix, value)]
     if isinstance(value, (list, tuple)):
-        members = value
+        items = [(str(i), v) for i, v in enumerate(value)]
     elif isinstance(value, dict):
-        members = value.values()
+        items = [(str(k), v) for k, v in value.items()]
     else:
-        members = (value,)
-    return [member for member in members if isinstance(member, Module)]
+        return []
+    found = []
+    for key, item in sorted(items, key=lambda kv: kv[0]):
+        found.extend(_modules_in(item, f'{suffix}_{key}'))
+    return found
 
 
 def _mutable_copy(tree):

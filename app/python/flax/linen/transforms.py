@@ -1,5 +1,6 @@
 # flax.linen's lifted transforms: scan (a module applied `length` times along a carry, its variables stacked along
-# an axis; the iterations run one after another, the same arithmetic as lax.scan's loop body), vmap, map_variables.
+# an axis; the iterations run one after another, the same arithmetic as lax.scan's loop body), vmap, map_variables,
+# checkpoint (remat).
 import functools
 import typing
 
@@ -355,8 +356,8 @@ def map_variables(target, mapped_collections=True, trans_in_fn=_identity, trans_
         return out
 
     mapped_call.__name__ = '__call__'
-    # Flax names the lifted class MapVariables<Target>.
-    return type('MapVariables' + target.__name__, (target,),
+    # Flax names a lifted class after the transform's function, capitalized: Map_variables<Target>.
+    return type('Map_variables' + target.__name__, (target,),
                 {'__call__': functools.wraps(target.__call__)(mapped_call)})
 
 
@@ -368,3 +369,63 @@ def _without(mutable, mapped):
         def __contains__(self, col):
             return not mapped(col) and _mode_allows(mutable, col)
     return False if mutable is False or mutable is None else _Filter()
+
+
+def checkpoint(target, variables=True, rngs=True, concrete=False, prevent_cse=True, static_argnums=(), policy=None,
+               methods=None):
+    """A module whose call runs under jax.checkpoint, as Flax's lifted checkpoint: its variables go in as the
+    checkpointed function's first argument and the collections it may change come back as outputs, so gradients
+    recompute its activations. static_argnums count `self` as 0, as Flax's do; those arguments stay Python values."""
+    if isinstance(target, functools.partial):
+        return functools.partial(checkpoint(target.func, variables, rngs, concrete, prevent_cse, static_argnums, policy,
+                                            methods), *target.args, **target.keywords)
+    if not (isinstance(target, type) and issubclass(target, Module)):
+        raise NotImplementedError('flax.linen.checkpoint of a function is not supported by shardscope')
+    if methods is not None:
+        raise NotImplementedError('flax.linen.checkpoint(methods=...) is not supported by shardscope')
+    if concrete:
+        raise NotImplementedError('flax.linen.checkpoint(concrete=True) is not supported by shardscope (JAX '
+                                  'deprecated it for static_argnums)')
+    visible = _collection_filter(variables)
+    lifted_streams = _collection_filter(rngs)
+    static = {static_argnums - 1} if isinstance(static_argnums, int) else {n - 1 for n in static_argnums}
+
+    def checkpointed_call(self, *args, **kwargs):
+        import jax
+        scope = self.scope
+        outer = {col: tree for col, tree in scope.variables().items() if visible(col)}
+        streams = {name: stream for name, stream in scope.rngs.items() if lifted_streams(name)}
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+        counters_before = copy_rng_counters(scope.rng_counters)
+        counters_after = []
+
+        def body(collections, dynamic_args, call_kwargs):
+            it = iter(dynamic_args)
+            call_args = [args[i] if i in static else next(it) for i in range(len(args))]
+            inner_scope = Scope(_mutable_copy(collections), streams, scope.mutable, flags=scope.flags)
+            # Each trace starts from the counters the call began with; the first trace's end state is kept.
+            inner_scope.rng_counters = copy_rng_counters(counters_before)
+            inner = target(**fields, name=self.name, parent=inner_scope)
+            out = target.__call__(inner, *call_args, **call_kwargs)
+            if not counters_after:
+                counters_after.append(inner_scope.rng_counters)
+            changed = {col: tree for col, tree in inner_scope._variables.items() if scope.is_mutable_collection(col)}
+            return out, changed
+
+        out, changed = jax.checkpoint(body, prevent_cse=prevent_cse, policy=policy)(outer, dynamic, kwargs)
+        if counters_after:
+            scope.rng_counters.clear()
+            scope.rng_counters.update(counters_after[0])
+        for col, tree in changed.items():
+            for name, value in tree.items():
+                scope.put_variable(col, name, value)
+        return out
+
+    checkpointed_call.__name__ = '__call__'
+    # Flax names a lifted class after the transform's function, capitalized: Checkpoint<Target>.
+    return type('Checkpoint' + target.__name__, (target,),
+                {'__call__': functools.wraps(target.__call__)(checkpointed_call)})
+
+
+remat = checkpoint
