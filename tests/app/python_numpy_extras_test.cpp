@@ -517,3 +517,21 @@ TEST_CASE("the *_like functions take a ShapeDtypeStruct's shape, dtype and shard
         "{'a': Array(0., dtype=float32), 'b': (Array([0., 0., 0., 0.], dtype=float32), Array(0, dtype=int32, "
         "weak_type=True))}\n");
 }
+
+TEST_CASE("mean, var, std, any and all take where= masks (and var/std correction=) as numpy does") {
+  REQUIRE(run_cell(kPrelude).ok());
+  CHECK(printed("mask = (np.arange(24).reshape(4, 6) % 3) != 0\n"
+                "for name in ['mean', 'var', 'std']:\n"
+                "    for axis in [None, 0, 1]:\n"
+                "        run(name, lambda: getattr(jnp, name)(m, axis=axis, where=mask),\n"
+                "            getattr(np, name)(m, axis=axis, where=mask), 'float32', tol=1e-6)\n"
+                "run('var correction', lambda: jnp.var(m, axis=1, correction=1), np.var(m, axis=1, ddof=1), tol=1e-6)\n"
+                "run('std ddof', lambda: jnp.std(m, ddof=1), np.std(m, ddof=1), tol=1e-6)\n"
+                "run('int mean', lambda: jnp.mean(iv, where=iv > 0), np.mean(iv, where=iv > 0), 'float32', tol=1e-6)\n"
+                "run('any', lambda: jnp.any(m > 0.4, axis=0, where=mask), np.any(m > 0.4, axis=0, where=mask))\n"
+                "run('all', lambda: jnp.all(m > -0.5, axis=1, where=mask), np.all(m > -0.5, axis=1, where=mask))\n"
+                "run('method under jit', lambda: jax.jit(lambda a: a.mean(where=a > 0))(m), np.mean(m, where=m > 0),\n"
+                "    tol=1e-6)\n"
+                "attempt(lambda: jnp.var(m, ddof=1, correction=1))\n"
+                "done()") == "ValueError ddof and correction can't be provided simultaneously.\nchecked 15\n");
+}

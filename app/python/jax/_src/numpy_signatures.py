@@ -321,3 +321,81 @@ def tile(A, reps):
                         f'Operand cannot be sharded on dimension {i} when the tiling is non-trivial. Got input type: '
                         f'{typed} with reps: {full_reps}')
     return _engine.tile(a, reps_tuple)
+
+
+# mean, var, std, any and all with where= (and var/std's correction=): the masked elements are left out of the
+# reduction and of the count; without a mask the engine's reductions run as they are.
+def _engine_numpy():
+    return _shardscope.numpy
+
+
+def _masked_count(a, where, axis, keepdims):
+    jnp = _jnp()
+    return jnp.sum(jnp.broadcast_to(jnp.asarray(where, dtype=bool), a.shape), axis=axis, keepdims=keepdims)
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None, upcast_f16_for_computation=True):
+    _no_out('mean', out)
+    if where is None:
+        return _engine_numpy().mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    # The unmasked mean's result type (floating for integer input), taken from a one-element mean.
+    result_dtype = _engine_numpy().mean(jnp.zeros((1,), a.dtype), dtype=dtype).dtype
+    total = jnp.sum(jnp.where(where, a, jnp.zeros((), a.dtype)).astype(result_dtype), axis=axis, keepdims=keepdims)
+    return (total / _masked_count(a, where, axis, keepdims).astype(result_dtype)).astype(result_dtype)
+
+
+def _ddof(ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    _no_out('var', out)
+    ddof = _ddof(ddof, correction)
+    if where is None:
+        return _engine_numpy().var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    centre = mean(a, axis=axis, dtype=dtype, keepdims=True, where=where)
+    squares = jnp.square(a.astype(centre.dtype) - centre)
+    total = jnp.sum(jnp.where(where, squares, jnp.zeros((), squares.dtype)), axis=axis, keepdims=keepdims)
+    count = _masked_count(a, where, axis, keepdims).astype(centre.dtype) - ddof
+    return total / count
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    _no_out('std', out)
+    ddof = _ddof(ddof, correction)
+    if where is None:
+        return _engine_numpy().std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _jnp().sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+
+
+def masked_any(a, axis=None, out=None, keepdims=False, *, where=None):
+    _no_out('any', out)
+    if where is not None:
+        a = _jnp().where(where, _jnp().asarray(a, dtype=bool), False)
+    return _engine_numpy().any(a, axis=axis, keepdims=keepdims)
+
+
+masked_any.__name__ = masked_any.__qualname__ = 'any'
+
+
+def masked_all(a, axis=None, out=None, keepdims=False, *, where=None):
+    _no_out('all', out)
+    if where is not None:
+        a = _jnp().where(where, _jnp().asarray(a, dtype=bool), True)
+    return _engine_numpy().all(a, axis=axis, keepdims=keepdims)
+
+
+masked_all.__name__ = masked_all.__qualname__ = 'all'

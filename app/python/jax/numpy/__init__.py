@@ -172,6 +172,7 @@ def flipud(m):
 from jax._src.numpy_signatures import sum, prod, max, min, amax, amin, array, asarray  # noqa: E402,F401,A004
 from jax._src.numpy_signatures import zeros, ones, full, dot, matmul, reshape  # noqa: E402,F401
 from jax._src.numpy_signatures import zeros_like, ones_like, full_like, empty_like, repeat, tile  # noqa: E402,F401
+from jax._src.numpy_signatures import mean, var, std, masked_any as any, masked_all as all  # noqa: E402,F401,A004
 
 
 def __getattr__(name):
