@@ -87,6 +87,30 @@ def canonicalize_padding(padding, rank):
                      'element is an int or pair of ints.')
 
 
+def per_window_dim(value, rank):
+    """A stride or dilation given as None, one int or a sequence: one entry per window dimension."""
+    if value is None:
+        value = 1
+    if isinstance(value, int):
+        return (value,) * rank
+    return tuple(value)
+
+
+def fold_batch_dims(inputs, rank):
+    """The inputs with their batch axes folded into one (or one added) for a convolution of `rank` window
+    dimensions, and the batch shape to restore afterwards (None when there was exactly one batch axis)."""
+    num_batch_dimensions = inputs.ndim - (rank + 1)
+    if num_batch_dimensions == 1:
+        return inputs, None
+    batch_shape = inputs.shape[:num_batch_dimensions]
+    return jnp.reshape(inputs, (int(np.prod(batch_shape)),) + inputs.shape[num_batch_dimensions:]), batch_shape
+
+
+def unfold_batch_dims(y, batch_shape):
+    """fold_batch_dims undone on a convolution's output."""
+    return y if batch_shape is None else jnp.reshape(y, batch_shape + y.shape[1:])
+
+
 def conv_dimension_numbers(input_shape):
     """Features last (NHWC-style) for inputs and outputs, kernels (spatial..., in, out)."""
     ndim = len(input_shape)
@@ -124,22 +148,10 @@ class Conv(Module):
         kernel_size = tuple(self.kernel_size)
         param_dtype = self.param_dtype if self.param_dtype is not None else _float32()
 
-        def maybe_broadcast(x):
-            if x is None:
-                x = 1
-            if isinstance(x, int):
-                return (x,) * len(kernel_size)
-            return tuple(x)
-
-        inputs = jnp.asarray(inputs)
-        num_batch_dimensions = inputs.ndim - (len(kernel_size) + 1)
-        if num_batch_dimensions != 1:
-            input_batch_shape = inputs.shape[:num_batch_dimensions]
-            flat_input_shape = (int(np.prod(input_batch_shape)),) + inputs.shape[num_batch_dimensions:]
-            inputs = jnp.reshape(inputs, flat_input_shape)
-        strides = maybe_broadcast(self.strides)
-        input_dilation = maybe_broadcast(self.input_dilation)
-        kernel_dilation = maybe_broadcast(self.kernel_dilation)
+        inputs, batch_shape = fold_batch_dims(jnp.asarray(inputs), len(kernel_size))
+        strides = per_window_dim(self.strides, len(kernel_size))
+        input_dilation = per_window_dim(self.input_dilation, len(kernel_size))
+        kernel_dilation = per_window_dim(self.kernel_dilation, len(kernel_size))
         padding_lax = canonicalize_padding(self.padding, len(kernel_size))
         if padding_lax in ('CIRCULAR', 'CAUSAL'):
             raise NotImplementedError(f"flax.linen.Conv padding={padding_lax!r} is not supported by shardscope yet")
@@ -159,8 +171,7 @@ class Conv(Module):
                  feature_group_count=self.feature_group_count, precision=self.precision)
         if bias is not None:
             y = y + jnp.reshape(bias, (1,) * (y.ndim - 1) + (-1,))
-        if num_batch_dimensions != 1:
-            y = jnp.reshape(y, input_batch_shape + y.shape[1:])
+        y = unfold_batch_dims(y, batch_shape)
         return y
 
 
@@ -374,21 +385,9 @@ class ConvTranspose(Module):
     def __call__(self, inputs):
         kernel_size = (self.kernel_size,) if isinstance(self.kernel_size, int) else tuple(self.kernel_size)
 
-        def maybe_broadcast(x):
-            if x is None:
-                x = 1
-            if isinstance(x, int):
-                return (x,) * len(kernel_size)
-            return tuple(x)
-
-        inputs = jnp.asarray(inputs)
-        # Batch axes are folded into one for the convolution (or one is added), then restored.
-        num_batch_dimensions = inputs.ndim - (len(kernel_size) + 1)
-        if num_batch_dimensions != 1:
-            input_batch_shape = inputs.shape[:num_batch_dimensions]
-            inputs = jnp.reshape(inputs, (-1,) + inputs.shape[num_batch_dimensions:])
-        strides = maybe_broadcast(self.strides)
-        kernel_dilation = maybe_broadcast(self.kernel_dilation)
+        inputs, batch_shape = fold_batch_dims(jnp.asarray(inputs), len(kernel_size))
+        strides = per_window_dim(self.strides, len(kernel_size))
+        kernel_dilation = per_window_dim(self.kernel_dilation, len(kernel_size))
         in_features = inputs.shape[-1]
         if self.transpose_kernel:
             kernel_shape = kernel_size + (self.features, in_features)
@@ -425,8 +424,7 @@ class ConvTranspose(Module):
                 y = y.sum(axis=i)
         if bias is not None:
             y = y + jnp.reshape(bias, (1,) * (y.ndim - 1) + (-1,))
-        if num_batch_dimensions != 1:
-            y = jnp.reshape(y, input_batch_shape + y.shape[1:])
+        y = unfold_batch_dims(y, batch_shape)
         return y
 
 

@@ -39,6 +39,11 @@ def _index(x, index, axis):
     return x[(slice(None),) * axis + (index,)]
 
 
+def _module_fields(module):
+    """A module's dataclass fields other than parent and name: what a lifted copy of it is built with."""
+    return {f: getattr(module, f) for f in module.__dataclass_fields__ if f not in ('parent', 'name')}
+
+
 def _mutable_copy(tree):
     if isinstance(tree, dict):
         return {k: _mutable_copy(v) for k, v in tree.items()}
@@ -108,7 +113,7 @@ def _scan_module(module, module_class, body, carry, xs, settings):
             rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
         else:
             rngs[name] = [LazyRng(key, suffix)] * n
-    fields = {f: getattr(module, f) for f in module.__dataclass_fields__ if f not in ('parent', 'name')}
+    fields = _module_fields(module)
     order = list(range(n - 1, -1, -1) if settings.reverse else range(n))
 
     def run_body(i, counters):
@@ -247,7 +252,7 @@ def vmap(target, variable_axes=None, split_rngs=None, in_axes=0, out_axes=0, axi
                 rngs[name] = [LazyRng(keys[i], suffix) for i in range(n)]
             else:
                 rngs[name] = [LazyRng(key, suffix)] * n
-        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        fields = _module_fields(self)
         per_example, outputs, counters = {}, [], scope.rng_counters
         for i in range(n):
             variables = {}
@@ -328,7 +333,7 @@ def map_variables(target, mapped_collections=True, trans_in_fn=_identity, trans_
         outer = scope.variables()
         target_in = {col: _mutable_copy(tree) for col, tree in outer.items() if mapped(col)}
         others = {col: _mutable_copy(tree) for col, tree in outer.items() if not mapped(col) and visible(col)}
-        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        fields = _module_fields(self)
         streams = {name: stream for name, stream in scope.rngs.items() if lifted_streams(name)}
 
         def run(collections, inner_mutable):
@@ -395,7 +400,7 @@ def checkpoint(target, variables=True, rngs=True, concrete=False, prevent_cse=Tr
         scope = self.scope
         outer = {col: tree for col, tree in scope.variables().items() if visible(col)}
         streams = {name: stream for name, stream in scope.rngs.items() if lifted_streams(name)}
-        fields = {f: getattr(self, f) for f in self.__dataclass_fields__ if f not in ('parent', 'name')}
+        fields = _module_fields(self)
         dynamic = [a for i, a in enumerate(args) if i not in static]
         counters_before = copy_rng_counters(scope.rng_counters)
         counters_after = []

@@ -127,22 +127,10 @@ class Conv(Module):
         self.preferred_element_type = preferred_element_type
 
     def __call__(self, inputs):
-        from flax.linen.linear import canonicalize_padding, conv_dimension_numbers
-
-        def maybe_broadcast(x):
-            if x is None:
-                x = 1
-            if isinstance(x, int):
-                return (x,) * len(self.kernel_size)
-            return tuple(x)
-
-        num_batch_dimensions = inputs.ndim - (len(self.kernel_size) + 1)
-        if num_batch_dimensions != 1:
-            input_batch_shape = inputs.shape[:num_batch_dimensions]
-            flat = 1
-            for d in input_batch_shape:
-                flat *= d
-            inputs = jnp.reshape(inputs, (flat,) + inputs.shape[num_batch_dimensions:])
+        from flax.linen.linear import (canonicalize_padding, conv_dimension_numbers, fold_batch_dims,
+                                       per_window_dim, unfold_batch_dims)
+        rank = len(self.kernel_size)
+        inputs, batch_shape = fold_batch_dims(inputs, rank)
         padding_lax = canonicalize_padding(self.padding, len(self.kernel_size))
         if padding_lax in ('CIRCULAR', 'CAUSAL'):
             raise NotImplementedError(f"flax.nnx.Conv padding={padding_lax!r} is not supported by shardscope yet")
@@ -154,14 +142,13 @@ class Conv(Module):
         kwargs = {}
         if self.preferred_element_type is not None:
             kwargs['preferred_element_type'] = self.preferred_element_type
-        y = self.conv_general_dilated(inputs, kernel, maybe_broadcast(self.strides), padding_lax,
-                                      lhs_dilation=maybe_broadcast(self.input_dilation),
-                                      rhs_dilation=maybe_broadcast(self.kernel_dilation),
+        y = self.conv_general_dilated(inputs, kernel, per_window_dim(self.strides, rank), padding_lax,
+                                      lhs_dilation=per_window_dim(self.input_dilation, rank),
+                                      rhs_dilation=per_window_dim(self.kernel_dilation, rank),
                                       dimension_numbers=conv_dimension_numbers(inputs.shape),
                                       feature_group_count=self.feature_group_count, precision=self.precision,
                                       **kwargs)
         if bias is not None:
             y += jnp.reshape(bias, (1,) * (y.ndim - 1) + (-1,))
-        if num_batch_dimensions != 1:
-            y = jnp.reshape(y, input_batch_shape + y.shape[1:])
+        y = unfold_batch_dims(y, batch_shape)
         return y
